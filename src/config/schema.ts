@@ -1,0 +1,86 @@
+import { z } from 'zod';
+
+/**
+ * Every setting Assay reads, with the default that makes the embedded mode work with no
+ * environment at all. Environment variables win over the config file; the file wins over defaults.
+ */
+export const configSchema = z.object({
+  /** Where the embedded store, vector index, schema cache and demo data live. */
+  dataDir: z.string().min(1).default('.assay'),
+  /** Warehouse URL: `duckdb:path/to/file.duckdb`, `duckdb::memory:`, `postgres://user@host/db`. */
+  warehouse: z.string().min(1).default('duckdb:.assay/demo-ecommerce.duckdb'),
+  /** Files attached to a DuckDB warehouse as tables: `{ "table": "path.csv|parquet|json" }`. */
+  warehouseFiles: z.record(z.string(), z.string()).default({}),
+  /** LLM as `provider:model`, e.g. `anthropic:claude-sonnet-4-5`, `openai-compatible:http://localhost:11434/v1#qwen2.5`. */
+  llm: z.string().min(1).default('offline:analyst'),
+  /** Model for compaction and table blurbs (the `fast` tier). Defaults to `llm`. */
+  fastLlm: z.string().min(1).optional(),
+  /** `local` (deterministic hashing, offline), `openai:<model>`, `openai-compatible:<url>#<model>`, `bedrock:<model>`. */
+  embedder: z.string().min(1).default('local'),
+  /** `embedded` or a Qdrant URL. */
+  vectorIndex: z.string().min(1).default('embedded'),
+  /** `embedded` or a MongoDB URL. */
+  store: z.string().min(1).default('embedded'),
+  redisUrl: z.string().min(1).default('redis://127.0.0.1:6379'),
+  anthropicApiKey: z.string().optional(),
+  anthropicBaseUrl: z.string().url().optional(),
+  openaiApiKey: z.string().optional(),
+  openaiBaseUrl: z.string().url().optional(),
+  awsRegion: z.string().default('us-east-1'),
+  bedrockEndpoint: z.string().url().optional(),
+  logLevel: z.enum(['trace', 'debug', 'info', 'warn', 'error', 'fatal', 'silent']).default('info'),
+  /** `json`, `pretty`, or `auto` (pretty in a TTY). */
+  logFormat: z.enum(['json', 'pretty', 'auto']).default('auto'),
+  run: z
+    .object({
+      maxSteps: z.number().int().min(1).max(500).default(40),
+      minSteps: z.number().int().min(0).max(500).default(0),
+      /** Per-area token budget for the rendered exploration digests (seed: 200,000). */
+      analysisBudgetTokens: z.number().int().min(1_000).default(200_000),
+      /** Concurrency of area analysis and verification in the in-process runner. */
+      concurrency: z.number().int().min(1).max(64).default(4),
+    })
+    .default({ maxSteps: 40, minSteps: 0, analysisBudgetTokens: 200_000, concurrency: 4 }),
+  sql: z
+    .object({
+      maxRows: z.number().int().min(1).max(1_000_000).default(10_000),
+      timeoutMs: z.number().int().min(100).default(30_000),
+      /** Bytes of result rows stored per exploration step. */
+      maxStoredBytes: z.number().int().min(1_024).default(256 * 1024),
+    })
+    .default({ maxRows: 10_000, timeoutMs: 30_000, maxStoredBytes: 256 * 1024 }),
+  /** Show the hidden system-test domain pack. */
+  enableSystemTestPack: z.boolean().default(false),
+  /** Per-model overrides of the model catalog: `{ "provider:model": { contextWindow, maxOutputTokens, ... } }`. */
+  models: z.record(z.string(), z.record(z.string(), z.unknown())).default({}),
+});
+
+export type AssayConfig = z.infer<typeof configSchema>;
+
+/** Environment variable → config path. The only place env names live. */
+export const ENV_BINDINGS: ReadonlyArray<{ env: string; path: string[]; kind: 'string' | 'int' | 'bool' | 'json'; secret?: boolean }> = [
+  { env: 'ASSAY_DATA_DIR', path: ['dataDir'], kind: 'string' },
+  { env: 'ASSAY_WAREHOUSE', path: ['warehouse'], kind: 'string', secret: true },
+  { env: 'ASSAY_WAREHOUSE_FILES', path: ['warehouseFiles'], kind: 'json' },
+  { env: 'ASSAY_LLM', path: ['llm'], kind: 'string' },
+  { env: 'ASSAY_FAST_LLM', path: ['fastLlm'], kind: 'string' },
+  { env: 'ASSAY_EMBEDDER', path: ['embedder'], kind: 'string' },
+  { env: 'QDRANT_URL', path: ['vectorIndex'], kind: 'string', secret: true },
+  { env: 'MONGO_URL', path: ['store'], kind: 'string', secret: true },
+  { env: 'REDIS_URL', path: ['redisUrl'], kind: 'string', secret: true },
+  { env: 'ANTHROPIC_API_KEY', path: ['anthropicApiKey'], kind: 'string', secret: true },
+  { env: 'ANTHROPIC_BASE_URL', path: ['anthropicBaseUrl'], kind: 'string' },
+  { env: 'OPENAI_API_KEY', path: ['openaiApiKey'], kind: 'string', secret: true },
+  { env: 'OPENAI_BASE_URL', path: ['openaiBaseUrl'], kind: 'string' },
+  { env: 'AWS_REGION', path: ['awsRegion'], kind: 'string' },
+  { env: 'ASSAY_BEDROCK_ENDPOINT', path: ['bedrockEndpoint'], kind: 'string' },
+  { env: 'LOG_LEVEL', path: ['logLevel'], kind: 'string' },
+  { env: 'ASSAY_LOG_FORMAT', path: ['logFormat'], kind: 'string' },
+  { env: 'ASSAY_MAX_STEPS', path: ['run', 'maxSteps'], kind: 'int' },
+  { env: 'ASSAY_MIN_STEPS', path: ['run', 'minSteps'], kind: 'int' },
+  { env: 'ASSAY_ANALYSIS_BUDGET_TOKENS', path: ['run', 'analysisBudgetTokens'], kind: 'int' },
+  { env: 'ASSAY_CONCURRENCY', path: ['run', 'concurrency'], kind: 'int' },
+  { env: 'ASSAY_SQL_MAX_ROWS', path: ['sql', 'maxRows'], kind: 'int' },
+  { env: 'ASSAY_SQL_TIMEOUT_MS', path: ['sql', 'timeoutMs'], kind: 'int' },
+  { env: 'ASSAY_ENABLE_SYSTEM_TEST', path: ['enableSystemTestPack'], kind: 'bool' },
+];

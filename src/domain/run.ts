@@ -1,0 +1,122 @@
+import { z } from 'zod';
+
+export const runStatusSchema = z.enum(['pending', 'running', 'completed', 'failed', 'cancelled']);
+export type RunStatus = z.infer<typeof runStatusSchema>;
+
+export const runPhaseSchema = z.enum(['prepare', 'exploration', 'analysis', 'validation', 'recommendations', 'finalize', 'complete']);
+export type RunPhase = z.infer<typeof runPhaseSchema>;
+
+/** full: every area produced a result; partial: some failed (or a selective run); failed: all failed; cancelled. */
+export const runTypeSchema = z.enum(['full', 'partial', 'failed', 'cancelled']);
+export type RunType = z.infer<typeof runTypeSchema>;
+
+/** Phases that spend LLM tokens, for usage accounting. */
+export const llmPhaseSchema = z.enum(['exploration', 'sql_fix', 'analysis', 'verification', 'recommendations', 'schema_index', 'other']);
+export type LlmPhase = z.infer<typeof llmPhaseSchema>;
+
+/** One LLM request, as recorded in the run telemetry. */
+export const llmCallRecordSchema = z.object({
+  phase: llmPhaseSchema,
+  model: z.string(),
+  prompt_tokens_estimated: z.number().int(),
+  prompt_tokens_reported: z.number().int().nullable(),
+  output_tokens: z.number().int(),
+  context_window: z.number().int(),
+  max_output_tokens: z.number().int(),
+  cost_usd: z.number(),
+  latency_ms: z.number(),
+  /** Set when the prompt builder dropped or shrank sections to fit. */
+  shrunk: z.boolean().default(false),
+  /** Set when the provider still reported overflow and the call was retried smaller. */
+  overflow_retry: z.boolean().default(false),
+  area: z.string().optional(),
+  step: z.number().int().optional(),
+});
+export type LlmCallRecord = z.infer<typeof llmCallRecordSchema>;
+
+export const usageTotalsSchema = z.object({
+  input_tokens: z.number().int(),
+  output_tokens: z.number().int(),
+  cost_usd: z.number(),
+  calls: z.number().int(),
+});
+export type UsageTotals = z.infer<typeof usageTotalsSchema>;
+
+export const pickedStepSchema = z.object({ step: z.number().int(), score: z.number(), source: z.enum(['vector', 'exact_match']) });
+export const droppedStepSchema = z.object({ step: z.number().int(), score: z.number(), reason: z.enum(['below_min_score', 'over_budget', 'not_informative']) });
+
+export const areaRunSchema = z.object({
+  area_id: z.string(),
+  area_name: z.string(),
+  status: z.enum(['pending', 'running', 'completed', 'failed', 'skipped']),
+  error: z.string().optional(),
+  insight_ids: z.array(z.string()).default([]),
+  selected_steps: z.array(pickedStepSchema).default([]),
+  dropped_steps: z.array(droppedStepSchema).default([]),
+  query_results_chars: z.number().int().default(0),
+  prompt_tokens: z.number().int().default(0),
+  duration_ms: z.number().default(0),
+  parse_retries: z.number().int().default(0),
+});
+export type AreaRun = z.infer<typeof areaRunSchema>;
+
+export const runTelemetrySchema = z.object({
+  llm_calls: z.array(llmCallRecordSchema).default([]),
+  /** Totals keyed by phase, then by model. */
+  usage_by_phase: z.record(z.string(), z.record(z.string(), usageTotalsSchema)).default({}),
+  schema_tokens: z.number().int().default(0),
+  schema_table_count: z.number().int().default(0),
+  schema_lookup_calls: z.number().int().default(0),
+  schema_search_calls: z.number().int().default(0),
+  analysis_step_index_upserts: z.number().int().default(0),
+  analysis_step_search_calls: z.number().int().default(0),
+  analysis_steps_dropped: z.number().int().default(0),
+  phase_durations_ms: z.record(z.string(), z.number()).default({}),
+});
+export type RunTelemetry = z.infer<typeof runTelemetrySchema>;
+
+export const runSettingsSchema = z.object({
+  max_steps: z.number().int().min(1),
+  min_steps: z.number().int().min(0),
+  /** Selective run: only these areas. Empty = all areas of the pack. */
+  areas: z.array(z.string()).default([]),
+  llm: z.string(),
+  pack: z.string(),
+  category: z.string().optional(),
+  analysis_budget_tokens: z.number().int(),
+});
+export type RunSettings = z.infer<typeof runSettingsSchema>;
+
+export const runSchema = z.object({
+  id: z.string().regex(/^[A-Za-z0-9_-]{1,80}$/, 'letters, digits, _ and - only; no ":" (BullMQ job ids embed it)'),
+  project_id: z.string(),
+  status: runStatusSchema,
+  phase: runPhaseSchema,
+  phase_detail: z.string().default(''),
+  progress: z.number().min(0).max(100).default(0),
+  run_type: runTypeSchema.optional(),
+  settings: runSettingsSchema,
+  error: z.string().optional(),
+  /** Steps made so far (the steps themselves are stored separately, keyed by (run_id, step)). */
+  steps_completed: z.number().int().default(0),
+  exploration_done_reason: z.enum(['done', 'max_steps', 'llm_error', 'cancelled']).optional(),
+  counters: z
+    .object({
+      total_queries: z.number().int().default(0),
+      successful_queries: z.number().int().default(0),
+      failed_queries: z.number().int().default(0),
+      insights_found: z.number().int().default(0),
+    })
+    .default({ total_queries: 0, successful_queries: 0, failed_queries: 0, insights_found: 0 }),
+  areas: z.array(areaRunSchema).default([]),
+  telemetry: runTelemetrySchema.default(runTelemetrySchema.parse({})),
+  created_at: z.string(),
+  started_at: z.string().optional(),
+  updated_at: z.string(),
+  completed_at: z.string().optional(),
+});
+export type Run = z.infer<typeof runSchema>;
+
+export function isTerminal(status: RunStatus): boolean {
+  return status === 'completed' || status === 'failed' || status === 'cancelled';
+}
