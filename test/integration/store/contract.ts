@@ -1,0 +1,80 @@
+import { describe, expect, it } from 'vitest';
+import type { RunStore } from '../../../src/store/index.js';
+import { runSchema, type Run } from '../../../src/domain/index.js';
+
+const now = '2026-11-23T09:00:00.000Z';
+
+export function makeRun(id: string, projectId = 'shop', createdAt = now): Run {
+  return runSchema.parse({
+    id,
+    project_id: projectId,
+    status: 'pending',
+    phase: 'prepare',
+    settings: { max_steps: 5, min_steps: 0, llm: 'offline:analyst', pack: 'ecommerce', analysis_budget_tokens: 200_000 },
+    created_at: createdAt,
+    updated_at: createdAt,
+  });
+}
+
+/** The behaviour every RunStore adapter must have. */
+export function runStoreContract(name: string, open: () => Promise<RunStore>): void {
+  describe(`RunStore contract: ${name}`, () => {
+    it('creates a run once and returns the stored one on a redelivered create', async () => {
+      const store = await open();
+      await store.createRun(makeRun('r1'));
+      await store.updateRun('r1', (run) => ({ ...run, status: 'running' }));
+      const again = await store.createRun(makeRun('r1'));
+      expect(again.status).toBe('running');
+    });
+
+    it('serialises concurrent updates of one run without losing increments', async () => {
+      const store = await open();
+      await store.createRun(makeRun('r2'));
+      await Promise.all(
+        Array.from({ length: 25 }, () =>
+          store.updateRun('r2', (run) => ({ ...run, telemetry: { ...run.telemetry, schema_lookup_calls: run.telemetry.schema_lookup_calls + 1 } })),
+        ),
+      );
+      expect((await store.getRun('r2'))?.telemetry.schema_lookup_calls).toBe(25);
+    });
+
+    it('fails clearly when updating a run that does not exist', async () => {
+      const store = await open();
+      await expect(store.updateRun('missing', (run) => run)).rejects.toThrow(/run missing does not exist/);
+    });
+
+    it('upserts steps by (run, step) and lists them in step order', async () => {
+      const store = await open();
+      await store.createRun(makeRun('r3'));
+      for (const step of [3, 1, 2]) await store.upsertStep({ run_id: 'r3', step, action: 'query', timestamp: now, thinking: '', query_purpose: `p${step}`, fix_attempts: 0, fixed: false });
+      await store.upsertStep({ run_id: 'r3', step: 2, action: 'error', timestamp: now, thinking: '', query_purpose: 'redo', fix_attempts: 0, fixed: false, error: 'x' });
+      const steps = await store.listSteps('r3');
+      expect(steps.map((s) => s.step)).toEqual([1, 2, 3]);
+      expect(steps[1]?.query_purpose).toBe('redo');
+    });
+
+    it('lists runs newest first per project', async () => {
+      const store = await open();
+      await store.createRun(makeRun('old', 'p9', '2026-01-01T00:00:00.000Z'));
+      await store.createRun(makeRun('new', 'p9', '2026-06-01T00:00:00.000Z'));
+      await store.createRun(makeRun('other', 'p8'));
+      expect((await store.listRuns('p9')).map((r) => r.id)).toEqual(['new', 'old']);
+      expect((await store.listRuns('p9', { limit: 1 })).map((r) => r.id)).toEqual(['new']);
+    });
+
+    it('upserts feedback per target', async () => {
+      const store = await open();
+      const base = { id: 'f1', project_id: 'p7', run_id: 'r', target_type: 'insight' as const, target_id: 'churn-1', rating: 'like' as const, comment: '', created_at: now };
+      await store.upsertFeedback(base);
+      await store.upsertFeedback({ ...base, id: 'f2', rating: 'dislike', comment: 'wrong cohort' });
+      const feedback = await store.listFeedback('p7');
+      expect(feedback).toHaveLength(1);
+      expect(feedback[0]?.rating).toBe('dislike');
+    });
+
+    it('refuses ids that could escape the store', async () => {
+      const store = await open();
+      await expect(store.getRun('../etc')).rejects.toThrow(/must be 1-80 letters/);
+    });
+  });
+}
