@@ -1,4 +1,6 @@
 import { z } from 'zod';
+import { insightSchema } from './insight.js';
+import { recommendationSchema } from './recommendation.js';
 
 export const runStatusSchema = z.enum(['pending', 'running', 'completed', 'failed', 'cancelled']);
 export type RunStatus = z.infer<typeof runStatusSchema>;
@@ -57,6 +59,10 @@ export const areaRunSchema = z.object({
   prompt_tokens: z.number().int().default(0),
   duration_ms: z.number().default(0),
   parse_retries: z.number().int().default(0),
+  /** Model output entries that failed validation and were dropped, with the reason. */
+  dropped_outputs: z.array(z.string()).default([]),
+  /** The area's insights while the run is in flight (verification writes their validation block). */
+  insights: z.array(insightSchema).default([]),
 });
 export type AreaRun = z.infer<typeof areaRunSchema>;
 
@@ -87,6 +93,14 @@ export const runSettingsSchema = z.object({
 });
 export type RunSettings = z.infer<typeof runSettingsSchema>;
 
+/** lookup_schema / search_tables budget state: serialisable so any worker can take the next step. */
+export const schemaBudgetSchema = z.object({
+  lookups_used: z.number().int().default(0),
+  searches_used: z.number().int().default(0),
+  fetched: z.array(z.string()).default([]),
+});
+export type SchemaBudgetState = z.infer<typeof schemaBudgetSchema>;
+
 export const runSchema = z.object({
   id: z.string().regex(/^[A-Za-z0-9_-]{1,80}$/, 'letters, digits, _ and - only; no ":" (BullMQ job ids embed it)'),
   project_id: z.string(),
@@ -109,6 +123,15 @@ export const runSchema = z.object({
     })
     .default({ total_queries: 0, successful_queries: 0, failed_queries: 0, insights_found: 0 }),
   areas: z.array(areaRunSchema).default([]),
+  /** Fixed at prepare so every later job sees the same context. */
+  context: z
+    .object({ previous_context: z.string().default(''), warehouse_hash: z.string().default(''), catalog_tokens: z.number().int().default(0) })
+    .optional(),
+  schema_budget: schemaBudgetSchema.default({ lookups_used: 0, searches_used: 0, fetched: [] }),
+  recommendations: z.array(recommendationSchema).default([]),
+  recommendation_log: z
+    .object({ status: z.enum(['pending', 'completed', 'failed', 'skipped']).default('pending'), error: z.string().optional(), dropped_insight_ids: z.array(z.string()).default([]), parse_retries: z.number().int().default(0) })
+    .default({ status: 'pending', dropped_insight_ids: [], parse_retries: 0 }),
   telemetry: runTelemetrySchema.default(runTelemetrySchema.parse({})),
   created_at: z.string(),
   started_at: z.string().optional(),
