@@ -1,0 +1,262 @@
+/**
+ * Loads domain packs from `domain-packs/<slug>/pack.json` + `prompts/*.md`, validating everything at
+ * load time so a broken pack fails with one line naming the pack, the file and the field, before any
+ * run spends a token. Also resolves a pack's areas for a category in a deterministic order.
+ */
+import { existsSync, readdirSync, readFileSync, statSync } from 'node:fs';
+import { dirname, join, resolve } from 'node:path';
+import { fileURLToPath } from 'node:url';
+import type { z } from 'zod';
+import { AssayError, NotFoundError, PackError } from '../errors/index.js';
+import {
+  ALLOWED_VARIABLES,
+  REQUIRED_VARIABLES,
+  packManifestSchema,
+  type AnalysisArea,
+  type AreaManifest,
+  type DomainPack,
+  type PackCategory,
+  type PackManifest,
+  type PromptKind,
+} from './pack-schema.js';
+import { assertTemplateVariables } from './template.js';
+
+export { ALLOWED_VARIABLES, REQUIRED_VARIABLES, type PromptKind } from './pack-schema.js';
+
+export interface LoadPacksOptions {
+  /** Directory holding one folder per pack. @defaultValue {@link packRoot}() */
+  dir?: string;
+  /** Include hidden packs (system-test). @defaultValue false */
+  includeHidden?: boolean;
+}
+
+const PACKS_DIR_NAME = 'domain-packs';
+const MANIFEST_FILE = 'pack.json';
+const PROMPTS_DIR = 'prompts';
+/** src/discovery → repo is 2 levels up, dist/src/discovery → 3; a little headroom for other layouts. */
+const PACK_ROOT_SEARCH_DEPTH = 6;
+/** How many zod issues one error line shows before summarising the rest. */
+const MAX_ISSUES_IN_MESSAGE = 3;
+
+/** The shipped `domain-packs/` directory, found by walking up from this module (works from src/ and dist/). */
+export function packRoot(): string {
+  let directory = dirname(fileURLToPath(import.meta.url));
+  for (let level = 0; level < PACK_ROOT_SEARCH_DEPTH; level += 1) {
+    const candidate = join(directory, PACKS_DIR_NAME);
+    if (existsSync(candidate) && statSync(candidate).isDirectory()) return candidate;
+    const parent = dirname(directory);
+    if (parent === directory) break;
+    directory = parent;
+  }
+  throw new PackError(`no ${PACKS_DIR_NAME}/ directory found above ${dirname(fileURLToPath(import.meta.url))}`);
+}
+
+function failure(slug: string, message: string, details: { file?: string; field?: string } = {}): PackError {
+  return new PackError(`pack "${slug}": ${message}`, { pack: slug, ...details });
+}
+
+/** `['areas', 1, 'keywords']` → `areas[1].keywords`. */
+function formatPath(path: ReadonlyArray<PropertyKey>): string {
+  return path.reduce<string>((text, key) => (typeof key === 'number' ? `${text}[${key}]` : text ? `${text}.${String(key)}` : String(key)), '');
+}
+
+function formatIssue(issue: z.core.$ZodIssue): string {
+  const message = issue.code === 'invalid_type' && issue.message.endsWith('received undefined') ? `required (expected ${issue.expected})` : issue.message;
+  return `${formatPath(issue.path) || '(root)'}: ${message}`;
+}
+
+function parseManifest(slug: string, directory: string): PackManifest {
+  const file = join(directory, MANIFEST_FILE);
+  if (!existsSync(file)) throw failure(slug, `missing ${MANIFEST_FILE}`, { file: MANIFEST_FILE });
+  let raw: unknown;
+  try {
+    raw = JSON.parse(readFileSync(file, 'utf8'));
+  } catch (error) {
+    const reason = error instanceof Error ? error.message.replace(/\s+/g, ' ') : String(error);
+    throw failure(slug, `${MANIFEST_FILE} is not valid JSON: ${reason}`, { file: MANIFEST_FILE });
+  }
+  const result = packManifestSchema.safeParse(raw);
+  if (!result.success) {
+    const issues = result.error.issues;
+    const shown = issues.slice(0, MAX_ISSUES_IN_MESSAGE).map(formatIssue).join('; ');
+    const more = issues.length > MAX_ISSUES_IN_MESSAGE ? ` (and ${issues.length - MAX_ISSUES_IN_MESSAGE} more)` : '';
+    throw failure(slug, `${MANIFEST_FILE}: ${shown}${more}`, { file: MANIFEST_FILE, field: formatPath(issues[0]?.path ?? []) });
+  }
+  return result.data;
+}
+
+function assertUniqueIds(slug: string, items: ReadonlyArray<{ id: string }>, path: string, noun: string): void {
+  const seen = new Set<string>();
+  items.forEach((item, index) => {
+    if (seen.has(item.id)) {
+      throw failure(slug, `${MANIFEST_FILE}: ${path}[${index}].id: duplicate ${noun} id "${item.id}"`, { file: MANIFEST_FILE, field: `${path}[${index}].id` });
+    }
+    seen.add(item.id);
+  });
+}
+
+/** Rules zod cannot see in one field: unique ids, file names that match ids, slug = directory name. */
+function checkManifestConsistency(slug: string, manifest: PackManifest): void {
+  if (manifest.slug !== slug) {
+    throw failure(slug, `${MANIFEST_FILE}: slug: "${manifest.slug}" does not match the pack directory name "${slug}"`, { file: MANIFEST_FILE, field: 'slug' });
+  }
+  const checkAreas = (areas: readonly AreaManifest[], path: string): void => {
+    assertUniqueIds(slug, areas, path, 'area');
+    areas.forEach((area, index) => {
+      const expected = `analysis_${area.id}.md`;
+      if (area.prompt_file !== expected) {
+        const field = `${path}[${index}].prompt_file`;
+        throw failure(slug, `${MANIFEST_FILE}: ${field}: must be "${expected}" for area "${area.id}"`, { file: MANIFEST_FILE, field });
+      }
+    });
+  };
+  checkAreas(manifest.areas, 'areas');
+  assertUniqueIds(slug, manifest.categories, 'categories', 'category');
+  manifest.categories.forEach((category, index) => {
+    const expected = `exploration_context_${category.id}.md`;
+    if (category.prompt_file !== undefined && category.prompt_file !== expected) {
+      const field = `categories[${index}].prompt_file`;
+      throw failure(slug, `${MANIFEST_FILE}: ${field}: must be "${expected}" for category "${category.id}"`, { file: MANIFEST_FILE, field });
+    }
+    checkAreas(category.areas, `categories[${index}].areas`);
+  });
+}
+
+/** Reads and checks prompt files for one pack, remembering which files were used. */
+class PromptReader {
+  readonly used = new Set<string>();
+
+  constructor(
+    private readonly slug: string,
+    private readonly promptsDir: string,
+  ) {}
+
+  read(fileName: string, kind: PromptKind, missingMessage: string): string {
+    const relative = `${PROMPTS_DIR}/${fileName}`;
+    const path = join(this.promptsDir, fileName);
+    if (!existsSync(path)) throw failure(this.slug, missingMessage, { file: relative });
+    this.used.add(fileName);
+    const text = readFileSync(path, 'utf8').replace(/^\uFEFF/, '');
+    if (kind !== 'exploration_context' && text.trim() === '') throw failure(this.slug, `${relative} is empty`, { file: relative });
+    let names: string[];
+    try {
+      names = assertTemplateVariables(text, { file: relative, allowed: ALLOWED_VARIABLES[kind] });
+    } catch (error) {
+      if (error instanceof AssayError) throw failure(this.slug, error.message, { file: relative });
+      throw error;
+    }
+    for (const required of REQUIRED_VARIABLES[kind]) {
+      if (!names.includes(required)) {
+        throw failure(this.slug, `${relative} never uses {{${required}}}, which a ${kind} prompt must show`, { file: relative, field: required });
+      }
+    }
+    return text;
+  }
+
+  /** Unreferenced prompt files are almost always a typo in an id or a stale area: refuse them. */
+  assertNoStrayFiles(): void {
+    const files = existsSync(this.promptsDir) ? readdirSync(this.promptsDir).filter((name) => name.endsWith('.md')) : [];
+    const stray = files.sort().find((name) => !this.used.has(name));
+    if (stray !== undefined) {
+      throw failure(this.slug, `${PROMPTS_DIR}/${stray} is not referenced by ${MANIFEST_FILE}`, { file: `${PROMPTS_DIR}/${stray}` });
+    }
+  }
+}
+
+function loadArea(reader: PromptReader, area: AreaManifest): AnalysisArea {
+  const prompt = reader.read(area.prompt_file, 'analysis', `area "${area.id}" has no prompt file ${PROMPTS_DIR}/${area.prompt_file}`);
+  return { ...area, prompt };
+}
+
+function readPackDirectory(slug: string, directory: string): DomainPack {
+  const manifest = parseManifest(slug, directory);
+  checkManifestConsistency(slug, manifest);
+  const reader = new PromptReader(slug, join(directory, PROMPTS_DIR));
+  const basePrompt = (key: keyof PackManifest['prompts']): string =>
+    reader.read(manifest.prompts[key], key, `prompts.${key}: file ${PROMPTS_DIR}/${manifest.prompts[key]} does not exist`);
+  const prompts = { base_context: basePrompt('base_context'), exploration: basePrompt('exploration'), recommendations: basePrompt('recommendations') };
+  const areas = manifest.areas.map((area) => loadArea(reader, area));
+  const categories = manifest.categories.map((category): PackCategory => {
+    const explorationContext =
+      category.prompt_file === undefined
+        ? ''
+        : reader.read(category.prompt_file, 'exploration_context', `category "${category.id}" has no prompt file ${PROMPTS_DIR}/${category.prompt_file}`);
+    return { ...category, exploration_context: explorationContext, areas: category.areas.map((area) => loadArea(reader, area)) };
+  });
+  reader.assertNoStrayFiles();
+  return {
+    slug: manifest.slug,
+    name: manifest.name,
+    description: manifest.description,
+    version: manifest.version,
+    hidden: manifest.hidden,
+    categories,
+    areas,
+    prompts,
+    profile_schema: manifest.profile_schema,
+    source_dir: directory,
+  };
+}
+
+function packDirectories(root: string): string[] {
+  if (!existsSync(root)) throw new PackError(`domain pack directory ${root} does not exist`);
+  return readdirSync(root, { withFileTypes: true })
+    .filter((entry) => entry.isDirectory() && !entry.name.startsWith('.'))
+    .map((entry) => entry.name)
+    .sort();
+}
+
+/**
+ * Every pack under `dir`, validated, sorted by slug. Hidden packs are validated too (a broken pack is
+ * a broken pack) but returned only with `includeHidden`.
+ */
+export function loadPacks(options: LoadPacksOptions = {}): DomainPack[] {
+  const root = resolve(options.dir ?? packRoot());
+  const packs = packDirectories(root).map((slug) => readPackDirectory(slug, join(root, slug)));
+  return options.includeHidden ? packs : packs.filter((pack) => !pack.hidden);
+}
+
+/** One pack by slug. A hidden pack is not found unless `includeHidden` (ASSAY_ENABLE_SYSTEM_TEST). */
+export function loadPack(slug: string, options: LoadPacksOptions = {}): DomainPack {
+  const root = resolve(options.dir ?? packRoot());
+  const slugs = packDirectories(root);
+  if (!slugs.includes(slug)) {
+    throw new NotFoundError(`no domain pack "${slug}" in ${root} (available: ${slugs.join(', ') || 'none'})`, { pack: slug });
+  }
+  const pack = readPackDirectory(slug, join(root, slug));
+  if (pack.hidden && !options.includeHidden) {
+    throw new NotFoundError(`domain pack "${slug}" is hidden; set ASSAY_ENABLE_SYSTEM_TEST=true (config enableSystemTestPack) to use it`, { pack: slug });
+  }
+  return pack;
+}
+
+/** Priority descending, then id ascending: the same order on every run and every machine. */
+export function compareAreas(left: Pick<AnalysisArea, 'id' | 'priority'>, right: Pick<AnalysisArea, 'id' | 'priority'>): number {
+  if (left.priority !== right.priority) return right.priority - left.priority;
+  return left.id < right.id ? -1 : left.id > right.id ? 1 : 0;
+}
+
+/** A pack's category by id; an unknown id is a NotFoundError listing the known ones. */
+export function findCategory(pack: DomainPack, category: string): PackCategory {
+  const found = pack.categories.find((candidate) => candidate.id === category);
+  if (found) return found;
+  const known = pack.categories.map((candidate) => candidate.id).join(', ') || 'none';
+  throw new NotFoundError(`pack "${pack.slug}" has no category "${category}" (categories: ${known})`, { pack: pack.slug, category });
+}
+
+/**
+ * The areas a run of this pack analyses: the base areas plus the category's own, where a category
+ * area replaces the base area with the same id; in {@link compareAreas} order.
+ */
+export function resolveAreas(pack: DomainPack, category?: string): AnalysisArea[] {
+  const byId = new Map(pack.areas.map((area) => [area.id, area]));
+  if (category !== undefined && category !== '') {
+    for (const area of findCategory(pack, category).areas) byId.set(area.id, area);
+  }
+  return [...byId.values()].sort(compareAreas);
+}
+
+/** The category's exploration context for `{{CATEGORY_CONTEXT}}`; '' without a category. */
+export function categoryContext(pack: DomainPack, category?: string): string {
+  return category === undefined || category === '' ? '' : findCategory(pack, category).exploration_context;
+}
