@@ -24,6 +24,8 @@ export const columnSummarySchema = z.object({
   median: z.number().optional(),
   p75: z.number().optional(),
   max: z.number().optional(),
+  /** True when p25/median/p75 come from a deterministic reservoir sample (above the exact cap); min/max stay exact. */
+  quantiles_approx: z.boolean().optional(),
   min_time: z.string().optional(),
   max_time: z.string().optional(),
   top: z.array(valueCountSchema).optional(),
@@ -37,5 +39,9 @@ export const compactResultSchema = z.object({
   head_rows: z.array(z.record(z.string(), cellSchema)),
   tail_rows: z.array(z.record(z.string(), cellSchema)).optional(),
   all_rows: z.array(z.record(z.string(), cellSchema)).optional(),
+  /** Wide results only: the total column count, when some columns were left out of `columns`. */
+  column_count: z.number().int().optional(),
+  /** Wide results only: names of the columns not summarised (capped; `column_count` gives the total). */
+  omitted_columns: z.array(z.string()).optional(),
 });
 export type CompactResult = z.infer<typeof compactResultSchema>;

@@ -1,7 +1,10 @@
 import type { Command } from 'commander';
+import { register as registerCompact } from './compact.js';
 
 /** Each command module exports `register(program)`. One line per command; keep alphabetical. */
-const registrations: Array<(program: Command) => void> = [];
+const registrations: Array<(program: Command) => void> = [
+  registerCompact,
+];
 
 export function registerCommands(program: Command): void {
   for (const register of registrations) register(program);
