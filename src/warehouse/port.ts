@@ -44,6 +44,13 @@ export interface QueryResult {
   elapsedMs: number;
 }
 
+/** The resource limits an adapter applies (layer 3 of the SQL guard); `maxStoredBytes` is for callers storing rows. */
+export interface WarehouseLimits {
+  maxRows: number;
+  timeoutMs: number;
+  maxStoredBytes: number;
+}
+
 /**
  * A SQL warehouse. `query` is the guarded agent path: every statement passes the SQL guard
  * (parser allow-list), runs on a read-only connection, and respects the row/time limits.
@@ -52,6 +59,8 @@ export interface Warehouse {
   readonly dialect: 'duckdb' | 'postgres';
   /** A description safe to print and to hash (no credentials). */
   readonly description: string;
+  /** The limits in force (the adapters set it; optional so simple test doubles need not). */
+  readonly limits?: WarehouseLimits;
   listTables(): Promise<TableRef[]>;
   describeTable(table: TableRef): Promise<TableSchema>;
   query(sql: string, options?: QueryOptions): Promise<QueryResult>;

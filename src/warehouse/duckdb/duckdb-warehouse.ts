@@ -1,0 +1,257 @@
+/**
+ * DuckDB adapter (the embedded default). The agent's connection is on an instance opened with
+ * `access_mode=READ_ONLY`; attached files are materialised as TEMP tables on that same connection
+ * before `enable_external_access=false` and `lock_configuration=true` are set, because temporary
+ * objects are private to their connection and the read-only database file cannot hold new tables.
+ * An in-memory warehouse is an empty private database file, since DuckDB cannot open `:memory:`
+ * read-only. Queries run one at a time on the connection (DuckDB parallelises inside a query).
+ */
+import { existsSync } from 'node:fs';
+import { mkdtemp, rm } from 'node:fs/promises';
+import os from 'node:os';
+import path from 'node:path';
+import { DuckDBInstance, StatementType, type DuckDBConnection, type DuckDBValue } from '@duckdb/node-api';
+import type { Row } from '../../domain/index.js';
+import { CancelledError, ConfigError, NotFoundError, UnsafeSqlError, WarehouseError, describeError } from '../../errors/index.js';
+import { deduplicateColumnNames } from '../cells.js';
+import { inferColumnCategory } from '../column-category.js';
+import { SAMPLE_ROW_COUNT } from '../limits.js';
+import type { QueryOptions, QueryResult, TableRef, TableSchema, Warehouse, WarehouseLimits } from '../port.js';
+import { SerialQueue } from '../serial-queue.js';
+import { assertSafeSql } from '../sql-guard.js';
+import { quoteIdentifier, relationKey, type FilteredRelations, type TenantFilter } from '../tenant-filter.js';
+import { duckdbCell } from './duckdb-cells.js';
+import { DUCKDB_LOCKDOWN_SETTINGS } from './duckdb-sql-parser.js';
+import { applyDuckdbTenantFilter } from './duckdb-tenant-rewrite.js';
+
+export interface DuckdbWarehouseOptions {
+  /** Absolute path of the database file, or `:memory:`. */
+  path: string;
+  /** `{ table: file }`: CSV/TSV, Parquet or JSON files exposed as tables. */
+  files?: Record<string, string>;
+  limits: WarehouseLimits;
+  tenantFilter?: TenantFilter | undefined;
+}
+
+const SYSTEM_SCHEMAS = ['information_schema', 'pg_catalog'];
+/** Assay's own bookkeeping tables never reach the agent (as in the seed's `_queryclaw` filter). */
+const INTERNAL_TABLE_PREFIX = '_assay';
+const TABLE_NAME = /^[A-Za-z_][A-Za-z0-9_]*$/;
+
+function fileReader(file: string): string {
+  const lower = file.toLowerCase();
+  if (/\.(csv|tsv|txt)(\.gz|\.zst)?$/.test(lower)) return 'read_csv_auto';
+  if (lower.endsWith('.parquet')) return 'read_parquet';
+  if (/\.(json|jsonl|ndjson)(\.gz)?$/.test(lower)) return 'read_json_auto';
+  throw new ConfigError(`warehouse file ${file}: unknown format; use .csv, .tsv, .parquet, .json, .jsonl or .ndjson`);
+}
+
+async function materialiseFiles(connection: DuckDBConnection, files: Record<string, string>): Promise<void> {
+  for (const [table, file] of Object.entries(files)) {
+    if (!TABLE_NAME.test(table)) throw new ConfigError(`warehouse file table name ${JSON.stringify(table)} must be a plain identifier (letters, digits, _)`);
+    const absolute = path.resolve(file);
+    if (!existsSync(absolute)) throw new ConfigError(`warehouse file for table ${table} does not exist: ${absolute}`);
+    await connection.run(`CREATE TEMP TABLE ${quoteIdentifier(table)} AS SELECT * FROM ${fileReader(absolute)}($1)`, [absolute]);
+  }
+}
+
+async function lockDown(connection: DuckDBConnection): Promise<void> {
+  for (const [setting, value] of Object.entries(DUCKDB_LOCKDOWN_SETTINGS)) await connection.run(`SET ${setting} = ${value}`);
+}
+
+type Limits = Pick<WarehouseLimits, 'maxRows' | 'timeoutMs'>;
+
+class DuckdbWarehouse implements Warehouse {
+  readonly dialect = 'duckdb' as const;
+  private readonly queue = new SerialQueue();
+  private filteredRelations: FilteredRelations = new Set();
+
+  constructor(
+    readonly description: string,
+    private readonly instance: DuckDBInstance,
+    private readonly connection: DuckDBConnection,
+    readonly limits: WarehouseLimits,
+    private readonly tenantFilter: TenantFilter | undefined,
+    private readonly cleanup: () => Promise<void>,
+  ) {}
+
+  /** Relations carrying the tenant column; computed once at open time. */
+  async loadTenantRelations(): Promise<void> {
+    if (this.tenantFilter === undefined) return;
+    const rows = await this.internalRows(
+      `SELECT DISTINCT schema_name, table_name FROM duckdb_columns() WHERE lower(column_name) = lower($1)`,
+      [this.tenantFilter.field],
+    );
+    this.filteredRelations = new Set(rows.map((row) => relationKey(String(row[0]), String(row[1]))));
+  }
+
+  /** Adapter-owned introspection SQL (never agent text), on the same serialised connection. */
+  private internalRows(sql: string, values: DuckDBValue[] = []): Promise<DuckDBValue[][]> {
+    return this.queue.run(async () => (await this.connection.runAndReadAll(sql, values)).getRows());
+  }
+
+  async listTables(): Promise<TableRef[]> {
+    const rows = await this.internalRows(
+      `SELECT DISTINCT schema_name, table_name FROM (
+         SELECT schema_name, table_name FROM duckdb_tables() WHERE NOT internal
+         UNION ALL SELECT schema_name, view_name FROM duckdb_views() WHERE NOT internal
+       ) WHERE schema_name NOT IN (${SYSTEM_SCHEMAS.map((schema) => `'${schema}'`).join(', ')})
+         AND NOT starts_with(lower(table_name), '${INTERNAL_TABLE_PREFIX}')
+       ORDER BY schema_name, table_name`,
+    );
+    return rows.map((row) => ({ schema: String(row[0]), name: String(row[1]) }));
+  }
+
+  async describeTable(table: TableRef): Promise<TableSchema> {
+    const columnRows = await this.internalRows(
+      `SELECT column_name, data_type, is_nullable FROM duckdb_columns() WHERE schema_name = $1 AND table_name = $2 ORDER BY column_index`,
+      [table.schema, table.name],
+    );
+    if (columnRows.length === 0 || table.name.toLowerCase().startsWith(INTERNAL_TABLE_PREFIX)) {
+      throw new NotFoundError(`table ${table.schema}.${table.name} does not exist in ${this.description}`, { table: `${table.schema}.${table.name}` });
+    }
+    const keyRows = await this.internalRows(
+      `SELECT unnest(constraint_column_names) FROM duckdb_constraints() WHERE constraint_type = 'PRIMARY KEY' AND schema_name = $1 AND table_name = $2`,
+      [table.schema, table.name],
+    );
+    const primaryKey = new Set(keyRows.map((row) => String(row[0])));
+    const columns = columnRows.map((row) => {
+      const name = String(row[0]);
+      const type = String(row[1]);
+      return { name, type, nullable: row[2] === true, category: inferColumnCategory(name, type, { primaryKey: primaryKey.has(name) }) };
+    });
+    const qualifiedSql = `${quoteIdentifier(table.schema)}.${quoteIdentifier(table.name)}`;
+    const samples = await this.query(`SELECT * FROM ${qualifiedSql} LIMIT ${SAMPLE_ROW_COUNT}`);
+    return {
+      schema: table.schema,
+      name: table.name,
+      qualified: `${table.schema}.${table.name}`,
+      columns,
+      rowCount: await this.rowCount(table, qualifiedSql),
+      samples: samples.rows,
+    };
+  }
+
+  /** The engine's estimate; for a tenant-filtered relation the tenant's own count (an estimate would leak other tenants' volume). */
+  private async rowCount(table: TableRef, qualifiedSql: string): Promise<number> {
+    if (this.filteredRelations.has(relationKey(table.schema, table.name))) {
+      const counted = await this.query(`SELECT count(*) AS n FROM ${qualifiedSql}`);
+      return Number(counted.rows[0]?.n ?? -1);
+    }
+    const rows = await this.internalRows(`SELECT estimated_size FROM duckdb_tables() WHERE schema_name = $1 AND table_name = $2`, [
+      table.schema,
+      table.name,
+    ]);
+    const estimate = rows[0]?.[0];
+    return estimate === undefined || estimate === null ? -1 : Number(estimate);
+  }
+
+  async query(sql: string, options: QueryOptions = {}): Promise<QueryResult> {
+    const allowed = await assertSafeSql(sql, 'duckdb');
+    const statement =
+      this.tenantFilter === undefined ? allowed.statement : await applyDuckdbTenantFilter(allowed, this.filteredRelations, this.tenantFilter);
+    const limits = { maxRows: options.maxRows ?? this.limits.maxRows, timeoutMs: options.timeoutMs ?? this.limits.timeoutMs };
+    return this.queue.run(() => this.execute(statement, limits, options.signal));
+  }
+
+  /** Runs one guarded statement with the time and row limits (layer 3). */
+  private async execute(statement: string, limits: Limits, signal: AbortSignal | undefined): Promise<QueryResult> {
+    if (signal?.aborted) throw new CancelledError('query cancelled before it started');
+    const started = performance.now();
+    let stoppedBy: 'timeout' | 'signal' | undefined;
+    const interrupt = (reason: 'timeout' | 'signal') => {
+      stoppedBy ??= reason;
+      this.connection.interrupt();
+    };
+    const timer = setTimeout(() => interrupt('timeout'), limits.timeoutMs);
+    const onAbort = () => interrupt('signal');
+    signal?.addEventListener('abort', onAbort, { once: true });
+    try {
+      const extracted = await this.connection.extractStatements(statement);
+      if (extracted.count !== 1) throw new UnsafeSqlError(`only a single SELECT statement is allowed (found ${extracted.count} statements)`);
+      const prepared = await extracted.prepare(0);
+      try {
+        // a second opinion from the engine itself, after binding
+        if (prepared.statementType !== StatementType.SELECT) throw new UnsafeSqlError('only a single SELECT statement is allowed');
+        const result = await prepared.stream();
+        const names = deduplicateColumnNames(result.columnNames());
+        const columns = result.columnTypes().map((type, index) => ({ name: names[index] ?? `column_${index + 1}`, type: type.toString() }));
+        const rows: Row[] = [];
+        let truncated = false;
+        while (!truncated) {
+          const chunk = await result.fetchChunk();
+          if (chunk === null || chunk.rowCount === 0) break;
+          for (const values of chunk.getRows()) {
+            if (rows.length === limits.maxRows) {
+              truncated = true;
+              break;
+            }
+            const row: Row = {};
+            values.forEach((value, index) => {
+              row[names[index] ?? `column_${index + 1}`] = duckdbCell(value);
+            });
+            rows.push(row);
+          }
+        }
+        return { columns, rows, rowCount: rows.length, truncated, elapsedMs: Math.round(performance.now() - started) };
+      } finally {
+        prepared.destroySync();
+      }
+    } catch (error) {
+      if (error instanceof UnsafeSqlError) throw error;
+      if (stoppedBy === 'timeout') throw new WarehouseError(`query timed out after ${limits.timeoutMs} ms`, { cause: error });
+      if (stoppedBy === 'signal') throw new CancelledError('query cancelled', { cause: error });
+      throw new WarehouseError(`DuckDB: ${describeError(error)}`, { cause: error });
+    } finally {
+      clearTimeout(timer);
+      signal?.removeEventListener('abort', onAbort);
+    }
+  }
+
+  async close(): Promise<void> {
+    await this.queue.run(async () => {
+      this.connection.closeSync();
+      this.instance.closeSync();
+    });
+    await this.cleanup();
+  }
+}
+
+/** An empty database file in a private temp directory, standing in for `:memory:` (see the module comment). */
+async function emptyDatabaseFile(): Promise<{ file: string; cleanup: () => Promise<void> }> {
+  const directory = await mkdtemp(path.join(os.tmpdir(), 'assay-duckdb-'));
+  const file = path.join(directory, 'memory.duckdb');
+  const creator = await DuckDBInstance.create(file);
+  creator.closeSync();
+  return { file, cleanup: () => rm(directory, { recursive: true, force: true }) };
+}
+
+export async function openDuckdbWarehouse(options: DuckdbWarehouseOptions): Promise<Warehouse> {
+  const inMemory = options.path === ':memory:';
+  if (!inMemory && !existsSync(options.path)) {
+    throw new ConfigError(`DuckDB file ${options.path} does not exist (create it first, or use duckdb::memory: with warehouse files)`);
+  }
+  const storage = inMemory ? await emptyDatabaseFile() : { file: options.path, cleanup: async () => undefined };
+  let instance: DuckDBInstance | undefined;
+  try {
+    instance = await DuckDBInstance.create(storage.file, { access_mode: 'READ_ONLY', autoinstall_known_extensions: 'false' });
+    const connection = await instance.connect();
+    await materialiseFiles(connection, options.files ?? {});
+    await lockDown(connection);
+    const warehouse = new DuckdbWarehouse(
+      inMemory ? 'duckdb::memory:' : `duckdb:${options.path}`,
+      instance,
+      connection,
+      options.limits,
+      options.tenantFilter,
+      storage.cleanup,
+    );
+    await warehouse.loadTenantRelations();
+    return warehouse;
+  } catch (error) {
+    instance?.closeSync();
+    await storage.cleanup();
+    if (error instanceof ConfigError) throw error;
+    throw new WarehouseError(`could not open DuckDB warehouse ${inMemory ? 'duckdb::memory:' : options.path}: ${describeError(error)}`, { cause: error });
+  }
+}

@@ -1,0 +1,45 @@
+/** Warehouses: `openWarehouse(url)` picks the adapter (DuckDB, PostgreSQL); every agent query passes the SQL guard. */
+import { ConfigError } from '../errors/index.js';
+import { openDuckdbWarehouse } from './duckdb/duckdb-warehouse.js';
+import { resolveWarehouseLimits } from './limits.js';
+import type { Warehouse } from './port.js';
+import { openPostgresWarehouse } from './postgres/postgres-warehouse.js';
+import { validateTenantFilter, type TenantFilter } from './tenant-filter.js';
+import { describeWarehouseTarget, parseWarehouseUrl } from './warehouse-url.js';
+
+export type { ColumnCategory, ColumnInfo, QueryOptions, QueryResult, TableRef, TableSchema, Warehouse, WarehouseLimits } from './port.js';
+export { assertSafeSql, guardSql, type AllowedSql, type GuardVerdict, type RefusedSql, type RelationReference, type SqlDialect } from './sql-guard.js';
+export { capRowsByBytes, type CappedRows } from './row-cap.js';
+export { inferColumnCategory } from './column-category.js';
+export { DEFAULT_MAX_ROWS, DEFAULT_MAX_STORED_BYTES, DEFAULT_TIMEOUT_MS } from './limits.js';
+export { ACCEPTED_WAREHOUSE_URL_FORMS, describeWarehouseTarget, parseWarehouseUrl, warehouseConfigHash, type WarehouseTarget } from './warehouse-url.js';
+export type { TenantFilter } from './tenant-filter.js';
+
+export interface OpenWarehouseOptions {
+  /** DuckDB only: `{ table: file }` CSV/Parquet/JSON files exposed as tables. */
+  files?: Record<string, string>;
+  /** Rows fetched per query unless the call says otherwise. @defaultValue 10 000 */
+  maxRows?: number;
+  /** Statement timeout unless the call says otherwise. @defaultValue 30 000 ms */
+  timeoutMs?: number;
+  /**
+   * Bytes of rows a caller stores per step, exposed as `warehouse.limits.maxStoredBytes` for
+   * `capRowsByBytes` (a query result itself is capped by rows, not bytes). @defaultValue 256 KiB
+   */
+  maxStoredBytes?: number;
+  /** Every relation with this column is seen only through `field = value`. */
+  tenantFilter?: TenantFilter;
+}
+
+export async function openWarehouse(url: string, options: OpenWarehouseOptions = {}): Promise<Warehouse> {
+  const target = parseWarehouseUrl(url);
+  const tenantFilter = options.tenantFilter === undefined ? undefined : validateTenantFilter(options.tenantFilter);
+  const limits = resolveWarehouseLimits(options);
+  if (target.engine === 'duckdb') {
+    return openDuckdbWarehouse({ path: target.path, files: options.files ?? {}, limits, tenantFilter });
+  }
+  if (options.files !== undefined && Object.keys(options.files).length > 0) {
+    throw new ConfigError('warehouse files can only be attached to a DuckDB warehouse');
+  }
+  return openPostgresWarehouse({ connectionString: target.connectionString, description: describeWarehouseTarget(target), limits, tenantFilter });
+}
