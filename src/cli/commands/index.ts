@@ -1,9 +1,11 @@
 import type { Command } from 'commander';
 import { register as registerCompact } from './compact.js';
+import { register as registerLlmSimulator } from './llm-simulator.js';
 
 /** Each command module exports `register(program)`. One line per command; keep alphabetical. */
 const registrations: Array<(program: Command) => void> = [
   registerCompact,
+  registerLlmSimulator,
 ];
 
 export function registerCommands(program: Command): void {

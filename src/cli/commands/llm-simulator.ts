@@ -1,0 +1,63 @@
+/** `assay llm-simulator`: serve the wire-compatible LLM simulator until SIGINT/SIGTERM. */
+import type { Command } from 'commander';
+import { ValidationError } from '../../errors/index.js';
+import { startLlmSimulator } from '../../llm/simulator/index.js';
+
+interface SimulatorFlags {
+  port: string;
+  host: string;
+  contextWindow?: string;
+  rateLimitEvery?: string;
+  retryAfter?: string;
+  latencyMs?: string;
+  malformedEvery?: string;
+}
+
+function wholeNumber(flag: string, value: string | undefined, minimum: number): number | undefined {
+  if (value === undefined) return undefined;
+  const parsed = Number(value);
+  if (!Number.isInteger(parsed) || parsed < minimum) {
+    throw new ValidationError(`--${flag} must be a whole number ≥ ${minimum}, got "${value}"`, [{ path: flag, message: `expected an integer ≥ ${minimum}` }]);
+  }
+  return parsed;
+}
+
+function seconds(flag: string, value: string | undefined): number | undefined {
+  if (value === undefined) return undefined;
+  const parsed = Number(value);
+  if (!Number.isFinite(parsed) || parsed < 0) {
+    throw new ValidationError(`--${flag} must be a number of seconds ≥ 0, got "${value}"`, [{ path: flag, message: 'expected seconds ≥ 0' }]);
+  }
+  return parsed;
+}
+
+export function register(program: Command): void {
+  program
+    .command('llm-simulator')
+    .description('Serve a local LLM simulator speaking the Anthropic, OpenAI and Bedrock (HTTP/1.1 and h2c) APIs on one port')
+    .option('--port <port>', 'port to listen on (0 = any free port)', '0')
+    .option('--host <host>', 'interface to bind', '127.0.0.1')
+    .option('--context-window <tokens>', 'refuse prompts over this many estimated tokens with the API\'s "prompt too long" error (default 200000)')
+    .option('--rate-limit-every <k>', 'answer every k-th completion with 429 and a retry-after cool-down')
+    .option('--retry-after <seconds>', 'cool-down sent as retry-after (default 1)')
+    .option('--latency-ms <ms>', 'delay before every completion answer')
+    .option('--malformed-every <k>', 'replace every k-th reply with prose instead of the requested JSON')
+    .action(async (flags: SimulatorFlags) => {
+      const simulator = await startLlmSimulator({
+        port: wholeNumber('port', flags.port, 0),
+        host: flags.host,
+        contextWindow: wholeNumber('context-window', flags.contextWindow, 1),
+        rateLimitEvery: wholeNumber('rate-limit-every', flags.rateLimitEvery, 1),
+        retryAfterSeconds: seconds('retry-after', flags.retryAfter),
+        latencyMs: wholeNumber('latency-ms', flags.latencyMs, 0),
+        malformedEvery: wholeNumber('malformed-every', flags.malformedEvery, 1),
+      });
+      process.stdout.write(`listening on ${simulator.url}\n`);
+      const signal = await new Promise<NodeJS.Signals>((resolve) => {
+        process.once('SIGINT', () => resolve('SIGINT'));
+        process.once('SIGTERM', () => resolve('SIGTERM'));
+      });
+      await simulator.close();
+      process.stderr.write(`llm-simulator: ${signal}, closed after ${simulator.stats.requests} requests\n`);
+    });
+}
