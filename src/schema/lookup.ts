@@ -1,0 +1,144 @@
+/**
+ * lookup_schema: columns and sample rows for the tables the model names, from the cached schemas
+ * (never the warehouse). Bounded per call (10 tables, 50 columns, 3 rows, 80-char values) and per
+ * run (30 calls); tables already shown earlier in the run are not repeated.
+ */
+import type { TableSchema } from '../warehouse/port.js';
+import { DEFAULT_SCHEMA_BUDGET_LIMITS, lookupBudgetLine, type SchemaBudgetState } from './budget.js';
+import { LOOKUP_MAX_COLUMNS, LOOKUP_SAMPLE_ROWS, LOOKUP_SAMPLE_VALUE_MAX_CHARS, MAX_LOOKUP_TABLES_PER_CALL } from './constants.js';
+import { formatRowCount, formatSampleValue } from './format.js';
+import { createTableResolver, normaliseTableRef, type TableResolver, type TableSource } from './table-resolver.js';
+
+export interface LookupContext {
+  /** The project's cached schemas, or a resolver built once over them. */
+  tables: TableSource | TableResolver;
+  /** The run's budget state before this call. */
+  budget: SchemaBudgetState;
+  /** @defaultValue 30 (DEFAULT_MAX_LOOKUPS_PER_RUN) */
+  maxLookups?: number;
+}
+
+export interface LookupResult {
+  /** The reply for the model's next message. */
+  text: string;
+  /** Qualified names rendered in this reply. */
+  found: string[];
+  /** References (as normalised) that matched no table, or more than one. */
+  notFound: string[];
+  /** Qualified names skipped because an earlier lookup in the run already showed them. */
+  alreadyFetched: string[];
+  /** References beyond the per-call cap, not looked at. */
+  truncated: string[];
+  /** Whether this call was charged to the run's budget. */
+  debited: boolean;
+  /** Lookup calls left after this one. */
+  budgetRemaining: number;
+  /** The budget state to store on the run. */
+  budget: SchemaBudgetState;
+}
+
+function isResolver(tables: LookupContext['tables']): tables is TableResolver {
+  return typeof (tables as TableResolver).resolve === 'function';
+}
+
+/** `- name TYPE NOT NULL [category]` lines and up to three sample rows with sorted keys. */
+export function renderTableDetail(table: TableSchema): string {
+  const shown = table.columns.slice(0, LOOKUP_MAX_COLUMNS);
+  const lines = [`Schema for \`${table.qualified}\` (${formatRowCount(table.rowCount)} rows):`, `Columns (${table.columns.length}):`];
+  for (const column of shown) lines.push(`- ${column.name} ${column.type} ${column.nullable ? 'NULL' : 'NOT NULL'} [${column.category}]`);
+  if (table.columns.length > shown.length) lines.push(`(${table.columns.length - shown.length} more columns not shown)`);
+  const samples = table.samples.slice(0, LOOKUP_SAMPLE_ROWS);
+  if (samples.length === 0) {
+    lines.push('Sample rows: none available.');
+  } else {
+    // Sample keys follow the shown columns, so a very wide table cannot flood the message through its samples.
+    const shownNames = table.columns.length > shown.length ? new Set(shown.map((column) => column.name)) : null;
+    lines.push(`Sample rows (${samples.length}):`);
+    samples.forEach((row, index) => {
+      const keys = Object.keys(row)
+        .filter((key) => shownNames === null || shownNames.has(key))
+        .sort()
+        .slice(0, LOOKUP_MAX_COLUMNS);
+      lines.push(`${index + 1}. {${keys.map((key) => `${key}: ${formatSampleValue(row[key], LOOKUP_SAMPLE_VALUE_MAX_CHARS)}`).join(', ')}}`);
+    });
+  }
+  return lines.join('\n');
+}
+
+function quoteList(names: readonly string[]): string {
+  return names.map((name) => `\`${name}\``).join(', ');
+}
+
+export function lookupSchema(refs: readonly string[], context: LookupContext): LookupResult {
+  const maxLookups = context.maxLookups ?? DEFAULT_SCHEMA_BUDGET_LIMITS.maxLookups;
+  const before = context.budget;
+  if (before.lookups_used >= maxLookups) {
+    return {
+      text: `lookup_schema budget exhausted (${before.lookups_used}/${maxLookups} calls used). Work with the tables already inspected, or query directly.`,
+      found: [],
+      notFound: [],
+      alreadyFetched: [],
+      truncated: [],
+      debited: false,
+      budgetRemaining: 0,
+      budget: before,
+    };
+  }
+
+  const distinct = [...new Set(refs.map(normaliseTableRef).filter((ref) => ref.length > 0))];
+  const accepted = distinct.slice(0, MAX_LOOKUP_TABLES_PER_CALL);
+  const truncated = distinct.slice(MAX_LOOKUP_TABLES_PER_CALL);
+  const resolver = isResolver(context.tables) ? context.tables : createTableResolver(context.tables);
+  const fetchedBefore = new Set(before.fetched);
+
+  const found: TableSchema[] = [];
+  const alreadyFetched: string[] = [];
+  const notFound: string[] = [];
+  const ambiguities: string[] = [];
+  for (const ref of accepted) {
+    const resolution = resolver.resolve(ref);
+    if (resolution.kind === 'found') {
+      const qualified = resolution.table.qualified;
+      if (fetchedBefore.has(qualified)) {
+        if (!alreadyFetched.includes(qualified)) alreadyFetched.push(qualified);
+      } else if (!found.includes(resolution.table)) {
+        found.push(resolution.table);
+      }
+    } else {
+      notFound.push(ref);
+      if (resolution.kind === 'ambiguous') ambiguities.push(`\`${ref}\` could be ${quoteList(resolution.candidates)}`);
+    }
+  }
+
+  // A call that only repeats tables already shown costs nothing; any other call is charged, even one that finds nothing.
+  const onlyRepeats = alreadyFetched.length > 0 && found.length === 0 && notFound.length === 0 && truncated.length === 0;
+  const debited = !onlyRepeats;
+  const budget: SchemaBudgetState = {
+    lookups_used: before.lookups_used + (debited ? 1 : 0),
+    searches_used: before.searches_used,
+    fetched: [...before.fetched, ...found.map((table) => table.qualified)],
+  };
+
+  const sections: string[] = found.map(renderTableDetail);
+  if (distinct.length === 0) sections.push('lookup_schema needs at least one table name, e.g. ["main.orders"].');
+  if (notFound.length > 0) {
+    const detail = ambiguities.length > 0 ? ` (${ambiguities.join('; ')}: use the qualified name)` : '';
+    sections.push(`Not found: ${quoteList(notFound)}${detail}. Check the catalog or use search_tables.`);
+  }
+  if (alreadyFetched.length > 0) sections.push(`Already inspected earlier in this run (see the earlier messages): ${quoteList(alreadyFetched)}.`);
+  if (truncated.length > 0) {
+    sections.push(`Truncated: at most ${MAX_LOOKUP_TABLES_PER_CALL} tables per call; not looked up: ${quoteList(truncated)}. Ask for them in another call if needed.`);
+  }
+  sections.push(lookupBudgetLine(budget.lookups_used, maxLookups));
+
+  return {
+    text: sections.join('\n\n'),
+    found: found.map((table) => table.qualified),
+    notFound,
+    alreadyFetched,
+    truncated,
+    debited,
+    budgetRemaining: Math.max(0, maxLookups - budget.lookups_used),
+    budget,
+  };
+}
