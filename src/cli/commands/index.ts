@@ -1,11 +1,13 @@
 import type { Command } from 'commander';
 import { register as registerCompact } from './compact.js';
+import { register as registerDemoData } from './demo-data.js';
 import { register as registerLlmSimulator } from './llm-simulator.js';
 import { register as registerQuery } from './query.js';
 
 /** Each command module exports `register(program)`. One line per command; keep alphabetical. */
 const registrations: Array<(program: Command) => void> = [
   registerCompact,
+  registerDemoData,
   registerLlmSimulator,
   registerQuery,
 ];

@@ -1,0 +1,80 @@
+/** `assay demo-data`: generate a deterministic demo DuckDB warehouse with planted patterns and its truths file. */
+import type { Command } from 'commander';
+import { ValidationError } from '../../errors/index.js';
+import {
+  DEFAULT_DEMO_SCALE,
+  DEFAULT_DEMO_SEED,
+  DEMO_KINDS,
+  generateDemoWarehouse,
+  parseDemoKind,
+  type DemoWarehouseSummary,
+} from '../../warehouse/demo/index.js';
+import { printJson, renderTable } from '../context.js';
+
+interface DemoDataCommandOptions {
+  kind: string;
+  out: string;
+  seed?: string;
+  scale?: string;
+  force?: boolean;
+  json?: boolean;
+}
+
+/** Above this many tables (the ERP demo) the listing shows the largest ones and a summary line. */
+const LISTED_TABLES_LIMIT = 25;
+
+function parseNumberOption(name: string, value: string | undefined, integer: boolean): number | undefined {
+  if (value === undefined) return undefined;
+  const parsed = Number(value);
+  const valid = value.trim() !== '' && Number.isFinite(parsed) && (!integer || Number.isSafeInteger(parsed));
+  if (!valid) {
+    throw new ValidationError(`--${name} must be ${integer ? 'an integer' : 'a number'} (got ${JSON.stringify(value)})`, [
+      { path: name, message: integer ? 'an integer' : 'a number' },
+    ]);
+  }
+  return parsed;
+}
+
+/** The human summary: tables and rows (largest first when there are many), truths path, elapsed seconds. */
+export function formatDemoSummary(summary: DemoWarehouseSummary): string {
+  const byRowsDescending = [...summary.tables].sort((left, right) => right.rows - left.rows || left.name.localeCompare(right.name));
+  const listed = summary.tables.length > LISTED_TABLES_LIMIT ? byRowsDescending.slice(0, LISTED_TABLES_LIMIT) : summary.tables;
+  const lines = [renderTable(['table', 'rows'], listed.map((table) => [table.name, table.rows.toLocaleString('en-US')]))];
+  if (listed.length < summary.tables.length) {
+    const rest = summary.tables.length - listed.length;
+    const empty = summary.tables.filter((table) => table.rows === 0).length;
+    lines.push(`… and ${rest.toLocaleString('en-US')} more tables (${summary.tables.length.toLocaleString('en-US')} in all, ${empty.toLocaleString('en-US')} empty)`);
+  }
+  const totalRows = summary.tables.reduce((sum, table) => sum + table.rows, 0);
+  lines.push(`${summary.tables.length.toLocaleString('en-US')} tables, ${totalRows.toLocaleString('en-US')} rows → ${summary.path}`);
+  lines.push(`truths: ${summary.truthsPath}`);
+  lines.push(`generated in ${(summary.elapsedMs / 1000).toFixed(2)} s`);
+  return `${lines.join('\n')}\n`;
+}
+
+export function register(program: Command): void {
+  program
+    .command('demo-data')
+    .description('generate a deterministic demo DuckDB warehouse with planted patterns, plus <out>.truths.json describing them')
+    .requiredOption('-k, --kind <kind>', `which demo: ${DEMO_KINDS.join(', ')}`)
+    .requiredOption('-o, --out <file>', 'DuckDB file to create (refused if it exists, unless --force)')
+    .option('--seed <n>', `seed for every random choice; same seed, same data (default ${DEFAULT_DEMO_SEED})`)
+    .option('--scale <x>', `multiplier on entity counts (default ${DEFAULT_DEMO_SCALE})`)
+    .option('-f, --force', 'replace an existing file at --out')
+    .option('--json', 'print the summary as JSON')
+    .addHelpText(
+      'after',
+      `\nThe truths file lists each planted pattern with keywords, tables and a check SELECT whose "value" must satisfy "expect".\n\nExamples:\n  assay demo-data --kind ecommerce --out shop.duckdb\n  assay demo-data --kind erp --out erp.duckdb --seed 7 --force`,
+    )
+    .action(async (options: DemoDataCommandOptions) => {
+      const summary = await generateDemoWarehouse({
+        kind: parseDemoKind(options.kind),
+        out: options.out,
+        seed: parseNumberOption('seed', options.seed, true),
+        scale: parseNumberOption('scale', options.scale, false),
+        overwrite: options.force === true,
+      });
+      if (options.json === true) printJson(summary);
+      else process.stdout.write(formatDemoSummary(summary));
+    });
+}
