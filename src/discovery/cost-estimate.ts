@@ -5,13 +5,14 @@
  * no request exceeds the model's prompt budget.
  *
  * Exploration input of step n (1-based), with P the static prefix, R a full turn, O a compacted
- * turn, K = keepTurns, h = n - 1 turns of history, B the prompt budget:
+ * turn, K = keepTurns, h = n - 1 turns of history, C the cap on compacted history, B the
+ * prompt budget:
  *
- *   input(n) = min(B, P + R·min(h, K) + O·max(0, h - K))
+ *   input(n) = min(B, P + R·min(h, K) + min(C, O·max(0, h - K)))
  *
  * The per-step input grows by R per step for the first K+1 steps (the total grows
- * quadratically), then by only O per step once compaction caps old turns (so the total grows
- * as O·S²/2 instead of R·S²/2), and is flat once it reaches B.
+ * quadratically), then by only O per step once old turns are compacted (the total grows as
+ * O·S²/2 instead of R·S²/2), and is flat once the compacted history reaches C or the prompt B.
  */
 import type { LlmPhase } from '../domain/run.js';
 import type { ModelCatalogEntry } from '../llm/catalog.js';
@@ -26,6 +27,8 @@ export interface LoopCompaction {
   perOldTurnTokens: number;
   /** Tokens of one full turn (the assistant's action + the result message). */
   perRecentTurnTokens: number;
+  /** Cap on all compacted turns together (loop compaction keeps the newest that fit); none when absent. */
+  maxCompactedHistoryTokens?: number;
 }
 
 export interface RunCostInput {
@@ -90,7 +93,8 @@ export function explorationStepInputTokens(step: number, prefixTokens: number, c
   const history = step - 1;
   const recent = Math.min(history, compaction.keepTurns);
   const old = Math.max(0, history - compaction.keepTurns);
-  return Math.min(budgetTokens, prefixTokens + recent * compaction.perRecentTurnTokens + old * compaction.perOldTurnTokens);
+  const compacted = Math.min(compaction.maxCompactedHistoryTokens ?? Number.POSITIVE_INFINITY, old * compaction.perOldTurnTokens);
+  return Math.min(budgetTokens, prefixTokens + recent * compaction.perRecentTurnTokens + compacted);
 }
 
 export function estimateRunCost(input: RunCostInput): RunCostEstimate {
@@ -135,6 +139,7 @@ export function estimateRunCost(input: RunCostInput): RunCostEstimate {
       keep_turns: input.loopCompaction.keepTurns,
       per_recent_turn_tokens: input.loopCompaction.perRecentTurnTokens,
       per_old_turn_tokens: input.loopCompaction.perOldTurnTokens,
+      max_compacted_history_tokens: input.loopCompaction.maxCompactedHistoryTokens ?? 'none',
       exploration_output_tokens_per_step: outputPerStep,
       exploration_prompt_budget_tokens: explorationBudget,
       steps: `all ${input.maxSteps} steps run (no early "done")`,

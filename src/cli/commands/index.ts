@@ -1,6 +1,7 @@
 import type { Command } from 'commander';
 import { register as registerCompact } from './compact.js';
 import { register as registerDemoData } from './demo-data.js';
+import { register as registerEstimate } from './estimate.js';
 import { register as registerLlmSimulator } from './llm-simulator.js';
 import { register as registerQuery } from './query.js';
 
@@ -8,6 +9,7 @@ import { register as registerQuery } from './query.js';
 const registrations: Array<(program: Command) => void> = [
   registerCompact,
   registerDemoData,
+  registerEstimate,
   registerLlmSimulator,
   registerQuery,
 ];

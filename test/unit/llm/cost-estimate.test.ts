@@ -27,6 +27,12 @@ describe('when modelling exploration input per step', () => {
     expect(sizes[0]).toBe(5_000);
   });
 
+  it('stops growing once the compacted history reaches its cap', () => {
+    const capped = { ...compaction, maxCompactedHistoryTokens: 1_000 };
+    expect(explorationStepInputTokens(12, 5_000, capped, 1_000_000)).toBe(5_000 + 6 * 2_000 + 1_000);
+    expect(explorationStepInputTokens(300, 5_000, capped, 1_000_000)).toBe(5_000 + 6 * 2_000 + 1_000);
+  });
+
   it('never exceeds the prompt budget', () => {
     expect(explorationStepInputTokens(400, 5_000, compaction, 60_000)).toBe(60_000);
   });

@@ -1,0 +1,95 @@
+/** `assay estimate`: what a run will cost in LLM tokens and dollars, before it starts. */
+import type { Command } from 'commander';
+import {
+  COMPACT_ASST_KEEP,
+  COMPACT_HISTORY_MAX_CHARS,
+  COMPACT_KEEP_TAIL,
+  COMPACT_TOOL_KEEP,
+} from '../../compaction/conversation.js';
+import { estimateRunCost, type RunCostEstimate } from '../../discovery/cost-estimate.js';
+import { loadPack, resolveAreas } from '../../discovery/pack-loader.js';
+import { ValidationError } from '../../errors/index.js';
+import { lookupModel } from '../../llm/catalog.js';
+import { estimateTokens } from '../../llm/tokens.js';
+import { cliConfig, printJson, renderTable } from '../context.js';
+
+interface EstimateCommandOptions {
+  llm?: string;
+  maxSteps?: string;
+  pack: string;
+  category?: string;
+  catalogTokens: string;
+  json?: boolean;
+}
+
+/** Loop compaction keeps the last COMPACT_KEEP_TAIL messages whole; one exploration turn is two messages (action, result). */
+const KEEP_TURNS = COMPACT_KEEP_TAIL / 2;
+/** Chars per token for sizes known only in characters: the low end of what the calibration measured, so sizes err high. */
+const CHARS_PER_TOKEN_FOR_CHAR_LIMITS = 3;
+/** A full turn: the action JSON (~600 tokens) plus a result message with its first rows and digest. */
+const FULL_TURN_TOKENS = 1_600;
+/** Level-0 catalog of a ~150-table warehouse (about 25 tokens a line) when the caller does not give its size. */
+const DEFAULT_CATALOG_TOKENS = 4_000;
+
+function positiveInteger(value: string, flag: string): number {
+  const parsed = Number(value);
+  if (!Number.isInteger(parsed) || parsed < 1) throw new ValidationError(`${flag} must be a positive integer (got ${JSON.stringify(value)})`, [{ path: flag, message: 'a positive integer' }]);
+  return parsed;
+}
+
+function formatUsd(value: number): string {
+  return `$${value.toFixed(value < 1 ? 4 : 2)}`;
+}
+
+function printEstimate(estimate: RunCostEstimate, pack: string, areas: number): void {
+  const rows = Object.entries(estimate.breakdown).map(([phase, cost]) => [phase, cost.calls, cost.input_tokens.toLocaleString('en-US'), cost.output_tokens.toLocaleString('en-US'), formatUsd(cost.cost_usd)]);
+  rows.push(['total', '', estimate.llm.input_tokens.toLocaleString('en-US'), estimate.llm.output_tokens.toLocaleString('en-US'), formatUsd(estimate.llm.cost_usd)]);
+  process.stdout.write(`LLM cost estimate for ${estimate.llm.model}, pack "${pack}" (${areas} areas)\n`);
+  process.stdout.write(`${renderTable(['phase', 'calls', 'input tokens', 'output tokens', 'cost'], rows)}\n`);
+  process.stdout.write('assumptions:\n');
+  for (const [name, value] of Object.entries(estimate.assumptions)) process.stdout.write(`  ${name}: ${value}\n`);
+}
+
+export function register(program: Command): void {
+  program
+    .command('estimate')
+    .description('estimate the LLM tokens and cost of a discovery run (exploration modelled step by step with loop compaction)')
+    .option('--llm <spec>', 'model as provider:model (e.g. anthropic:claude-sonnet-5-5); default: the configured llm')
+    .option('--max-steps <n>', 'exploration steps; default: the configured run.maxSteps')
+    .option('--pack <slug>', 'domain pack whose prompts are measured', 'ecommerce')
+    .option('--category <id>', 'pack category (adds its areas)')
+    .option('--catalog-tokens <n>', 'tokens of the Level-0 schema catalog (see the schema index of the project)', String(DEFAULT_CATALOG_TOKENS))
+    .option('--json', 'print the estimate as JSON')
+    .addHelpText(
+      'after',
+      `\nPrices come from the model catalog (override them with config "models"). The estimate assumes every step runs\n(no early "done") and leaves out SQL-fix and reformat calls.\n\nExamples:\n  assay estimate --llm anthropic:claude-sonnet-5-5 --max-steps 40\n  assay estimate --llm openai:gpt-5.4 --pack gaming --catalog-tokens 12000 --json`,
+    )
+    .action((options: EstimateCommandOptions, command: Command) => {
+      const config = cliConfig(command);
+      const spec = options.llm ?? config.llm;
+      const { entry, known } = lookupModel(spec, config.models);
+      if (!known) {
+        process.stderr.write(`warning: model "${spec}" is not in the catalog; using a ${entry.contextWindow}-token window and ${entry.outputPricePerMTok > 0 ? 'the provider\'s highest prices' : 'zero prices'} (set config "models" to fix)\n`);
+      }
+      const pack = loadPack(options.pack, { includeHidden: config.enableSystemTestPack });
+      const areas = resolveAreas(pack, options.category);
+      const measure = (text: string): number => estimateTokens(text, entry.family);
+      const estimate = estimateRunCost({
+        catalogEntry: entry,
+        catalogTokens: positiveInteger(options.catalogTokens, '--catalog-tokens'),
+        basePromptTokens: measure(pack.prompts.base_context),
+        explorationPromptTokens: measure(pack.prompts.exploration),
+        maxSteps: options.maxSteps === undefined ? config.run.maxSteps : positiveInteger(options.maxSteps, '--max-steps'),
+        areas: areas.length,
+        avgAnalysisPromptTokens: areas.length === 0 ? 0 : Math.ceil(areas.reduce((sum, area) => sum + measure(area.prompt), 0) / areas.length),
+        loopCompaction: {
+          keepTurns: KEEP_TURNS,
+          perOldTurnTokens: Math.ceil((COMPACT_ASST_KEEP + COMPACT_TOOL_KEEP) / CHARS_PER_TOKEN_FOR_CHAR_LIMITS),
+          perRecentTurnTokens: FULL_TURN_TOKENS,
+          maxCompactedHistoryTokens: Math.ceil(COMPACT_HISTORY_MAX_CHARS / CHARS_PER_TOKEN_FOR_CHAR_LIMITS),
+        },
+      });
+      if (options.json) printJson(estimate);
+      else printEstimate(estimate, pack.slug, areas.length);
+    });
+}
