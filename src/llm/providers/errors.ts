@@ -10,6 +10,7 @@ import {
   type LlmErrorInfo,
   type LlmErrorKind,
 } from '../../errors/index.js';
+import { RETRYABLE_LLM_ERROR_KINDS } from '../retry.js';
 
 /** What a classifier needs to know beyond the error itself. */
 export interface ClassifyContext {
@@ -31,9 +32,6 @@ export interface PromptTooLong {
 /** Provider messages can be long and, for some gateways, echo the input: keep only a short first line. */
 const MAX_PROVIDER_MESSAGE_CHARS = 200;
 
-/** Kinds worth retrying: the HTTP 408/409/429/≥500 family and network failures (AI SDK rule). */
-const RETRYABLE_KINDS: ReadonlySet<LlmErrorKind> = new Set(['rate_limit', 'timeout', 'transient']);
-
 /** Node socket error codes that mean "the connection failed", not "the request was wrong". */
 const NETWORK_ERROR_CODES: ReadonlySet<string> = new Set([
   'ECONNREFUSED',
@@ -50,8 +48,9 @@ const NETWORK_ERROR_CODES: ReadonlySet<string> = new Set([
   'ERR_HTTP2_INVALID_SESSION',
 ]);
 
+/** The HTTP 408/409/429/≥500 family and network failures: the kinds the retry policy retries. */
 export function isRetryableKind(kind: LlmErrorKind): boolean {
-  return RETRYABLE_KINDS.has(kind);
+  return RETRYABLE_LLM_ERROR_KINDS.has(kind);
 }
 
 /** The kind an HTTP status means when the body says nothing more specific. */

@@ -1,0 +1,30 @@
+import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { createAnthropicProvider } from '../../../src/llm/providers/anthropic.js';
+import { estimatePromptTokens } from '../../../src/llm/providers/prompt-size.js';
+import { startLlmSimulator, type LlmSimulator } from '../../../src/llm/simulator/index.js';
+import { runProviderContract } from './provider-contract.js';
+
+const MODEL = 'claude-sonnet-4-6';
+
+runProviderContract('anthropic', (url, credential) => createAnthropicProvider({ model: MODEL, apiKey: credential, baseUrl: url }), {
+  provider: 'anthropic',
+  model: MODEL,
+  tokenFamily: 'anthropic',
+  authStatus: 401,
+});
+
+describe('when the Anthropic adapter counts tokens', () => {
+  let simulator: LlmSimulator;
+  beforeAll(async () => {
+    simulator = await startLlmSimulator();
+  });
+  afterAll(() => simulator.close());
+
+  it('returns the count from /v1/messages/count_tokens without generating anything', async () => {
+    const provider = createAnthropicProvider({ model: MODEL, apiKey: 'simulated-key', baseUrl: simulator.url });
+    const request = { system: 'Be terse.', messages: [{ role: 'user' as const, content: 'How many orders were placed in March?' }] };
+    expect(await provider.countTokens(request)).toBe(estimatePromptTokens(request, 'anthropic'));
+    expect(simulator.stats.tokenCounts).toBe(1);
+    expect(simulator.stats.completions.anthropic).toBe(0);
+  });
+});

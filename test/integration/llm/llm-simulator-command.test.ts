@@ -1,0 +1,51 @@
+import { spawn, type ChildProcess } from 'node:child_process';
+import { once } from 'node:events';
+import { afterEach, describe, expect, it } from 'vitest';
+
+const children: ChildProcess[] = [];
+afterEach(() => {
+  for (const child of children.splice(0)) if (child.exitCode === null) child.kill('SIGKILL');
+});
+
+/** Start `assay llm-simulator …` and resolve with its first stdout line. */
+async function startCommand(args: string[]): Promise<{ child: ChildProcess; firstLine: string }> {
+  const child = spawn(process.execPath, ['--import', 'tsx', 'src/cli/main.ts', 'llm-simulator', ...args], { stdio: ['ignore', 'pipe', 'pipe'] });
+  children.push(child);
+  let output = '';
+  const firstLine = await new Promise<string>((resolve, reject) => {
+    child.stdout!.on('data', (chunk: Buffer) => {
+      output += chunk.toString();
+      if (output.includes('\n')) resolve(output);
+    });
+    child.once('exit', (code) => reject(new Error(`llm-simulator exited with ${code} before listening`)));
+  });
+  return { child, firstLine };
+}
+
+describe('when `assay llm-simulator` runs', () => {
+  it('prints exactly "listening on http://127.0.0.1:<port>", serves the options given, and exits 0 on SIGTERM', async () => {
+    const { child, firstLine } = await startCommand(['--port', '0', '--context-window', '20']);
+    const match = /^listening on (http:\/\/127\.0\.0\.1:(\d+))\n$/.exec(firstLine);
+    expect(match).not.toBeNull();
+    const answer = await fetch(`${match![1]}/v1/chat/completions`, {
+      method: 'POST',
+      headers: { 'content-type': 'application/json', authorization: 'Bearer k' },
+      body: JSON.stringify({ model: 'gpt-5.4', messages: [{ role: 'user', content: 'a prompt that is longer than twenty tokens, '.repeat(5) }] }),
+    });
+    expect(answer.status).toBe(400);
+    expect(await answer.json()).toMatchObject({ error: { code: 'context_length_exceeded' } });
+    child.kill('SIGTERM');
+    const [code] = await once(child, 'exit');
+    expect(code).toBe(0);
+  });
+
+  it('rejects a flag that is not a number with a validation exit code', async () => {
+    const child = spawn(process.execPath, ['--import', 'tsx', 'src/cli/main.ts', 'llm-simulator', '--rate-limit-every', 'often'], { stdio: ['ignore', 'pipe', 'pipe'] });
+    children.push(child);
+    let stderr = '';
+    child.stderr!.on('data', (chunk: Buffer) => (stderr += chunk.toString()));
+    const [code] = await once(child, 'exit');
+    expect(code).toBe(2);
+    expect(stderr).toContain('--rate-limit-every must be a whole number');
+  });
+});
