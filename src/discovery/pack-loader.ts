@@ -65,15 +65,24 @@ function formatIssue(issue: z.core.$ZodIssue): string {
   return `${formatPath(issue.path) || '(root)'}: ${message}`;
 }
 
+/** JSON.parse reports a character offset; a line and column is what an editor can jump to. */
+function jsonErrorReason(error: unknown, text: string): string {
+  const reason = (error instanceof Error ? error.message : String(error)).replace(/\s+/g, ' ');
+  const offset = /at position (\d+)/.exec(reason)?.[1];
+  if (offset === undefined || /line \d+/.test(reason)) return reason;
+  const before = text.slice(0, Number(offset)).split('\n');
+  return `${reason} (line ${before.length}, column ${(before.at(-1)?.length ?? 0) + 1})`;
+}
+
 function parseManifest(slug: string, directory: string): PackManifest {
   const file = join(directory, MANIFEST_FILE);
   if (!existsSync(file)) throw failure(slug, `missing ${MANIFEST_FILE}`, { file: MANIFEST_FILE });
+  const text = readFileSync(file, 'utf8');
   let raw: unknown;
   try {
-    raw = JSON.parse(readFileSync(file, 'utf8'));
+    raw = JSON.parse(text);
   } catch (error) {
-    const reason = error instanceof Error ? error.message.replace(/\s+/g, ' ') : String(error);
-    throw failure(slug, `${MANIFEST_FILE} is not valid JSON: ${reason}`, { file: MANIFEST_FILE });
+    throw failure(slug, `${MANIFEST_FILE} is not valid JSON: ${jsonErrorReason(error, text)}`, { file: MANIFEST_FILE });
   }
   const result = packManifestSchema.safeParse(raw);
   if (!result.success) {
@@ -147,7 +156,7 @@ class PromptReader {
     }
     for (const required of REQUIRED_VARIABLES[kind]) {
       if (!names.includes(required)) {
-        throw failure(this.slug, `${relative} never uses {{${required}}}, which a ${kind} prompt must show`, { file: relative, field: required });
+        throw failure(this.slug, `${relative} never uses {{${required}}}, which every ${kind} prompt must show`, { file: relative, field: required });
       }
     }
     return text;
