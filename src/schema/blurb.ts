@@ -1,0 +1,66 @@
+/**
+ * Table descriptions for the schema index. `templateBlurb` is the deterministic one (no LLM): what
+ * the columns are, what values look like, what the table joins to. `schemaEmbeddingText` is what
+ * gets embedded: name, column names and the blurb, so a search for a column name finds its table
+ * even when a model-written blurb forgot to mention it (the reference embedded the blurb only).
+ */
+import type { ColumnCategory, TableSchema } from '../warehouse/port.js';
+import { formatRowCount, truncateText } from './format.js';
+
+/** Columns named per category; more would turn the blurb into a column list. */
+const BLURB_COLUMNS_PER_CATEGORY = 12;
+/** Distinct sample values shown per dimension column, each cut at BLURB_SAMPLE_VALUE_MAX_CHARS. */
+const BLURB_SAMPLE_VALUES = 3;
+const BLURB_SAMPLE_VALUE_MAX_CHARS = 40;
+/** Column names in the embedded text, in characters: keeps a 2,000-column table inside any embedder's input limit. */
+const EMBED_COLUMN_NAMES_MAX_CHARS = 4_000;
+
+export interface BlurbContext {
+  /** Area keywords the table matches. */
+  keywords: string[];
+  /** Qualified names of tables it likely joins to. */
+  joins: string[];
+}
+
+const CATEGORY_LABELS: Array<[ColumnCategory, string]> = [
+  ['primary_key', 'Keys'],
+  ['time', 'Time'],
+  ['metric', 'Metrics'],
+  ['dimension', 'Dimensions'],
+];
+
+function sampleValues(table: TableSchema, column: string): string[] {
+  const values: string[] = [];
+  for (const row of table.samples) {
+    const value = row[column];
+    if (value === null || value === undefined || value === '') continue;
+    const text = truncateText(String(value), BLURB_SAMPLE_VALUE_MAX_CHARS);
+    if (!values.includes(text)) values.push(text);
+    if (values.length >= BLURB_SAMPLE_VALUES) break;
+  }
+  return values;
+}
+
+export function templateBlurb(table: TableSchema, context: BlurbContext = { keywords: [], joins: [] }): string {
+  const sentences = [`${table.qualified}: ${formatRowCount(table.rowCount)} rows, ${table.columns.length} columns.`];
+  for (const [category, label] of CATEGORY_LABELS) {
+    const columns = table.columns.filter((column) => column.category === category);
+    if (columns.length === 0) continue;
+    const named = columns.slice(0, BLURB_COLUMNS_PER_CATEGORY).map((column) => {
+      if (category !== 'dimension') return column.name;
+      const values = sampleValues(table, column.name);
+      return values.length > 0 ? `${column.name} (e.g. ${values.join(', ')})` : column.name;
+    });
+    const more = columns.length > named.length ? ` and ${columns.length - named.length} more` : '';
+    sentences.push(`${label}: ${named.join(', ')}${more}.`);
+  }
+  if (context.joins.length > 0) sentences.push(`Likely joins: ${context.joins.join(', ')}.`);
+  if (context.keywords.length > 0) sentences.push(`Related to: ${context.keywords.join(', ')}.`);
+  return sentences.join(' ');
+}
+
+/** The text embedded for a table: its name, every column name, then its blurb. */
+export function schemaEmbeddingText(table: TableSchema, blurb: string): string {
+  const columns = truncateText(table.columns.map((column) => column.name).join(', '), EMBED_COLUMN_NAMES_MAX_CHARS);
+  return `${table.qualified}\ncolumns: ${columns}\n${blurb}`;
+}

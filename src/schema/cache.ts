@@ -1,0 +1,105 @@
+/**
+ * The schema cache: a project's described tables, keyed by (projectId, warehouseHash), one JSON file
+ * per key under `dir`, written crash-safely. Entries older than the TTL come back as `stale` with
+ * their tables, so the caller can re-index (and keep working meanwhile) instead of failing a week
+ * later as the reference did.
+ */
+import { rm } from 'node:fs/promises';
+import { join } from 'node:path';
+import { z } from 'zod';
+import { cellSchema } from '../domain/index.js';
+import { ValidationError } from '../errors/index.js';
+import { readJsonFile, writeFileAtomic } from '../store/atomic-file.js';
+import type { TableSchema } from '../warehouse/port.js';
+import { SCHEMA_CACHE_TTL_MS } from './constants.js';
+
+const CACHE_FORMAT_VERSION = 1;
+
+const tableSchemaSchema = z.object({
+  schema: z.string(),
+  name: z.string(),
+  qualified: z.string(),
+  columns: z.array(z.object({ name: z.string(), type: z.string(), nullable: z.boolean(), category: z.enum(['primary_key', 'time', 'metric', 'dimension']) })),
+  rowCount: z.number(),
+  samples: z.array(z.record(z.string(), cellSchema)),
+});
+
+const cacheFileSchema = z.object({
+  version: z.literal(CACHE_FORMAT_VERSION),
+  project_id: z.string(),
+  warehouse_hash: z.string(),
+  built_at: z.string(),
+  tables: z.array(tableSchemaSchema),
+});
+
+export type SchemaCacheEntry =
+  | { status: 'fresh' | 'stale'; tables: TableSchema[]; builtAt: string; ageMs: number }
+  /** `unreadable`: a file exists but is corrupt or of another format; treat as missing and rebuild. */
+  | { status: 'missing'; reason: 'absent' | 'unreadable' };
+
+export interface SchemaCache {
+  get(projectId: string, warehouseHash: string): Promise<SchemaCacheEntry>;
+  put(projectId: string, warehouseHash: string, tables: readonly TableSchema[]): Promise<{ builtAt: string }>;
+  /** Forgets one warehouse's entry, or every entry of the project when no hash is given. */
+  invalidate(projectId: string, warehouseHash?: string): Promise<void>;
+}
+
+export interface SchemaCacheOptions {
+  dir: string;
+  /** @defaultValue 7 days (SCHEMA_CACHE_TTL_MS) */
+  ttlMs?: number;
+  /** @defaultValue Date.now */
+  now?: () => number;
+}
+
+const SAFE_KEY = /^[A-Za-z0-9_-]{1,128}$/;
+
+function checkKey(kind: string, value: string): void {
+  if (!SAFE_KEY.test(value)) throw new ValidationError(`schema cache: ${kind} "${value}" must be letters, digits, _ and - (1-128)`);
+}
+
+export function createSchemaCache(options: SchemaCacheOptions): SchemaCache {
+  const ttlMs = options.ttlMs ?? SCHEMA_CACHE_TTL_MS;
+  const now = options.now ?? Date.now;
+  const projectDir = (projectId: string): string => join(options.dir, projectId);
+  const fileOf = (projectId: string, hash: string): string => join(projectDir(projectId), `${hash}.json`);
+
+  return {
+    async get(projectId, hash) {
+      checkKey('project id', projectId);
+      checkKey('warehouse hash', hash);
+      let raw: unknown;
+      try {
+        raw = await readJsonFile(fileOf(projectId, hash));
+      } catch {
+        return { status: 'missing', reason: 'unreadable' };
+      }
+      if (raw === null) return { status: 'missing', reason: 'absent' };
+      const parsed = cacheFileSchema.safeParse(raw);
+      if (!parsed.success || parsed.data.project_id !== projectId || parsed.data.warehouse_hash !== hash) return { status: 'missing', reason: 'unreadable' };
+      const builtAtMs = Date.parse(parsed.data.built_at);
+      if (Number.isNaN(builtAtMs)) return { status: 'missing', reason: 'unreadable' };
+      const ageMs = Math.max(0, now() - builtAtMs);
+      return { status: ageMs > ttlMs ? 'stale' : 'fresh', tables: parsed.data.tables, builtAt: parsed.data.built_at, ageMs };
+    },
+
+    async put(projectId, hash, tables) {
+      checkKey('project id', projectId);
+      checkKey('warehouse hash', hash);
+      const builtAt = new Date(now()).toISOString();
+      const file = { version: CACHE_FORMAT_VERSION, project_id: projectId, warehouse_hash: hash, built_at: builtAt, tables };
+      await writeFileAtomic(fileOf(projectId, hash), JSON.stringify(file));
+      return { builtAt };
+    },
+
+    async invalidate(projectId, hash) {
+      checkKey('project id', projectId);
+      if (hash === undefined) {
+        await rm(projectDir(projectId), { recursive: true, force: true });
+        return;
+      }
+      checkKey('warehouse hash', hash);
+      await rm(fileOf(projectId, hash), { force: true });
+    },
+  };
+}

@@ -1,0 +1,87 @@
+import { mkdtemp, readdir, rm, writeFile } from 'node:fs/promises';
+import { tmpdir } from 'node:os';
+import { join } from 'node:path';
+import { afterEach, beforeEach, describe, expect, it } from 'vitest';
+import { ValidationError } from '../../../src/errors/index.js';
+import { createSchemaCache } from '../../../src/schema/cache.js';
+import { SCHEMA_CACHE_TTL_MS } from '../../../src/schema/constants.js';
+import { warehouseHash } from '../../../src/schema/warehouse-hash.js';
+import { shopTables } from './fixtures.js';
+
+let dir: string;
+let clock: number;
+const DAY = 24 * 60 * 60 * 1000;
+
+beforeEach(async () => {
+  dir = await mkdtemp(join(tmpdir(), 'assay-schema-cache-'));
+  clock = Date.parse('2025-03-01T00:00:00Z');
+});
+afterEach(async () => {
+  await rm(dir, { recursive: true, force: true });
+});
+
+describe('the schema cache', () => {
+  const hash = warehouseHash({ description: 'duckdb:demo.duckdb' });
+
+  it('is missing before anything is stored', async () => {
+    const cache = createSchemaCache({ dir, now: () => clock });
+    expect(await cache.get('shop', hash)).toEqual({ status: 'missing', reason: 'absent' });
+  });
+
+  it('returns what was stored as fresh within the TTL, and as stale (with the tables) after it', async () => {
+    const cache = createSchemaCache({ dir, now: () => clock });
+    const { builtAt } = await cache.put('shop', hash, shopTables());
+    expect(builtAt).toBe('2025-03-01T00:00:00.000Z');
+    clock += 6 * DAY;
+    const fresh = await cache.get('shop', hash);
+    expect(fresh).toMatchObject({ status: 'fresh', builtAt, ageMs: 6 * DAY });
+    expect(fresh.status !== 'missing' && fresh.tables).toEqual(shopTables());
+    clock += 2 * DAY;
+    const stale = await cache.get('shop', hash);
+    expect(stale.status).toBe('stale');
+    expect(stale.status !== 'missing' && stale.tables.length).toBe(6);
+    expect(SCHEMA_CACHE_TTL_MS).toBe(7 * DAY);
+  });
+
+  it('keys entries by project and warehouse', async () => {
+    const cache = createSchemaCache({ dir, now: () => clock });
+    await cache.put('shop', hash, shopTables());
+    expect((await cache.get('other', hash)).status).toBe('missing');
+    expect((await cache.get('shop', warehouseHash({ description: 'postgres://db/shop' }))).status).toBe('missing');
+  });
+
+  it('treats a corrupt file as missing so the caller rebuilds it', async () => {
+    const cache = createSchemaCache({ dir, now: () => clock });
+    await cache.put('shop', hash, shopTables());
+    const [file] = await readdir(join(dir, 'shop'));
+    await writeFile(join(dir, 'shop', file as string), '{"version":1,"tables":[{"oops"');
+    expect(await cache.get('shop', hash)).toEqual({ status: 'missing', reason: 'unreadable' });
+  });
+
+  it('forgets one warehouse or the whole project on invalidate', async () => {
+    const cache = createSchemaCache({ dir, now: () => clock });
+    const other = warehouseHash({ description: 'postgres://db/shop' });
+    await cache.put('shop', hash, shopTables());
+    await cache.put('shop', other, shopTables());
+    await cache.invalidate('shop', hash);
+    expect((await cache.get('shop', hash)).status).toBe('missing');
+    expect((await cache.get('shop', other)).status).toBe('fresh');
+    await cache.invalidate('shop');
+    expect((await cache.get('shop', other)).status).toBe('missing');
+  });
+
+  it('refuses project ids that could escape its directory', async () => {
+    const cache = createSchemaCache({ dir });
+    await expect(cache.get('../etc', hash)).rejects.toBeInstanceOf(ValidationError);
+  });
+});
+
+describe('warehouseHash', () => {
+  it('ignores dataset order and changes with what is described', () => {
+    const base = warehouseHash({ description: 'postgres://h/db', datasets: ['a', 'b'] });
+    expect(warehouseHash({ description: 'postgres://h/db', datasets: ['b', 'a'] })).toBe(base);
+    expect(warehouseHash({ description: 'postgres://h/db', datasets: ['a'] })).not.toBe(base);
+    expect(warehouseHash({ description: 'postgres://h/other', datasets: ['a', 'b'] })).not.toBe(base);
+    expect(base).toMatch(/^[0-9a-f]{32}$/);
+  });
+});

@@ -1,0 +1,47 @@
+import { describe, expect, it } from 'vitest';
+import { CancelledError, WarehouseError } from '../../../src/errors/index.js';
+import { discoverSchema } from '../../../src/schema/discovery.js';
+import type { SchemaIndexProgress } from '../../../src/schema/progress.js';
+import { fixedWarehouse } from './fixed-warehouse.js';
+import { shopTables, table } from './fixtures.js';
+
+describe('schema discovery', () => {
+  it('describes every table, sorted by name, a bounded number at a time, reporting progress', async () => {
+    const many = Array.from({ length: 12 }, (_, index) => table(`main.t${String(index).padStart(2, '0')}`, ['id']));
+    const warehouse = fixedWarehouse([...many].reverse(), { delayMs: 5 });
+    const progress: SchemaIndexProgress[] = [];
+    const tables = await discoverSchema(warehouse, { concurrency: 3, onProgress: (event) => progress.push(event) });
+    expect(tables.map((entry) => entry.qualified)).toEqual(many.map((entry) => entry.qualified));
+    expect(warehouse.maxConcurrentDescribes).toBe(3);
+    expect(progress[0]).toEqual({ phase: 'listing_tables', done: 0, total: 0 });
+    expect(progress.at(-1)).toEqual({ phase: 'schema_discovery', done: 12, total: 12 });
+  });
+
+  it('skips and reports a table that fails or takes too long, and keeps the rest', async () => {
+    const warehouse = fixedWarehouse(shopTables(), { failing: new Set(['main.orders']), hanging: new Set(['main.products']) });
+    const skipped: string[] = [];
+    const tables = await discoverSchema(warehouse, { tableTimeoutMs: 50, onTableError: (ref, error) => skipped.push(`${ref.name}: ${error.message}`) });
+    expect(tables.map((entry) => entry.name)).toEqual(['categories', 'customers', 'order_items', 'weather_daily']);
+    expect(skipped.sort()).toEqual(['orders: permission denied for table main.orders', 'products: describing main.products took longer than 50 ms; skipped']);
+  });
+
+  it('fails when no table at all could be described', async () => {
+    const tables = shopTables();
+    const warehouse = fixedWarehouse(tables, { failing: new Set(tables.map((entry) => entry.qualified)) });
+    await expect(discoverSchema(warehouse)).rejects.toThrow(WarehouseError);
+    await expect(discoverSchema(warehouse)).rejects.toThrow(/could not describe any of the 6 tables; first error/);
+  });
+
+  it('stops with CancelledError when its signal is aborted', async () => {
+    const controller = new AbortController();
+    const warehouse = fixedWarehouse(shopTables(), { delayMs: 20 });
+    const pending = discoverSchema(warehouse, { signal: controller.signal, concurrency: 1 });
+    setTimeout(() => controller.abort(), 30);
+    await expect(pending).rejects.toBeInstanceOf(CancelledError);
+    expect(warehouse.describeCalls).toBeLessThan(6);
+  });
+
+  it('returns nothing for an empty warehouse', async () => {
+    expect(await discoverSchema(fixedWarehouse([]))).toEqual([]);
+  });
+});
