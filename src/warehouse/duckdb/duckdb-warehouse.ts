@@ -66,14 +66,16 @@ class DuckdbWarehouse implements Warehouse {
   private readonly queue = new SerialQueue();
   private filteredRelations: FilteredRelations = new Set();
 
+  private readonly connection: DuckDBConnection;
+
   constructor(
     readonly description: string,
-    private readonly instance: DuckDBInstance,
-    private readonly connection: DuckDBConnection,
+    private readonly engine: LockedDuckdb,
     readonly limits: WarehouseLimits,
     private readonly tenantFilter: TenantFilter | undefined,
-    private readonly cleanup: () => Promise<void>,
-  ) {}
+  ) {
+    this.connection = engine.connection;
+  }
 
   /** Relations carrying the tenant column; computed once at open time. */
   async loadTenantRelations(): Promise<void> {
@@ -210,10 +212,10 @@ class DuckdbWarehouse implements Warehouse {
 
   async close(): Promise<void> {
     await this.queue.run(async () => {
-      this.connection.closeSync();
-      this.instance.closeSync();
+      this.engine.connection.closeSync();
+      this.engine.instance.closeSync();
     });
-    await this.cleanup();
+    await this.engine.cleanup();
   }
 }
 
@@ -226,7 +228,15 @@ async function emptyDatabaseFile(): Promise<{ file: string; cleanup: () => Promi
   return { file, cleanup: () => rm(directory, { recursive: true, force: true }) };
 }
 
-export async function openDuckdbWarehouse(options: DuckdbWarehouseOptions): Promise<Warehouse> {
+/** Layer 2 on its own: a connection that cannot write data, read files or reach the network, whatever SQL it is given. */
+export interface LockedDuckdb {
+  instance: DuckDBInstance;
+  connection: DuckDBConnection;
+  /** Deletes the private database file of an in-memory warehouse. */
+  cleanup: () => Promise<void>;
+}
+
+export async function openLockedDuckdb(options: Pick<DuckdbWarehouseOptions, 'path' | 'files'>): Promise<LockedDuckdb> {
   const inMemory = options.path === ':memory:';
   if (!inMemory && !existsSync(options.path)) {
     throw new ConfigError(`DuckDB file ${options.path} does not exist (create it first, or use duckdb::memory: with warehouse files)`);
@@ -238,20 +248,28 @@ export async function openDuckdbWarehouse(options: DuckdbWarehouseOptions): Prom
     const connection = await instance.connect();
     await materialiseFiles(connection, options.files ?? {});
     await lockDown(connection);
-    const warehouse = new DuckdbWarehouse(
-      inMemory ? 'duckdb::memory:' : `duckdb:${options.path}`,
-      instance,
-      connection,
-      options.limits,
-      options.tenantFilter,
-      storage.cleanup,
-    );
-    await warehouse.loadTenantRelations();
-    return warehouse;
+    return { instance, connection, cleanup: storage.cleanup };
   } catch (error) {
     instance?.closeSync();
     await storage.cleanup();
     if (error instanceof ConfigError) throw error;
     throw new WarehouseError(`could not open DuckDB warehouse ${inMemory ? 'duckdb::memory:' : options.path}: ${describeError(error)}`, { cause: error });
   }
+}
+
+export async function openDuckdbWarehouse(options: DuckdbWarehouseOptions): Promise<Warehouse> {
+  const locked = await openLockedDuckdb(options);
+  const warehouse = new DuckdbWarehouse(
+    options.path === ':memory:' ? 'duckdb::memory:' : `duckdb:${options.path}`,
+    locked,
+    options.limits,
+    options.tenantFilter,
+  );
+  try {
+    await warehouse.loadTenantRelations();
+  } catch (error) {
+    await warehouse.close();
+    throw error;
+  }
+  return warehouse;
 }

@@ -20,9 +20,20 @@ function lastNamePart(nameList: unknown): string {
   return '';
 }
 
-/** "DeleteStmt" → "DELETE"; "VariableSetStmt" → "VARIABLESET". */
+/** Parser node names whose words do not read as the SQL the user wrote. */
+const STATEMENT_KIND_NAMES: Record<string, string> = {
+  VariableSetStmt: 'SET',
+  TransactionStmt: 'a transaction command',
+  ViewStmt: 'CREATE VIEW',
+  VacuumStmt: 'VACUUM/ANALYZE',
+  DeclareCursorStmt: 'DECLARE CURSOR',
+  CreateTableAsStmt: 'CREATE TABLE AS',
+  DoStmt: 'DO',
+};
+
+/** "DeleteStmt" → "DELETE"; "AlterTableStmt" → "ALTER TABLE". */
 function statementKind(nodeType: string): string {
-  return nodeType.replace(/Stmt$/, '').toUpperCase();
+  return STATEMENT_KIND_NAMES[nodeType] ?? nodeType.replace(/Stmt$/, '').replace(/([a-z])([A-Z])/g, '$1 $2').toUpperCase();
 }
 
 interface WalkState {

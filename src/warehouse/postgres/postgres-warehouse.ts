@@ -42,6 +42,15 @@ const USER_SCHEMAS = `n.nspname NOT LIKE 'pg\\_%' AND n.nspname <> 'information_
 
 type Limits = Pick<WarehouseLimits, 'maxRows' | 'timeoutMs'>;
 
+/**
+ * Layer 2 on its own: what every agent statement runs inside. UTC and ISO styles make the text
+ * forms of dates and timestamps the cell converter reads independent of server settings.
+ */
+export function readOnlyTransactionSql(timeoutMs: number): string {
+  return `BEGIN TRANSACTION READ ONLY; SET LOCAL statement_timeout = ${Math.max(1, Math.floor(timeoutMs))};
+    SET LOCAL TimeZone = 'UTC'; SET LOCAL DateStyle = 'ISO, YMD'; SET LOCAL IntervalStyle = 'postgres'`;
+}
+
 function pgErrorCode(error: unknown): string | undefined {
   return typeof error === 'object' && error !== null && 'code' in error && typeof error.code === 'string' ? error.code : undefined;
 }
@@ -155,10 +164,9 @@ class PostgresWarehouse implements Warehouse {
     signal?.addEventListener('abort', onAbort, { once: true });
     let broken = false;
     try {
-      const setup = (await client.query(
-        `BEGIN TRANSACTION READ ONLY; SET LOCAL statement_timeout = ${Math.max(1, Math.floor(limits.timeoutMs))};
-         SET LOCAL TimeZone = 'UTC'; SET LOCAL DateStyle = 'ISO, YMD'; SET LOCAL IntervalStyle = 'postgres'; SELECT pg_backend_pid() AS pid`,
-      )) as unknown as Array<pg.QueryResult<{ pid: number }>>;
+      const setup = (await client.query(`${readOnlyTransactionSql(limits.timeoutMs)}; SELECT pg_backend_pid() AS pid`)) as unknown as Array<
+        pg.QueryResult<{ pid: number }>
+      >;
       backendPid = setup[setup.length - 1]?.rows[0]?.pid;
       if (signal?.aborted) onAbort();
       await client.query(`DECLARE ${CURSOR_NAME} NO SCROLL CURSOR FOR ${statement}`);

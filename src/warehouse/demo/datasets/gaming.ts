@@ -213,7 +213,7 @@ const patterns: PlantedPatternSpec[] = [
     title: `Churn cliff at level ${CLIFF_LEVEL}`,
     description: `Fewer than half of the players who start level ${CLIFF_LEVEL} ever complete it, while other levels keep about 96% of their players; level ${CLIFF_LEVEL} is where most progression ends.`,
     keywords: [`level ${CLIFF_LEVEL}`, 'churn', 'cliff', 'progression', 'drop'],
-    tables: ['main.level_progress', 'main.levels'],
+    tables: ['main.level_progress'],
     check: {
       sql: `WITH pass_through AS (
   SELECT level_number, count(completed_at)::DOUBLE / count(*) AS completion_rate
