@@ -3,6 +3,7 @@ import { register as registerCompact } from './compact.js';
 import { register as registerDemoData } from './demo-data.js';
 import { register as registerEstimate } from './estimate.js';
 import { register as registerLlmSimulator } from './llm-simulator.js';
+import { register as registerPacks } from './packs.js';
 import { register as registerQuery } from './query.js';
 
 /** Each command module exports `register(program)`. One line per command; keep alphabetical. */
@@ -11,6 +12,7 @@ const registrations: Array<(program: Command) => void> = [
   registerDemoData,
   registerEstimate,
   registerLlmSimulator,
+  registerPacks,
   registerQuery,
 ];
 
