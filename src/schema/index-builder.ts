@@ -69,8 +69,12 @@ export function schemaCollectionName(projectId: string, buildId: string): string
   return `${SCHEMA_COLLECTION_PREFIX}${projectId}_${buildId}`;
 }
 
+let lastBuildMillis = 0;
+
+/** Strictly increasing within a process, so two builds in the same millisecond still order correctly. */
 function newBuildId(now: number): string {
-  return `b${now.toString(36).padStart(9, '0')}${randomBytes(2).toString('hex')}`;
+  lastBuildMillis = Math.max(now, lastBuildMillis + 1);
+  return `b${lastBuildMillis.toString(36).padStart(9, '0')}${randomBytes(2).toString('hex')}`;
 }
 
 /** The build id of a collection of this project, or null for any other collection. */
@@ -133,8 +137,7 @@ export async function buildSchemaIndex(options: BuildSchemaIndexOptions): Promis
     if (signal?.aborted) throw new CancelledError(`schema index build for project "${projectId}" cancelled`, { cause: signal.reason });
   };
   throwIfCancelled();
-  const startedAt = Date.now();
-  const buildId = newBuildId(startedAt);
+  const buildId = newBuildId(Date.now());
   const collection = schemaCollectionName(projectId, buildId);
 
   // 1. Blurbs. A failed blurb falls back to the template; too many failures fail the build before anything is written.
