@@ -14,7 +14,7 @@ import type { SchemaProgressListener } from './progress.js';
 export interface IndexProjectSchemaOptions {
   projectId: string;
   warehouse: Warehouse;
-  /** warehouseHash(...) of the project's warehouse: the cache key. */
+  /** warehouseConfigHash(...) of the project's warehouse (src/warehouse): the cache key. */
   warehouseHash: string;
   cache: SchemaCache;
   embedder: Embedder;

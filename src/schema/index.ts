@@ -10,7 +10,6 @@ export { lookupSchema, renderTableDetail, type LookupContext, type LookupResult 
 export { searchTables, clampSearchTopK, type SearchHit, type SearchResult, type SearchTablesOptions } from './search.js';
 export { discoverSchema, type DiscoverSchemaOptions } from './discovery.js';
 export { createSchemaCache, type SchemaCache, type SchemaCacheEntry, type SchemaCacheOptions } from './cache.js';
-export { warehouseHash, type WarehouseIdentity } from './warehouse-hash.js';
 export { templateBlurb, schemaEmbeddingText, type BlurbContext } from './blurb.js';
 export {
   buildSchemaIndex,

@@ -5,7 +5,6 @@ import { afterEach, beforeEach, describe, expect, it } from 'vitest';
 import { ValidationError } from '../../../src/errors/index.js';
 import { createSchemaCache } from '../../../src/schema/cache.js';
 import { SCHEMA_CACHE_TTL_MS } from '../../../src/schema/constants.js';
-import { warehouseHash } from '../../../src/schema/warehouse-hash.js';
 import { shopTables } from './fixtures.js';
 
 let dir: string;
@@ -21,7 +20,7 @@ afterEach(async () => {
 });
 
 describe('the schema cache', () => {
-  const hash = warehouseHash({ description: 'duckdb:demo.duckdb' });
+  const hash = 'a'.repeat(64);
 
   it('is missing before anything is stored', async () => {
     const cache = createSchemaCache({ dir, now: () => clock });
@@ -47,7 +46,7 @@ describe('the schema cache', () => {
     const cache = createSchemaCache({ dir, now: () => clock });
     await cache.put('shop', hash, shopTables());
     expect((await cache.get('other', hash)).status).toBe('missing');
-    expect((await cache.get('shop', warehouseHash({ description: 'postgres://db/shop' }))).status).toBe('missing');
+    expect((await cache.get('shop', 'b'.repeat(64))).status).toBe('missing');
   });
 
   it('treats a corrupt file as missing so the caller rebuilds it', async () => {
@@ -60,7 +59,7 @@ describe('the schema cache', () => {
 
   it('forgets one warehouse or the whole project on invalidate', async () => {
     const cache = createSchemaCache({ dir, now: () => clock });
-    const other = warehouseHash({ description: 'postgres://db/shop' });
+    const other = 'b'.repeat(64);
     await cache.put('shop', hash, shopTables());
     await cache.put('shop', other, shopTables());
     await cache.invalidate('shop', hash);
@@ -73,15 +72,5 @@ describe('the schema cache', () => {
   it('refuses project ids that could escape its directory', async () => {
     const cache = createSchemaCache({ dir });
     await expect(cache.get('../etc', hash)).rejects.toBeInstanceOf(ValidationError);
-  });
-});
-
-describe('warehouseHash', () => {
-  it('ignores dataset order and changes with what is described', () => {
-    const base = warehouseHash({ description: 'postgres://h/db', datasets: ['a', 'b'] });
-    expect(warehouseHash({ description: 'postgres://h/db', datasets: ['b', 'a'] })).toBe(base);
-    expect(warehouseHash({ description: 'postgres://h/db', datasets: ['a'] })).not.toBe(base);
-    expect(warehouseHash({ description: 'postgres://h/other', datasets: ['a', 'b'] })).not.toBe(base);
-    expect(base).toMatch(/^[0-9a-f]{32}$/);
   });
 });

@@ -6,7 +6,6 @@ import { createLocalEmbedder } from '../../../src/embed/local.js';
 import { NotFoundError } from '../../../src/errors/index.js';
 import { createSchemaCache, type SchemaCache } from '../../../src/schema/cache.js';
 import { assessSchemaIndex, indexProjectSchema } from '../../../src/schema/index-project.js';
-import { warehouseHash } from '../../../src/schema/warehouse-hash.js';
 import { createEmbeddedVectorIndex } from '../../../src/vector/embedded.js';
 import type { VectorIndex } from '../../../src/vector/port.js';
 import { fixedWarehouse } from './fixed-warehouse.js';
@@ -32,7 +31,7 @@ afterEach(async () => {
 
 describe('indexing a project', () => {
   const warehouse = fixedWarehouse(shopTables());
-  const hash = warehouseHash({ description: warehouse.description });
+  const hash = 'c'.repeat(64);
 
   it('describes the warehouse once, then reuses the fresh cache, and re-describes on refresh', async () => {
     const calls = warehouse.describeCalls;
