@@ -7,7 +7,6 @@ import {
   parsePromptTooLong,
   unexpectedError,
   type ClassifyContext,
-  type HeaderSource,
 } from './errors.js';
 
 /** Exception name → kind. `ValidationException` is decided by its message (see below). */
@@ -53,12 +52,11 @@ export function classifyBedrockError(error: unknown, context: ClassifyContext = 
   }
   const kind = EXCEPTION_KINDS[error.name];
   const status = error.$metadata.httpStatusCode ?? STATUS_BY_KIND[kind ?? 'transient'];
-  const response = (error as { $response?: { headers?: HeaderSource } }).$response;
   return errorFromHttpAnswer(
     {
       status,
       providerMessage: error.message,
-      headers: response?.headers,
+      headers: error.$response?.headers,
       kind,
       overflow: error.name === 'ValidationException' ? parsePromptTooLong(error.message) : undefined,
     },
