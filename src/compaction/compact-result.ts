@@ -221,37 +221,25 @@ class ColumnAccumulator {
   }
 
   private addString(text: string): void {
-    switch (this.declaredKind) {
-      case 'number': {
-        // Engines hand big integers and decimals over as strings to keep them exact in JSON.
-        const trimmed = text.trim();
-        const value = trimmed === '' ? Number.NaN : Number(trimmed);
-        if (Number.isFinite(value)) this.addNumber(value);
-        else if (NON_FINITE_LITERALS.has(trimmed)) this.nullCount += 1;
-        else this.addContradiction(text);
-        return;
-      }
-      case 'timestamp': {
-        const epochMs = parseIsoTimestamp(text);
-        if (epochMs === undefined) this.addContradiction(text);
-        else this.addTimestamp(text, epochMs);
-        return;
-      }
-      case 'string':
-        this.seen |= SEEN_STRING;
-        this.distinct.add(text);
-        return;
-      case undefined: {
-        const epochMs = parseIsoTimestamp(text);
-        if (epochMs === undefined) {
-          this.seen |= SEEN_STRING;
-          this.distinct.add(text);
-        } else this.addTimestamp(text, epochMs);
-        return;
-      }
-      default:
-        this.addContradiction(text);
+    if (this.declaredKind === 'number') {
+      // Engines hand big integers and decimals over as strings to keep them exact in JSON.
+      const trimmed = text.trim();
+      const value = trimmed === '' ? Number.NaN : Number(trimmed);
+      if (Number.isFinite(value)) this.addNumber(value);
+      else if (NON_FINITE_LITERALS.has(trimmed)) this.nullCount += 1;
+      else this.addContradiction(text);
+      return;
     }
+    // A string seen before was classified then; only new strings need the timestamp check.
+    if (!this.distinct.add(text)) return;
+    if (this.declaredKind === 'string') {
+      this.seen |= SEEN_STRING;
+      return;
+    }
+    const epochMs = this.declaredKind === undefined || this.declaredKind === 'timestamp' ? parseIsoTimestamp(text) : undefined;
+    if (epochMs !== undefined) this.addTimestamp(text, epochMs);
+    else if (this.declaredKind === undefined) this.seen |= SEEN_STRING;
+    else this.seen |= SEEN_CONTRADICTION;
   }
 
   private addNumber(value: number): void {
@@ -262,9 +250,9 @@ class ColumnAccumulator {
     if (value > this.maxNumber) this.maxNumber = value;
   }
 
+  /** Called once per distinct text while counting is exact (the caller already counted it). */
   private addTimestamp(text: string, epochMs: number): void {
     this.seen |= SEEN_TIMESTAMP;
-    this.distinct.add(text);
     // Strict comparisons keep the first-seen text among equal instants: deterministic for a given row order.
     if (this.minTime === undefined || epochMs < this.minTime.epochMs) this.minTime = { epochMs, text };
     if (this.maxTime === undefined || epochMs > this.maxTime.epochMs) this.maxTime = { epochMs, text };
@@ -312,9 +300,8 @@ class ColumnAccumulator {
 
   /** Most frequent first; equal counts by value (false before true; strings by UTF-16 code units, not locale). */
   private topValues(): ValueCount[] | undefined {
-    const counts = this.distinct.valueCounts;
-    if (counts === undefined || counts.size === 0 || counts.size > TOP_VALUE_CARDINALITY) return undefined;
-    return [...counts]
+    if (!this.distinct.exact || this.distinct.distinct === 0 || this.distinct.distinct > TOP_VALUE_CARDINALITY) return undefined;
+    return (this.distinct.valueCounts() ?? [])
       .sort(([leftValue, leftCount], [rightValue, rightCount]) => rightCount - leftCount || compareValues(leftValue, rightValue))
       .slice(0, TOP_VALUE_COUNT)
       .map(([value, count]) => ({ value: typeof value === 'string' ? clipText(value, CELL_MAX_CHARS) : value, count }));

@@ -3,6 +3,7 @@
  * Exact below the cap because the digest's top values need exact counts, and those are only shown
  * for low-cardinality columns anyway; above it, memory would otherwise grow with the data.
  */
+import { NumberTally } from './number-tally.js';
 
 /** Values counted exactly before switching to the sketch; 10k map entries per column stays small even at 200 columns. */
 export const EXACT_DISTINCT_CAP = 10_000;
@@ -14,47 +15,70 @@ const TWO_POW_32 = 2 ** 32;
 
 export type DistinctValue = string | number | boolean;
 
+/** A mutable count, so a repeated value costs one map lookup instead of a get and a set. */
+interface Tally {
+  count: number;
+}
+
 export class DistinctCounter {
-  private counts: Map<DistinctValue, number> | undefined = new Map();
+  /** Strings and booleans. */
+  private tallies: Map<DistinctValue, Tally> | undefined = new Map();
+  /** Numbers, in their own faster table; together with `tallies` they hold the exact counts. */
+  private numbers: NumberTally | undefined = new NumberTally();
   private registers: Uint8Array | undefined;
 
-  add(value: DistinctValue): void {
-    const counts = this.counts;
-    if (counts !== undefined) {
-      const seen = counts.get(value);
-      if (seen !== undefined) {
-        counts.set(value, seen + 1);
-        return;
+  /**
+   * Count one value. Returns false when the value is known to have been seen before (exact mode only),
+   * so callers can skip work they already did for it; true when it is new or the sketch cannot tell.
+   */
+  add(value: DistinctValue): boolean {
+    const tallies = this.tallies;
+    const numbers = this.numbers;
+    if (tallies !== undefined && numbers !== undefined) {
+      const full = tallies.size + numbers.size >= EXACT_DISTINCT_CAP;
+      if (typeof value === 'number') {
+        if (!full) return numbers.add(value);
+        if (numbers.has(value)) return numbers.add(value);
+      } else {
+        const tally = tallies.get(value);
+        if (tally !== undefined) {
+          tally.count += 1;
+          return false;
+        }
+        if (!full) {
+          tallies.set(value, { count: 1 });
+          return true;
+        }
       }
-      if (counts.size < EXACT_DISTINCT_CAP) {
-        counts.set(value, 1);
-        return;
-      }
-      this.switchToSketch(counts);
+      this.switchToSketch(tallies, numbers);
     }
     this.addToSketch(value);
+    return true;
   }
 
   /** True while every distinct value is still counted exactly. */
   get exact(): boolean {
-    return this.counts !== undefined;
+    return this.registers === undefined;
   }
 
   /** The exact count, or the HyperLogLog estimate once the cap was passed. */
   get distinct(): number {
-    if (this.counts !== undefined) return this.counts.size;
+    if (this.registers === undefined) return (this.tallies?.size ?? 0) + (this.numbers?.size ?? 0);
     return estimateCardinality(this.registers ?? new Uint8Array(HLL_REGISTER_COUNT));
   }
 
   /** Exact per-value counts, or `undefined` once the counter switched to the sketch. */
-  get valueCounts(): ReadonlyMap<DistinctValue, number> | undefined {
-    return this.counts;
+  valueCounts(): Array<[DistinctValue, number]> | undefined {
+    if (this.tallies === undefined || this.numbers === undefined) return undefined;
+    return [...[...this.tallies].map(([value, tally]): [DistinctValue, number] => [value, tally.count]), ...this.numbers.entries()];
   }
 
-  private switchToSketch(counts: Map<DistinctValue, number>): void {
+  private switchToSketch(tallies: Map<DistinctValue, Tally>, numbers: NumberTally): void {
     this.registers = new Uint8Array(HLL_REGISTER_COUNT);
-    this.counts = undefined;
-    for (const value of counts.keys()) this.addToSketch(value);
+    this.tallies = undefined;
+    this.numbers = undefined;
+    for (const value of tallies.keys()) this.addToSketch(value);
+    for (const [value] of numbers.entries()) this.addToSketch(value);
   }
 
   private addToSketch(value: DistinctValue): void {
@@ -86,17 +110,40 @@ function estimateCardinality(registers: Uint8Array): number {
   return Math.round(estimate);
 }
 
+const FNV_OFFSET = 0x811c9dc5;
+const FNV_PRIME = 0x01000193;
+/** Distinct seeds per type, so `1`, `"1"` and `true` hash apart. */
+const NUMBER_SEED = 0x9e3779b1;
+const BOOLEAN_TRUE_HASH = 0x7f4a7c15;
+const BOOLEAN_FALSE_HASH = 0x2545f491;
+const numberBits = new Float64Array(1);
+const numberWords = new Uint32Array(numberBits.buffer);
+
 /**
- * A fixed 32-bit hash (FNV-1a over UTF-16 code units, then the murmur3 finaliser for avalanche),
- * tagged by type so `1`, `"1"` and `true` stay different values. Fixed, so the sketch is deterministic.
+ * A fixed 32-bit hash, so the sketch is deterministic: FNV-1a over a string's UTF-16 code units, or over
+ * the two 32-bit words of a number's IEEE-754 bits (no number-to-text conversion per cell), then the
+ * murmur3 finaliser for avalanche.
  */
 function hashValue(value: DistinctValue): number {
-  const text = typeof value === 'string' ? `s${value}` : typeof value === 'number' ? `n${value}` : value ? 'bt' : 'bf';
-  let hash = 0x811c9dc5;
-  for (let index = 0; index < text.length; index += 1) {
-    hash ^= text.charCodeAt(index);
-    hash = Math.imul(hash, 0x01000193);
+  let hash = FNV_OFFSET;
+  if (typeof value === 'string') {
+    for (let index = 0; index < value.length; index += 1) {
+      hash ^= value.charCodeAt(index);
+      hash = Math.imul(hash, FNV_PRIME);
+    }
+  } else if (typeof value === 'number') {
+    numberBits[0] = value === 0 ? 0 : value;
+    hash = Math.imul(hash ^ NUMBER_SEED, FNV_PRIME);
+    hash = Math.imul(hash ^ (numberWords[0] as number), FNV_PRIME);
+    hash = Math.imul(hash ^ (numberWords[1] as number), FNV_PRIME);
+  } else {
+    return value ? BOOLEAN_TRUE_HASH : BOOLEAN_FALSE_HASH;
   }
+  return finalise(hash);
+}
+
+function finalise(input: number): number {
+  let hash = input;
   hash ^= hash >>> 16;
   hash = Math.imul(hash, 0x85ebca6b);
   hash ^= hash >>> 13;

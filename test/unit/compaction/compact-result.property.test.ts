@@ -43,6 +43,18 @@ describe('compactResult properties', () => {
     );
   });
 
+  it('counts distinct values exactly below the cap (numbers, strings and booleans alike)', () => {
+    const value = fc.oneof(fc.integer({ min: -50, max: 50 }), fc.double({ noNaN: true, noDefaultInfinity: true }), fc.constantFrom(0, -0), fc.string({ maxLength: 3 }), fc.boolean());
+    fc.assert(
+      fc.property(fc.array(value, { maxLength: 3000 }), (values) => {
+        const [column] = compactResult([{ name: 'v' }], values.map((v) => ({ v }))).columns;
+        expect(column?.distinct).toBe(new Set(values).size);
+        expect(column?.distinct_approx).toBeUndefined();
+      }),
+      { numRuns: 60 },
+    );
+  });
+
   it('orders quantiles: min ≤ p25 ≤ median ≤ p75 ≤ max', () => {
     const numbers = fc.array(fc.oneof(fc.double({ noNaN: true }), fc.integer(), fc.constant(Number.NaN)), { minLength: 1, maxLength: 300 });
     fc.assert(
