@@ -34,7 +34,7 @@ ul, ol { margin: 6px 0; padding-left: 22px; }
 .page-nav a:hover { border-bottom-color: var(--accent); text-decoration: none; }
 main { padding-bottom: 48px; }
 section#summary { margin-top: 24px; }
-.tiles { display: grid; grid-template-columns: repeat(auto-fill, minmax(190px, 1fr)); gap: 12px; margin: 16px 0; }
+.tiles { display: grid; grid-template-columns: repeat(auto-fill, minmax(230px, 1fr)); gap: 12px; margin: 16px 0; }
 .tile { background: var(--card); border: 1px solid var(--line); border-radius: 10px; padding: 12px 16px; }
 .tile-label { font-size: 11.5px; text-transform: uppercase; letter-spacing: 0.05em; color: var(--muted); font-weight: 600; }
 .tile-value { font-size: 22px; font-weight: 650; color: var(--ink); margin-top: 4px; font-variant-numeric: tabular-nums; }

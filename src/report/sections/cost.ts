@@ -32,7 +32,7 @@ function renderLargestPrompt(calls: readonly LlmCallRecord[]): SafeHtml {
 <tr><th>reported prompt tokens</th><td class="num">${call.prompt_tokens_reported === null ? 'not reported' : formatNumber(call.prompt_tokens_reported)}</td></tr>
 <tr><th>context window</th><td class="num">${formatNumber(call.context_window)} (${formatPercent(size / call.context_window)} used)</td></tr>
 <tr><th>reserved for output</th><td class="num">${formatNumber(call.max_output_tokens)}</td></tr>
-<tr><th>headroom (window − output − prompt)</th><td class="num">${formatNumber(usable - size)}</td></tr>
+<tr><th title="context window − reserved output − prompt">headroom</th><td class="num">${formatNumber(usable - size)}</td></tr>
 </tbody></table>
 ${flags.length > 0 && html`<p class="small tone-text-warn">${flags.join('; ')}</p>`}
 <p class="muted small">${formatNumber(calls.length)} calls recorded · ${formatNumber(shrunkCalls)} shrunk to fit · ${formatNumber(retriedCalls)} retried after overflow</p>

@@ -76,8 +76,7 @@ export function renderSummarySection(context: ReportContext): SafeHtml {
   return html`<section id="summary">
 ${renderErrorBanner(context)}
 <div class="tiles">
-${tile('Run type', runTypeBadge(runType))}
-${tile('Status', statusBadge(run.status), run.phase_detail)}
+${tile('Run type and status', html`${runTypeBadge(runType)} ${statusBadge(run.status)}`, run.phase_detail)}
 ${tile('Duration', formatDuration(result.duration_ms))}
 ${tile('Steps', formatNumber(result.total_steps), `max ${formatNumber(run.settings.max_steps)}`)}
 ${tile('Queries', formatNumber(counters.total_queries), `${formatNumber(counters.successful_queries)} ok · ${formatNumber(counters.failed_queries)} failed`)}

@@ -1,0 +1,146 @@
+import { describe, expect, it } from 'vitest';
+import { formatNumber } from '../../../src/report/format.js';
+import { escapeHtml, renderRunReport } from '../../../src/report/index.js';
+import { ecommerceReportFixture } from '../../fixtures/report/ecommerce-run.js';
+
+/** The markup of the element whose opening tag carries `id="…"`, up to its closing tag (no nesting of the same tag inside). */
+function elementById(page: string, id: string, tag: string): string {
+  const start = page.indexOf(`id="${id}"`);
+  if (start === -1) throw new Error(`no element with id ${id}`);
+  const end = page.indexOf(`</${tag}>`, start);
+  return page.slice(start, end);
+}
+
+describe('when the e-commerce fixture run is rendered', () => {
+  const fixture = ecommerceReportFixture();
+  const page = renderRunReport(fixture);
+
+  it('is one complete HTML document', () => {
+    expect(page.startsWith('<!DOCTYPE html>')).toBe(true);
+    expect(page.trimEnd().endsWith('</html>')).toBe(true);
+  });
+
+  it('loads nothing from the network', () => {
+    expect(page).not.toMatch(/https?:\/\//i);
+    expect(page).not.toMatch(/\b(src|href)\s*=\s*["']?\/\//i);
+    expect(page).not.toMatch(/@import|url\(/i);
+    expect(page).not.toMatch(/<(link|img|iframe|object|embed)\b/i);
+    expect(page.match(/<script\b/g)).toHaveLength(1);
+  });
+
+  it('produces the same string for the same input, and does not change the input', () => {
+    expect(renderRunReport(ecommerceReportFixture())).toBe(page);
+    expect(fixture).toEqual(ecommerceReportFixture());
+  });
+
+  it('shows the run type, the failed area in a red banner, and the totals', () => {
+    const summary = elementById(page, 'summary', 'section');
+    expect(summary).toContain('Partial run');
+    expect(summary).toMatch(/class="banner banner-error"[^]*Pricing &amp; promotions[^]*timed out/);
+    expect(summary).toContain(`>${fixture.result.insights.length}</div>`);
+    const telemetry = fixture.result.telemetry;
+    const inputTokens = Object.values(telemetry.usage_by_phase).flatMap((byModel) => Object.values(byModel)).reduce((sum, usage) => sum + usage.input_tokens, 0);
+    expect(summary).toContain(`${formatNumber(inputTokens)} in`);
+  });
+
+  it('gives every insight and recommendation an anchor, and every in-page link a target', () => {
+    for (const insight of fixture.result.insights) {
+      expect(page).toContain(`id="insight-${insight.id}"`);
+      expect(page).toContain(escapeHtml(insight.name));
+    }
+    for (const recommendation of fixture.result.recommendations) {
+      expect(page).toContain(`id="rec-${recommendation.id}"`);
+      expect(page).toContain(escapeHtml(recommendation.title));
+    }
+    const ids = new Set([...page.matchAll(/\bid="([^"]+)"/g)].map((match) => match[1]));
+    const targets = [...page.matchAll(/href="#([^"]+)"/g)].map((match) => match[1]);
+    expect(targets.length).toBeGreaterThan(20);
+    for (const target of targets) expect(ids.has(target), `#${target} has no target`).toBe(true);
+  });
+
+  it('links each recommendation to the insights it cites and each cited insight back to it', () => {
+    for (const recommendation of fixture.result.recommendations) {
+      const card = elementById(page, `rec-${recommendation.id}`, 'article');
+      for (const insightId of recommendation.related_insight_ids) {
+        expect(card).toContain(`href="#insight-${insightId}"`);
+        expect(elementById(page, `insight-${insightId}`, 'article')).toContain(`href="#rec-${recommendation.id}"`);
+      }
+    }
+  });
+
+  it('shows claimed and verified counts on each verification badge, by status', () => {
+    const card = (id: string): string => elementById(page, `insight-${id}`, 'article');
+    expect(card('conversion-1')).toMatch(/tone-good[^]*Confirmed[^]*claimed 95,851 · verified 94,020/);
+    expect(card('conversion-2')).toMatch(/tone-warn[^]*Adjusted[^]*claimed 10,722 → verified 8,310/);
+    expect(card('retention-3')).toMatch(/tone-bad[^]*Rejected[^]*claimed 12,400 · verified 0 · excluded from recommendations/);
+    expect(card('conversion-4')).toMatch(/tone-neutral[^]*Verification error[^]*claimed 6,570 · not verified/);
+    expect(card('conversion-4')).toContain('Referenced column &quot;payment_provider&quot; not found');
+    expect(card('retention-4')).toMatch(/Not verified[^]*no count claimed[^]*No affected count to verify/);
+  });
+
+  it('puts the cited steps under each insight with escaped SQL and the digest', () => {
+    const card = elementById(page, 'insight-conversion-4', 'article');
+    expect(card).toContain('Step 6 · Cart abandonment by payment method');
+    expect(card).toContain('<pre class="sql">');
+    expect(card).toContain('WHERE items &gt; 0 AND created_at &gt;= DATE &#39;2024-09-01&#39;');
+    expect(card).toContain('Column summaries');
+    expect(card).toContain('<td>bank_transfer</td>');
+  });
+
+  it('draws a chart for each area with chartable evidence and says so when there is none', () => {
+    for (const areaId of ['conversion', 'retention']) {
+      const area = elementById(page, `area-${areaId}`, 'section');
+      expect(area).toContain('<svg');
+      expect(area).not.toContain('No chart for this area');
+    }
+    const pricing = elementById(page, 'area-pricing', 'section');
+    expect(pricing).not.toContain('<svg');
+    expect(pricing).toContain('No chart for this area: none of its 1 evidence step returned a time series or a breakdown.');
+  });
+
+  it('charts the monthly series as a line and the weekly cohorts with their gap labelled', () => {
+    const conversion = elementById(page, 'area-conversion', 'section');
+    expect(conversion).toContain('<title>Monthly orders and revenue: orders by month</title>');
+    const retention = elementById(page, 'area-retention', 'section');
+    expect(retention).toContain('repeat_rate_90d by cohort_week');
+    expect(retention).toContain('first 5 and last 5 of 40 rows');
+    expect(retention).toContain('30 rows not in digest');
+  });
+
+  it('lists usage per phase and model and the largest prompt against its window', () => {
+    const cost = elementById(page, 'cost', 'section');
+    expect(cost.match(/<tr><td>verification<\/td>/g)).toHaveLength(2);
+    expect(cost).toMatch(/Largest prompt[^]*analysis · area conversion[^]*21,480[^]*20,655[^]*200,000/);
+  });
+
+  it('logs every step, with original and executed SQL for a fixed query', () => {
+    for (const step of fixture.steps) expect(page).toContain(`id="step-${step.step}"`);
+    const fixed = page.slice(page.indexOf('id="step-5"'), page.indexOf('id="step-6"'));
+    expect(fixed).toContain('SELECT stage_name, count(DISTINCT session_id)');
+    expect(fixed).toContain('Original SQL (failed)');
+    expect(fixed).toContain('Executed SQL after 1 fix attempt');
+  });
+});
+
+describe('when LLM-written text contains markup', () => {
+  it('escapes it everywhere it appears', () => {
+    const fixture = ecommerceReportFixture();
+    const attack = '<script>alert("pwned")</script><img src=x onerror=alert(1)>';
+    const insight = fixture.result.insights[0];
+    const recommendation = fixture.result.recommendations[0];
+    const step = fixture.steps.find((candidate) => candidate.step === 4);
+    if (!insight || !recommendation || !step?.compact) throw new Error('fixture changed shape');
+    insight.name = attack;
+    insight.description = attack;
+    insight.indicators = [attack];
+    recommendation.title = attack;
+    recommendation.actions = [attack];
+    step.query_purpose = attack;
+    step.executed_query = `SELECT '${attack}'`;
+    step.compact.head_rows = [{ device: attack, sessions: 1 }];
+    const page = renderRunReport({ ...fixture, areas: fixture.areas.map((area) => ({ ...area, name: attack })) });
+    expect(page.match(/<script\b/g)).toHaveLength(1);
+    expect(page).not.toContain('<img');
+    expect(page).toContain('&lt;script&gt;alert(&quot;pwned&quot;)&lt;/script&gt;');
+  });
+});
