@@ -1,10 +1,15 @@
 /**
  * DuckDB adapter (the embedded default). The agent's connection is on an instance opened with
- * `access_mode=READ_ONLY`; attached files are materialised as TEMP tables on that same connection
- * before `enable_external_access=false` and `lock_configuration=true` are set, because temporary
- * objects are private to their connection and the read-only database file cannot hold new tables.
- * An in-memory warehouse is an empty private database file, since DuckDB cannot open `:memory:`
- * read-only. Queries run one at a time on the connection (DuckDB parallelises inside a query).
+ * `access_mode=READ_ONLY`, then `enable_external_access=false` and `lock_configuration=true`.
+ *
+ * Attached files cannot be views (reading them needs external access, which is off) and cannot be
+ * TEMP tables (the temp catalog stays writable in read-only mode, so the agent could change them).
+ * So when files are configured, or the warehouse is `duckdb::memory:` (which DuckDB cannot open
+ * read-only), an admin instance first writes everything into a private database file: the files
+ * as tables, plus a copy of the user's database when there is one. The agent then opens that
+ * private file read-only; it is deleted on close. Without files, the user's file is opened
+ * read-only directly and never copied. Queries run one at a time on the connection (DuckDB
+ * parallelises inside a query).
  */
 import { existsSync } from 'node:fs';
 import { mkdtemp, rm } from 'node:fs/promises';
@@ -37,6 +42,9 @@ const SYSTEM_SCHEMAS = ['information_schema', 'pg_catalog'];
 /** Assay's own bookkeeping tables never reach the agent (as in the seed's `_queryclaw` filter). */
 const INTERNAL_TABLE_PREFIX = '_assay';
 const TABLE_NAME = /^[A-Za-z_][A-Za-z0-9_]*$/;
+/** Catalog names inside the admin instance that builds the private database. */
+const PRIVATE_CATALOG = 'warehouse';
+const SOURCE_CATALOG = 'assay_source';
 
 function fileReader(file: string): string {
   const lower = file.toLowerCase();
@@ -46,13 +54,38 @@ function fileReader(file: string): string {
   throw new ConfigError(`warehouse file ${file}: unknown format; use .csv, .tsv, .parquet, .json, .jsonl or .ndjson`);
 }
 
-async function materialiseFiles(connection: DuckDBConnection, files: Record<string, string>): Promise<void> {
-  for (const [table, file] of Object.entries(files)) {
-    if (!TABLE_NAME.test(table)) throw new ConfigError(`warehouse file table name ${JSON.stringify(table)} must be a plain identifier (letters, digits, _)`);
-    const absolute = path.resolve(file);
-    if (!existsSync(absolute)) throw new ConfigError(`warehouse file for table ${table} does not exist: ${absolute}`);
-    await connection.run(`CREATE TEMP TABLE ${quoteIdentifier(table)} AS SELECT * FROM ${fileReader(absolute)}($1)`, [absolute]);
+/** Builds the private database file the agent will open read-only (see the module comment). */
+async function materialisePrivateDatabase(source: string | undefined, files: Record<string, string>): Promise<{ file: string; cleanup: () => Promise<void> }> {
+  const directory = await mkdtemp(path.join(os.tmpdir(), 'assay-duckdb-'));
+  const cleanup = () => rm(directory, { recursive: true, force: true });
+  const file = path.join(directory, `${PRIVATE_CATALOG}.duckdb`);
+  const admin = await DuckDBInstance.create(file, { autoinstall_known_extensions: 'false' });
+  try {
+    const connection = await admin.connect();
+    if (source !== undefined) {
+      await connection.run(`ATTACH ${sqlStringLiteral(source)} AS ${SOURCE_CATALOG} (READ_ONLY)`);
+      await connection.run(`COPY FROM DATABASE ${SOURCE_CATALOG} TO ${PRIVATE_CATALOG}`);
+      await connection.run(`DETACH ${SOURCE_CATALOG}`);
+    }
+    for (const [table, tableFile] of Object.entries(files)) {
+      if (!TABLE_NAME.test(table)) throw new ConfigError(`warehouse file table name ${JSON.stringify(table)} must be a plain identifier (letters, digits, _)`);
+      const absolute = path.resolve(tableFile);
+      if (!existsSync(absolute)) throw new ConfigError(`warehouse file for table ${table} does not exist: ${absolute}`);
+      await connection.run(`CREATE TABLE ${quoteIdentifier(table)} AS SELECT * FROM ${fileReader(absolute)}($1)`, [absolute]);
+    }
+    await connection.run('CHECKPOINT');
+    connection.closeSync();
+    admin.closeSync();
+    return { file, cleanup };
+  } catch (error) {
+    admin.closeSync();
+    await cleanup();
+    throw error;
   }
+}
+
+function sqlStringLiteral(text: string): string {
+  return `'${text.replaceAll("'", "''")}'`;
 }
 
 async function lockDown(connection: DuckDBConnection): Promise<void> {
@@ -219,15 +252,6 @@ class DuckdbWarehouse implements Warehouse {
   }
 }
 
-/** An empty database file in a private temp directory, standing in for `:memory:` (see the module comment). */
-async function emptyDatabaseFile(): Promise<{ file: string; cleanup: () => Promise<void> }> {
-  const directory = await mkdtemp(path.join(os.tmpdir(), 'assay-duckdb-'));
-  const file = path.join(directory, 'memory.duckdb');
-  const creator = await DuckDBInstance.create(file);
-  creator.closeSync();
-  return { file, cleanup: () => rm(directory, { recursive: true, force: true }) };
-}
-
 /** Layer 2 on its own: a connection that cannot write data, read files or reach the network, whatever SQL it is given. */
 export interface LockedDuckdb {
   instance: DuckDBInstance;
@@ -241,12 +265,19 @@ export async function openLockedDuckdb(options: Pick<DuckdbWarehouseOptions, 'pa
   if (!inMemory && !existsSync(options.path)) {
     throw new ConfigError(`DuckDB file ${options.path} does not exist (create it first, or use duckdb::memory: with warehouse files)`);
   }
-  const storage = inMemory ? await emptyDatabaseFile() : { file: options.path, cleanup: async () => undefined };
+  const files = options.files ?? {};
+  const needsPrivateCopy = inMemory || Object.keys(files).length > 0;
+  let storage: { file: string; cleanup: () => Promise<void> };
+  try {
+    storage = needsPrivateCopy ? await materialisePrivateDatabase(inMemory ? undefined : options.path, files) : { file: options.path, cleanup: async () => undefined };
+  } catch (error) {
+    if (error instanceof ConfigError) throw error;
+    throw new WarehouseError(`could not prepare DuckDB warehouse ${inMemory ? 'duckdb::memory:' : options.path}: ${describeError(error)}`, { cause: error });
+  }
   let instance: DuckDBInstance | undefined;
   try {
     instance = await DuckDBInstance.create(storage.file, { access_mode: 'READ_ONLY', autoinstall_known_extensions: 'false' });
     const connection = await instance.connect();
-    await materialiseFiles(connection, options.files ?? {});
     await lockDown(connection);
     return { instance, connection, cleanup: storage.cleanup };
   } catch (error) {
