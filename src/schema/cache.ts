@@ -10,8 +10,29 @@ import { z } from 'zod';
 import { cellSchema } from '../domain/index.js';
 import { ValidationError } from '../errors/index.js';
 import { readJsonFile, writeFileAtomic } from '../store/atomic-file.js';
+import { warehouseConfigHash } from '../warehouse/warehouse-url.js';
 import type { TableSchema } from '../warehouse/port.js';
 import { SCHEMA_CACHE_TTL_MS } from './constants.js';
+
+/** The schema cache's place inside the data directory. */
+export const SCHEMA_CACHE_SUBDIR = 'schema-cache';
+
+export function schemaCacheDir(dataDir: string): string {
+  return join(dataDir, SCHEMA_CACHE_SUBDIR);
+}
+
+/**
+ * The cache key of a project's warehouse: the warehouse's credential-free config hash over the
+ * things that change which tables are seen (attached files, datasets, the tenant filter column).
+ * Every writer and reader of the cache must use this one function, or they miss each other.
+ */
+export function schemaCacheKey(warehouseUrl: string, scope: { files?: Record<string, string>; datasets?: readonly string[]; filterField?: string | undefined } = {}): string {
+  return warehouseConfigHash(warehouseUrl, {
+    files: scope.files ?? {},
+    datasets: [...(scope.datasets ?? [])].sort(),
+    filter_field: scope.filterField ?? null,
+  });
+}
 
 const CACHE_FORMAT_VERSION = 1;
 

@@ -2,6 +2,7 @@ import type { Command } from 'commander';
 import { register as registerCompact } from './compact.js';
 import { register as registerDemoData } from './demo-data.js';
 import { register as registerEstimate } from './estimate.js';
+import { register as registerIndexSchema } from './index-schema.js';
 import { register as registerLlmSimulator } from './llm-simulator.js';
 import { register as registerPacks } from './packs.js';
 import { register as registerQuery } from './query.js';
@@ -11,6 +12,7 @@ const registrations: Array<(program: Command) => void> = [
   registerCompact,
   registerDemoData,
   registerEstimate,
+  registerIndexSchema,
   registerLlmSimulator,
   registerPacks,
   registerQuery,
