@@ -112,7 +112,7 @@ export const anthropicDialect: SimulatorDialect & {
       case 'request_too_large':
         return errorBody(413, 'request_too_large', 'Request exceeds the maximum allowed number of bytes.');
       case 'internal':
-        return errorBody(500, 'api_error', 'Internal server error');
+        return errorBody(500, 'api_error', `Internal server error (simulator: ${failure.message})`);
     }
   },
 };

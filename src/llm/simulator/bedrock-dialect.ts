@@ -101,7 +101,7 @@ export const bedrockDialect: SimulatorDialect = {
       case 'request_too_large':
         return exception(413, 'ValidationException', 'Input is too long for requested model.');
       case 'internal':
-        return exception(500, 'InternalServerException', 'The server encountered an internal error while processing the request.');
+        return exception(500, 'InternalServerException', `The server encountered an internal error while processing the request. (simulator: ${failure.message})`);
     }
   },
 };

@@ -35,6 +35,7 @@ export type SimulatedFailure =
   | { kind: 'auth' }
   | { kind: 'invalid_request'; message: string }
   | { kind: 'request_too_large' }
+  /** `message` is appended to the API's generic wording so a failing test shows why (e.g. a used-up script). */
   | { kind: 'internal'; message: string };
 
 /** An HTTP answer: status, headers (lower-case names) and a JSON body text. */

@@ -114,7 +114,7 @@ export const openAiDialect: SimulatorDialect = {
         return errorBody(413, { message: 'Request too large.', type: 'invalid_request_error', param: null, code: 'request_too_large' });
       case 'internal':
         return errorBody(500, {
-          message: 'The server had an error while processing your request. Sorry about that!',
+          message: `The server had an error while processing your request. Sorry about that! (simulator: ${failure.message})`,
           type: 'server_error',
           param: null,
           code: null,

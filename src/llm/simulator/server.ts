@@ -92,6 +92,27 @@ const ROUTES: readonly Route[] = [
   { pattern: /^\/model\/([^/]+)\/converse$/, dialect: bedrockDialect, operation: 'complete' },
 ];
 
+interface RouteMatch {
+  route: Route;
+  /** The model id from the URL (Bedrock), decoded. */
+  pathModel: string | undefined;
+}
+
+function matchRoute(method: string | undefined, path: string): RouteMatch | undefined {
+  if (method !== 'POST') return undefined;
+  for (const route of ROUTES) {
+    const match = route.pattern.exec(path);
+    if (!match) continue;
+    try {
+      return { route, pathModel: match[1] === undefined ? undefined : decodeURIComponent(match[1]) };
+    } catch {
+      // a malformed %-escape in the model id: no such model
+      return undefined;
+    }
+  }
+  return undefined;
+}
+
 class BodyTooLargeError extends Error {}
 
 async function readBody(request: Request, maxBytes: number): Promise<string> {
@@ -187,7 +208,7 @@ export async function startLlmSimulator(options: LlmSimulatorOptions = {}): Prom
     return dialect.completion({ call, ...fitted, promptTokens, serial, latencyMs: Math.round(performance.now() - started) });
   }
 
-  async function answer(route: Route, match: RegExpExecArray, request: Request, clientGone: AbortSignal): Promise<WireResponse | undefined> {
+  async function answer({ route, pathModel }: RouteMatch, request: Request, clientGone: AbortSignal): Promise<WireResponse | undefined> {
     const { dialect } = route;
     let body: unknown;
     try {
@@ -198,12 +219,12 @@ export async function startLlmSimulator(options: LlmSimulatorOptions = {}): Prom
     }
     if (!isAuthorised(dialect, request)) return refuse(dialect, { kind: 'auth' });
     try {
+      // counting tokens is an Anthropic-only endpoint
       if (route.operation === 'count_tokens') {
         const counted = anthropicDialect.parseCountTokens(body);
         stats.tokenCounts += 1;
         return anthropicDialect.tokenCount(countPromptTokens(counted, dialect, counted.model));
       }
-      const pathModel = match[1] === undefined ? undefined : decodeURIComponent(match[1]);
       return await complete(dialect, dialect.parseCall(body, pathModel), clientGone);
     } catch (error) {
       if (error instanceof SimulatedRequestError) return refuse(dialect, { kind: 'invalid_request', message: error.message });
@@ -223,17 +244,16 @@ export async function startLlmSimulator(options: LlmSimulatorOptions = {}): Prom
         }
       });
       const path = (request.url ?? '/').split('?', 1)[0] ?? '/';
-      const route = request.method === 'POST' ? ROUTES.find((candidate) => candidate.pattern.test(path)) : undefined;
-      const match = route?.pattern.exec(path);
-      if (!route || !match) {
+      const matched = matchRoute(request.method, path);
+      if (!matched) {
         send(response, { status: 404, headers: { 'content-type': 'application/json' }, body: JSON.stringify({ message: `no simulated API at ${request.method} ${path}` }) });
         return;
       }
-      answer(route, match, request, clientGone.signal).then(
+      answer(matched, request, clientGone.signal).then(
         (wire) => {
           if (wire) send(response, wire);
         },
-        (error: unknown) => send(response, route.dialect.failure({ kind: 'internal', message: error instanceof Error ? error.message : String(error) })),
+        (error: unknown) => send(response, matched.route.dialect.failure({ kind: 'internal', message: error instanceof Error ? error.message : String(error) })),
       );
     },
     { port: options.port ?? 0, host: options.host ?? '127.0.0.1' },

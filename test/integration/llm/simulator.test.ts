@@ -155,7 +155,7 @@ describe('when a brain is plugged in', () => {
     expect(texts).toEqual(['{"action":"query"}', '{"action":"done"}']);
     const exhausted = await post(`${url}/v1/messages`, anthropicHeaders, anthropicBody('next'));
     expect(exhausted.status).toBe(500);
-    expect(exhausted.json).toMatchObject({ type: 'error', error: { type: 'api_error' } });
+    expect(exhausted.json).toMatchObject({ type: 'error', error: { type: 'api_error', message: expect.stringContaining('no reply left') } });
   });
 });
 
