@@ -46,11 +46,15 @@ export interface EmbeddedVectorIndexOptions {
   dir: string;
 }
 
+function normOf(vector: Float32Array): number {
+  let sum = 0;
+  for (const value of vector) sum += value * value;
+  return Math.sqrt(sum);
+}
+
 function toFloat32(vector: number[]): { vector: Float32Array; norm: number } {
   const stored = Float32Array.from(vector);
-  let sum = 0;
-  for (const value of stored) sum += value * value;
-  return { vector: stored, norm: Math.sqrt(sum) };
+  return { vector: stored, norm: normOf(stored) };
 }
 
 function encodeVector(vector: Float32Array): string {
@@ -112,9 +116,7 @@ export function createEmbeddedVectorIndex(options: EmbeddedVectorIndexOptions): 
     const points = new Map<string, StoredPoint>();
     for (const point of raw.points) {
       const vector = decodeVector(point.vector);
-      let sum = 0;
-      for (const value of vector) sum += value * value;
-      points.set(point.id, { vector, norm: Math.sqrt(sum), payload: point.payload });
+      points.set(point.id, { vector, norm: normOf(vector), payload: point.payload });
     }
     const collection: Collection = { dimensions: raw.dimensions, createdAt: raw.created_at, points };
     loaded.set(name, { collection, fileVersion: version });
