@@ -1,18 +1,13 @@
 /** Tables of result rows and of digest column summaries, as used in evidence blocks. */
 import type { ColumnSummary, CompactResult, Row } from '../domain/index.js';
 import { html, type SafeHtml } from './escape.js';
-import { formatCell, formatNumber } from './format.js';
+import { formatCell, formatNumber, truncate } from './format.js';
+import { columnNames } from './row-columns.js';
 
 /** Longer cell text is cut in the table (the full value stays in the title attribute). */
 const MAX_CELL_CHARS = 80;
 /** Top values listed per column in the summary table. */
 const MAX_TOP_VALUES = 5;
-
-function columnsOf(rows: readonly Row[]): string[] {
-  const names = new Set<string>();
-  for (const row of rows) for (const name of Object.keys(row)) names.add(name);
-  return [...names];
-}
 
 function cell(row: Row, column: string): SafeHtml {
   const value = row[column];
@@ -20,11 +15,11 @@ function cell(row: Row, column: string): SafeHtml {
   const text = formatCell(value);
   if (typeof value === 'number') return html`<td class="num">${text}</td>`;
   if (text.length <= MAX_CELL_CHARS) return html`<td>${text}</td>`;
-  return html`<td title="${text}">${text.slice(0, MAX_CELL_CHARS - 1)}…</td>`;
+  return html`<td title="${text}">${truncate(text, MAX_CELL_CHARS)}</td>`;
 }
 
 export function renderRowsTable(rows: readonly Row[], caption: string): SafeHtml {
-  const columns = columnsOf(rows);
+  const columns = columnNames(rows);
   return html`<div class="table-scroll"><table class="data compact"><caption>${caption}</caption><thead><tr>${columns.map((column) => html`<th>${column}</th>`)}</tr></thead><tbody>${rows.map((row) => html`<tr>${columns.map((column) => cell(row, column))}</tr>`)}</tbody></table></div>`;
 }
 

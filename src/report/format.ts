@@ -79,3 +79,8 @@ export function formatCell(cell: Cell | undefined): string {
 export function pluralize(count: number, singular: string, plural = `${singular}s`): string {
   return `${formatNumber(count)} ${count === 1 ? singular : plural}`;
 }
+
+/** Cuts text to `maxChars`, ending with an ellipsis when anything was cut. */
+export function truncate(text: string, maxChars: number): string {
+  return text.length <= maxChars ? text : `${text.slice(0, maxChars - 1)}…`;
+}

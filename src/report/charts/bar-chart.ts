@@ -1,8 +1,8 @@
 /** A horizontal bar chart as an SVG string: dimension labels on the left, value at each bar's end. */
-import { formatCompact, formatNumber } from '../format.js';
+import { formatCompact, formatNumber, truncate } from '../format.js';
 import { html, type SafeHtml } from '../escape.js';
 import { linearScale, niceTicks, svgNumber } from './axis.js';
-import { BAR_LABEL_MAX_CHARS, chartTheme, truncateLabel } from './chart-theme.js';
+import { BAR_LABEL_MAX_CHARS, chartTheme } from './chart-theme.js';
 import type { BarChartSpec } from './chart-spec.js';
 import { svgFrame } from './svg-frame.js';
 
@@ -34,7 +34,7 @@ export function renderBarChart(spec: BarChartSpec): SafeHtml {
     const [left, right] = bar.value >= 0 ? [zero, end] : [end, zero];
     const labelY = svgNumber(rowTop + ROW_HEIGHT / 2 + 4);
     const valueX = bar.value >= 0 ? right + 5 : left - 5;
-    return html`<g><title>${bar.label}: ${formatNumber(bar.value)}</title><text x="${LABEL_WIDTH - 10}" y="${labelY}" text-anchor="end">${truncateLabel(bar.label, BAR_LABEL_MAX_CHARS)}</text><rect x="${svgNumber(left)}" y="${svgNumber(barTop)}" width="${svgNumber(Math.max(right - left, 1))}" height="${BAR_THICKNESS}" rx="2" fill="${bar.value >= 0 ? chartTheme.bar : chartTheme.negativeBar}"/><text x="${svgNumber(valueX)}" y="${labelY}" text-anchor="${bar.value >= 0 ? 'start' : 'end'}" font-weight="600">${formatCompact(bar.value)}</text></g>`;
+    return html`<g><title>${bar.label}: ${formatNumber(bar.value)}</title><text x="${LABEL_WIDTH - 10}" y="${labelY}" text-anchor="end">${truncate(bar.label, BAR_LABEL_MAX_CHARS)}</text><rect x="${svgNumber(left)}" y="${svgNumber(barTop)}" width="${svgNumber(Math.max(right - left, 1))}" height="${BAR_THICKNESS}" rx="2" fill="${bar.value >= 0 ? chartTheme.bar : chartTheme.negativeBar}"/><text x="${svgNumber(valueX)}" y="${labelY}" text-anchor="${bar.value >= 0 ? 'start' : 'end'}" font-weight="600">${formatCompact(bar.value)}</text></g>`;
   });
   const axes = html`<line x1="${svgNumber(zero)}" x2="${svgNumber(zero)}" y1="${TOP}" y2="${plotBottom}" stroke="${chartTheme.axis}"/><text x="${svgNumber((plotLeft + plotRight) / 2)}" y="${height - 8}" text-anchor="middle" fill="${chartTheme.mutedText}">${spec.metricLabel}</text>`;
 

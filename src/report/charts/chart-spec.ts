@@ -5,6 +5,7 @@
  */
 import type { Cell, ExplorationStep, Row } from '../../domain/index.js';
 import { formatNumber } from '../format.js';
+import { columnNames } from '../row-columns.js';
 import { evidenceRows, type EvidenceRows } from './evidence-rows.js';
 import { timeLabels, timeValue } from './time-value.js';
 
@@ -68,12 +69,6 @@ function hasUniqueValues(rows: readonly Row[], column: string): boolean {
 /** Identifiers are numbers but not measures. */
 function isIdentifierName(column: string): boolean {
   return /(^|_)id$/i.test(column);
-}
-
-function columnNames(rows: readonly Row[]): string[] {
-  const names = new Set<string>();
-  for (const row of rows) for (const name of Object.keys(row)) names.add(name);
-  return [...names];
 }
 
 /** Column-name words are matched on their first letters so "customers" meets "customer" and "converts" meets "conversion". */

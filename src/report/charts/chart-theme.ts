@@ -14,7 +14,3 @@ export const chartTheme = {
 
 /** Characters a label may use before it is shortened with an ellipsis (full text stays in a <title>). */
 export const BAR_LABEL_MAX_CHARS = 24;
-
-export function truncateLabel(label: string, maxChars: number): string {
-  return label.length <= maxChars ? label : `${label.slice(0, maxChars - 1)}…`;
-}

@@ -2,7 +2,7 @@
 import type { ExplorationStep, StepAction } from '../../domain/index.js';
 import { badge, type Tone } from '../badges.js';
 import { html, type SafeHtml } from '../escape.js';
-import { formatDuration, formatNumber, formatTimestamp, pluralize } from '../format.js';
+import { formatDuration, formatTimestamp, pluralize, truncate } from '../format.js';
 import { anchors, type ReportContext } from '../report-context.js';
 
 /** Non-query step text (nudges, schema detail) is context, not evidence: show only its opening. */
@@ -16,10 +16,6 @@ const ACTION_TONE: Record<StepAction, Tone> = {
   complete_rejected: 'warn',
   error: 'bad',
 };
-
-function shorten(text: string, maxChars: number): string {
-  return text.length <= maxChars ? text : `${text.slice(0, maxChars - 1)}…`;
-}
 
 function renderSql(step: ExplorationStep): SafeHtml {
   const executed = step.executed_query ?? step.query;
@@ -44,7 +40,7 @@ function renderStepBody(step: ExplorationStep): SafeHtml {
     case 'complete_rejected':
     case 'error': {
       const text = step.summary ?? step.result_text ?? '';
-      return text ? html`<p class="small muted">${shorten(text, MAX_RESULT_TEXT_CHARS)}</p>` : html``;
+      return text ? html`<p class="small muted">${truncate(text, MAX_RESULT_TEXT_CHARS)}</p>` : html``;
     }
   }
 }

@@ -144,3 +144,44 @@ describe('when LLM-written text contains markup', () => {
     expect(page).toContain('&lt;script&gt;alert(&quot;pwned&quot;)&lt;/script&gt;');
   });
 });
+
+describe('when a run failed before producing anything', () => {
+  it('still renders every section, saying what is missing', () => {
+    const fixture = ecommerceReportFixture();
+    const result = {
+      ...fixture.result,
+      run_type: 'failed' as const,
+      insights: [],
+      recommendations: [],
+      analysis_log: fixture.result.analysis_log.map((area) => ({ ...area, status: 'failed' as const, insight_ids: [], error: 'warehouse unreachable' })),
+      validation_log: [],
+      telemetry: { ...fixture.result.telemetry, llm_calls: [], usage_by_phase: {} },
+    };
+    const page = renderRunReport({ run: { ...fixture.run, status: 'failed' }, result, steps: [] });
+    expect(page).toContain('Failed run');
+    expect(page).toContain('class="banner banner-error"');
+    expect(page.match(/No insights from this area\./g)).toHaveLength(3);
+    expect(page).toContain('No recommendations in this run.');
+    expect(page).toContain('No LLM usage was recorded for this run.');
+    expect(page).toContain('No exploration steps were stored for this run.');
+    expect(page.match(/No chart for this area:/g)).toHaveLength(3);
+    expect(page).not.toContain('<svg');
+  });
+});
+
+describe('when areas are given or left out', () => {
+  const areaOrder = (page: string): string[] => [...page.matchAll(/<section class="area" id="area-([^"]+)"/g)].map((match) => match[1] ?? '');
+
+  it('follows the given pack order', () => {
+    const fixture = ecommerceReportFixture();
+    const reversed = [...fixture.areas].reverse();
+    expect(areaOrder(renderRunReport({ ...fixture, areas: reversed }))).toEqual(reversed.map((area) => area.id));
+  });
+
+  it('falls back to the analysis log order and its area names', () => {
+    const fixture = ecommerceReportFixture();
+    const page = renderRunReport({ run: fixture.run, result: fixture.result, steps: fixture.steps });
+    expect(areaOrder(page)).toEqual(fixture.result.analysis_log.map((area) => area.area_id));
+    expect(page).toContain('<h3>Customer retention</h3>');
+  });
+});

@@ -1,0 +1,7 @@
+/** The columns of a set of result rows, shared by the evidence tables and the chart picker. */
+/** Column names across rows, in first-seen order (rows may omit null cells). */
+export function columnNames(rows: readonly Record<string, unknown>[]): string[] {
+  const names = new Set<string>();
+  for (const row of rows) for (const name of Object.keys(row)) names.add(name);
+  return [...names];
+}
