@@ -1,0 +1,139 @@
+/**
+ * Phase 7: compacted insights in, 3–8 recommendations out. Rejected insights are left out; every
+ * related_insight_id must name a real insight (unknown ids are dropped and logged); segment sizes are
+ * checked against the verified counts of the insights a recommendation addresses.
+ */
+import type { Insight, Recommendation, Run } from '../domain/index.js';
+import { CancelledError, LlmError, describeError } from '../errors/index.js';
+import type { PromptSection } from '../llm/prompt-builder.js';
+import { assertRunActive, requireProject, type DiscoveryDeps } from './context.js';
+import { askLlm } from './llm-gateway.js';
+import { listReformatNudge, parseRecommendations, type RawRecommendation } from './output-parser.js';
+import { renderRecommendationsPrompt } from './prompt-assembly.js';
+import { loadRunSetting } from './run-setting.js';
+
+/** Upper bound on recommendations kept (the prompt asks for 3–8). */
+export const MAX_RECOMMENDATIONS = 8;
+/** Insights shown to the recommender, most severe first; the rest are summarised by count. */
+export const MAX_INSIGHTS_IN_PROMPT = 60;
+const DESCRIPTION_MAX_CHARS = 300;
+const RECOMMENDATION_MAX_OUTPUT_TOKENS = 8_192;
+const SEVERITY_RANK: Record<Insight['severity'], number> = { critical: 0, high: 1, medium: 2, low: 3 };
+
+/** The insights recommendations may build on: everything not rejected by verification. */
+export function usableInsights(run: Pick<Run, 'areas'>): Insight[] {
+  return run.areas.flatMap((area) => area.insights).filter((insight) => insight.validation?.status !== 'rejected');
+}
+
+/** One compact JSON line per insight, most severe first. */
+export function compactInsights(insights: readonly Insight[]): string {
+  const ordered = [...insights].sort((a, b) => SEVERITY_RANK[a.severity] - SEVERITY_RANK[b.severity] || a.id.localeCompare(b.id)).slice(0, MAX_INSIGHTS_IN_PROMPT);
+  const lines = ordered.map((insight) =>
+    JSON.stringify({
+      id: insight.id,
+      area: insight.analysis_area,
+      name: insight.name,
+      severity: insight.severity,
+      affected_count: insight.affected_count,
+      verification: insight.validation ? { status: insight.validation.status, verified_count: insight.validation.verified_count } : null,
+      target_segment: insight.target_segment,
+      description: insight.description.length > DESCRIPTION_MAX_CHARS ? `${insight.description.slice(0, DESCRIPTION_MAX_CHARS)}…` : insight.description,
+    }),
+  );
+  return `[\n${lines.join(',\n')}\n]`;
+}
+
+export function insightsSummary(insights: readonly Insight[]): string {
+  const byArea = new Map<string, number>();
+  for (const insight of insights) byArea.set(insight.analysis_area, (byArea.get(insight.analysis_area) ?? 0) + 1);
+  return `Total: ${insights.length} insights (${[...byArea.entries()].map(([area, count]) => `${area}: ${count}`).join(', ')})`;
+}
+
+/** The largest count verification confirmed or measured among the given insights, or null. */
+function maxVerifiedCount(related: readonly Insight[]): number | null {
+  const counts = related
+    .map((insight) => insight.validation)
+    .filter((validation) => validation && (validation.status === 'confirmed' || validation.status === 'adjusted'))
+    .map((validation) => validation!.verified_count)
+    .filter((count): count is number => typeof count === 'number');
+  return counts.length > 0 ? Math.max(...counts) : null;
+}
+
+export function toRecommendations(raw: readonly RawRecommendation[], insights: readonly Insight[]): { recommendations: Recommendation[]; droppedIds: string[] } {
+  const byId = new Map(insights.map((insight) => [insight.id, insight]));
+  const droppedIds: string[] = [];
+  const ordered = raw.map((item, index) => ({ item, index })).sort((a, b) => a.item.priority - b.item.priority || a.index - b.index).slice(0, MAX_RECOMMENDATIONS);
+  const recommendations = ordered.map(({ item }, index): Recommendation => {
+    const related = [...new Set(item.related_insight_ids)].filter((id) => {
+      if (byId.has(id)) return true;
+      droppedIds.push(id);
+      return false;
+    });
+    const maxVerified = maxVerifiedCount(related.map((id) => byId.get(id)!));
+    const segmentSize = item.segment_size ?? null;
+    return {
+      id: `rec-${index + 1}`,
+      title: item.title,
+      description: item.description,
+      priority: item.priority,
+      category: item.category ?? '',
+      target_segment: item.target_segment ?? '',
+      segment_size: segmentSize,
+      expected_impact: { metric: item.expected_impact?.metric ?? '', estimated_improvement: item.expected_impact?.estimated_improvement ?? '', reasoning: item.expected_impact?.reasoning ?? '' },
+      actions: item.actions ?? [],
+      related_insight_ids: related,
+      effort: item.effort ?? null,
+      success_metrics: item.success_metrics ?? [],
+      confidence: item.confidence ?? null,
+      segment_check:
+        maxVerified === null || segmentSize === null
+          ? { status: 'unverifiable', max_verified_count: maxVerified }
+          : { status: segmentSize > maxVerified * 1.2 ? 'exceeds_verified' : 'consistent', max_verified_count: maxVerified },
+    };
+  });
+  return { recommendations, droppedIds: [...new Set(droppedIds)] };
+}
+
+export async function recommend(deps: DiscoveryDeps, runId: string, signal?: AbortSignal): Promise<Recommendation[]> {
+  const run = await assertRunActive(deps, runId, signal);
+  if (run.recommendation_log.status === 'completed' || run.recommendation_log.status === 'skipped') return run.recommendations;
+  const insights = usableInsights(run);
+  if (insights.length === 0) {
+    await deps.store.updateRun(runId, (current) => ({ ...current, recommendation_log: { ...current.recommendation_log, status: 'skipped', error: 'no usable insights to base recommendations on' } }));
+    return [];
+  }
+  await deps.store.updateRun(runId, (current) => ({ ...current, phase: 'recommendations', phase_detail: 'writing recommendations', progress: Math.max(current.progress, 85) }));
+  try {
+    const project = await requireProject(deps, run.project_id);
+    const setting = await loadRunSetting(deps, run, project, signal);
+    const prompt = renderRecommendationsPrompt(setting.pack, { discoveryDate: deps.now().toISOString().slice(0, 10), insightsSummary: insightsSummary(insights), insightsData: compactInsights(insights) });
+    const sections: PromptSection[] = [
+      { id: 'base-context', role: 'system', text: setting.baseContext, priority: 50, shrink: 'truncate', minTokens: 200 },
+      { id: 'recommendations', role: 'user', text: prompt, priority: 100, shrink: 'truncate', minTokens: 2_000 },
+    ];
+    let parsed: ReturnType<typeof parseRecommendations> | undefined;
+    let retries = 0;
+    for (let attempt = 0; attempt <= 2; attempt++) {
+      const reply = await askLlm(deps, { runId, binding: deps.llm, phase: 'recommendations', sections, maxOutputTokens: RECOMMENDATION_MAX_OUTPUT_TOKENS, signal });
+      parsed = parseRecommendations(reply.text);
+      if (parsed.ok) break;
+      retries++;
+      sections.push(
+        { id: `rejected-${attempt}`, role: 'assistant', text: reply.text.slice(0, 2_000) || '(empty reply)', priority: 60, shrink: 'truncate', minTokens: 32 },
+        { id: `nudge-${attempt}`, role: 'user', text: listReformatNudge('recommendations', parsed.reason), priority: 100, shrink: 'none' },
+      );
+    }
+    if (!parsed || !parsed.ok) {
+      throw new LlmError(`recommendations reply unusable after ${retries} reformat retries: ${parsed && !parsed.ok ? parsed.reason : 'no reply'}`, { kind: 'malformed_output', isRetryable: false, provider: deps.llm.provider.provider });
+    }
+    const { recommendations, droppedIds } = toRecommendations(parsed.items, insights);
+    if (droppedIds.length > 0) deps.logger.warn({ runId, droppedIds }, 'recommendations referenced unknown insight ids; dropped');
+    await deps.store.updateRun(runId, (current) => ({ ...current, recommendations, recommendation_log: { status: 'completed', dropped_insight_ids: droppedIds, parse_retries: retries } }));
+    return recommendations;
+  } catch (error) {
+    if (error instanceof CancelledError) throw error;
+    deps.logger.error({ runId, err: error }, 'recommendations failed');
+    await deps.store.updateRun(runId, (current) => ({ ...current, recommendation_log: { ...current.recommendation_log, status: 'failed', error: describeError(error) } }));
+    return [];
+  }
+}
