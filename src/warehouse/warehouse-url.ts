@@ -47,7 +47,7 @@ export function parseWarehouseUrl(url: string): WarehouseTarget {
     let parsed: URL;
     try {
       parsed = new URL(trimmed);
-    } catch (error) {
+    } catch {
       throw invalid(url, 'it is not a well-formed URL');
     }
     const database = decodeURIComponent(parsed.pathname.replace(/^\//, ''));
