@@ -126,7 +126,7 @@ export async function analyzeArea(deps: DiscoveryDeps, runId: string, areaId: st
       );
     }
     if (!parsed || !parsed.ok) {
-      throw new LlmError(`analysis reply unusable after ${retries} reformat retries: ${parsed && !parsed.ok ? parsed.reason : 'no reply'}`, {
+      throw new LlmError(`analysis reply unusable after ${ANALYSIS_REFORMAT_RETRIES + 1} attempts: ${parsed && !parsed.ok ? parsed.reason : 'no reply'}`, {
         kind: 'malformed_output',
         isRetryable: false,
         provider: deps.llm.provider.provider,

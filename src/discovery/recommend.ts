@@ -124,7 +124,7 @@ export async function recommend(deps: DiscoveryDeps, runId: string, signal?: Abo
       );
     }
     if (!parsed || !parsed.ok) {
-      throw new LlmError(`recommendations reply unusable after ${retries} reformat retries: ${parsed && !parsed.ok ? parsed.reason : 'no reply'}`, { kind: 'malformed_output', isRetryable: false, provider: deps.llm.provider.provider });
+      throw new LlmError(`recommendations reply unusable after ${retries} attempts: ${parsed && !parsed.ok ? parsed.reason : 'no reply'}`, { kind: 'malformed_output', isRetryable: false, provider: deps.llm.provider.provider });
     }
     const { recommendations, droppedIds } = toRecommendations(parsed.items, insights);
     if (droppedIds.length > 0) deps.logger.warn({ runId, droppedIds }, 'recommendations referenced unknown insight ids; dropped');

@@ -1,0 +1,89 @@
+/**
+ * Builds real discovery dependencies for tests — embedded store, DuckDB warehouse file, local
+ * embedder, embedded vector index, the shipped packs — around a model brain the test chooses.
+ */
+import { mkdtempSync } from 'node:fs';
+import { tmpdir } from 'node:os';
+import { join } from 'node:path';
+import { DuckDBInstance } from '@duckdb/node-api';
+import { loadConfig } from '../../src/config/index.js';
+import type { DiscoveryDeps } from '../../src/discovery/context.js';
+import { createRun } from '../../src/discovery/create-run.js';
+import { loadPack } from '../../src/discovery/pack-loader.js';
+import { createSchemaSource } from '../../src/discovery/schema-source.js';
+import { projectSchema, type Project, type Run } from '../../src/domain/index.js';
+import { createLocalEmbedder } from '../../src/embed/index.js';
+import { lookupModel } from '../../src/llm/catalog.js';
+import { createOfflineProvider, type OfflineBrain } from '../../src/llm/providers/offline.js';
+import { silentLogger } from '../../src/logging/index.js';
+import { createEmbeddedRunStore } from '../../src/store/index.js';
+import { createEmbeddedVectorIndex } from '../../src/vector/index.js';
+import { openWarehouse } from '../../src/warehouse/index.js';
+
+/** A small shop: sessions by device with a planted mobile checkout problem, and orders. */
+export async function createShopWarehouse(path: string): Promise<void> {
+  const instance = await DuckDBInstance.create(path);
+  const connection = await instance.connect();
+  await connection.run(`
+    CREATE TABLE sessions AS
+      SELECT i AS session_id,
+             CASE WHEN i % 3 = 0 THEN 'desktop' ELSE 'mobile' END AS device,
+             (i % 2 = 0) AS reached_checkout,
+             (i % 2 = 0 AND (i % 3 = 0 OR i % 5 = 0)) AS ordered,
+             TIMESTAMP '2024-01-01' + to_days(CAST(i % 90 AS INTEGER)) AS started_at
+      FROM range(1, 601) t(i);
+    CREATE TABLE orders AS
+      SELECT session_id AS order_id, session_id, 20 + (session_id % 7) * 5 AS amount, started_at AS ordered_at
+      FROM sessions WHERE ordered;
+  `);
+  connection.closeSync();
+  instance.closeSync();
+}
+
+export interface Harness {
+  deps: DiscoveryDeps;
+  project: Project;
+  newRun(overrides?: { maxSteps?: number; minSteps?: number; areas?: string[] }): Promise<Run>;
+  close(): Promise<void>;
+}
+
+export async function createHarness(brain: OfflineBrain, options: { pack?: string; contextWindow?: number } = {}): Promise<Harness> {
+  const dir = mkdtempSync(join(tmpdir(), 'assay-engine-'));
+  const warehousePath = join(dir, 'shop.duckdb');
+  await createShopWarehouse(warehousePath);
+  const config = loadConfig({ env: { ASSAY_DATA_DIR: dir, ASSAY_WAREHOUSE: `duckdb:${warehousePath}` }, cwd: dir });
+  const warehouse = await openWarehouse(config.warehouse);
+  const embedder = createLocalEmbedder();
+  const vectorIndex = createEmbeddedVectorIndex({ dir: join(dir, 'vectors') });
+  const store = createEmbeddedRunStore({ dir: join(dir, 'store') });
+  const { entry } = lookupModel('offline:analyst');
+  const llm = { provider: createOfflineProvider({ brain }), entry: { ...entry, contextWindow: options.contextWindow ?? entry.contextWindow } };
+  let tick = 0;
+  const deps: DiscoveryDeps = {
+    config,
+    store,
+    warehouse,
+    llm,
+    fastLlm: llm,
+    embedder,
+    vectorIndex,
+    schema: createSchemaSource({ config, warehouse, embedder, vectorIndex, logger: silentLogger }),
+    loadPack: (slug) => loadPack(slug, { includeHidden: true }),
+    logger: silentLogger,
+    // a deterministic clock: one second per reading
+    now: () => new Date(Date.UTC(2026, 10, 23, 9, 0, tick++)),
+  };
+  const stamp = '2026-11-23T09:00:00.000Z';
+  const project = projectSchema.parse({ id: 'shop', name: 'Shop', domain: options.pack ?? 'ecommerce', warehouse: { url: config.warehouse }, llm: 'offline:analyst', created_at: stamp, updated_at: stamp });
+  await store.upsertProject(project);
+  return {
+    deps,
+    project,
+    newRun: (overrides = {}) =>
+      createRun(store, project, { maxSteps: overrides.maxSteps ?? 8, minSteps: overrides.minSteps ?? 0, areas: overrides.areas ?? [], llm: 'offline:analyst', pack: project.domain, analysisBudgetTokens: 200_000 }, deps.now()),
+    close: async () => {
+      await warehouse.close();
+      await vectorIndex.close();
+    },
+  };
+}
