@@ -54,18 +54,20 @@ export class NumberTally {
   }
 
   private grow(): void {
-    const entries = this.entries();
-    const capacity = this.keys.length * 2;
+    const { keys, counts, used } = this;
+    const capacity = keys.length * 2;
     this.keys = new Float64Array(capacity);
     this.counts = new Int32Array(capacity);
     this.used = new Uint8Array(capacity);
     this.mask = capacity - 1;
-    for (const [key, count] of entries) {
+    for (let oldSlot = 0; oldSlot < keys.length; oldSlot += 1) {
+      if (used[oldSlot] !== 1) continue;
+      const key = keys[oldSlot] as number;
       let slot = slotOf(key) & this.mask;
       while (this.used[slot] === 1) slot = (slot + 1) & this.mask;
       this.used[slot] = 1;
       this.keys[slot] = key;
-      this.counts[slot] = count;
+      this.counts[slot] = counts[oldSlot] as number;
     }
   }
 }

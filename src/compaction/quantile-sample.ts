@@ -48,8 +48,9 @@ export class QuantileSample {
   quartiles(): Quartiles | undefined {
     const size = Math.min(this.seen, QUANTILE_EXACT_CAP);
     if (size === 0) return undefined;
-    const sorted = this.values.slice(0, size).sort();
-    return { p25: interpolate(sorted, 0.25), median: interpolate(sorted, 0.5), p75: interpolate(sorted, 0.75) };
+    // Selection instead of a full sort: three order statistics (and their right neighbours) in O(n).
+    const values = this.values.slice(0, size);
+    return { p25: interpolate(values, 0.25), median: interpolate(values, 0.5), p75: interpolate(values, 0.75) };
   }
 
   private grow(): void {
@@ -68,14 +69,70 @@ export class QuantileSample {
   }
 }
 
-function interpolate(sorted: Float64Array, quantile: number): number {
-  const position = (sorted.length - 1) * quantile;
+/** Type-7 quantile of `values`, which it partially reorders in place. */
+function interpolate(values: Float64Array, quantile: number): number {
+  const position = (values.length - 1) * quantile;
   const lowerIndex = Math.floor(position);
-  const lower = sorted[lowerIndex] as number;
-  const upper = sorted[Math.min(lowerIndex + 1, sorted.length - 1)] as number;
+  const lower = selectKth(values, lowerIndex);
   const fraction = position - lowerIndex;
   if (fraction === 0) return lower;
+  // After selection everything right of lowerIndex is ≥ lower; the next order statistic is their minimum.
+  let upper = Number.POSITIVE_INFINITY;
+  for (let index = lowerIndex + 1; index < values.length; index += 1) if ((values[index] as number) < upper) upper = values[index] as number;
   // The weighted form cannot overflow when lower and upper are huge and of opposite signs.
   const value = (1 - fraction) * lower + fraction * upper;
   return Math.min(Math.max(value, lower), upper);
+}
+
+/** Below this size a partition is finished by insertion sort. */
+const INSERTION_SORT_SIZE = 16;
+
+/**
+ * Hoare-style quickselect with a median-of-three pivot: afterwards `values[k]` is the k-th smallest,
+ * everything left of it ≤ it and everything right ≥ it. Falls back to sorting a range that keeps
+ * failing to shrink, so adversarial orderings cannot make it quadratic.
+ */
+function selectKth(values: Float64Array, k: number): number {
+  let left = 0;
+  let right = values.length - 1;
+  let budget = 2 * Math.ceil(Math.log2(values.length + 1)) + 8;
+  while (right - left > INSERTION_SORT_SIZE) {
+    if (budget-- === 0) {
+      values.subarray(left, right + 1).sort();
+      return values[k] as number;
+    }
+    const middle = (left + right) >>> 1;
+    const pivot = medianOfThree(values[left] as number, values[middle] as number, values[right] as number);
+    let low = left;
+    let high = right;
+    while (low <= high) {
+      while ((values[low] as number) < pivot) low += 1;
+      while ((values[high] as number) > pivot) high -= 1;
+      if (low <= high) {
+        const swap = values[low] as number;
+        values[low] = values[high] as number;
+        values[high] = swap;
+        low += 1;
+        high -= 1;
+      }
+    }
+    if (k <= high) right = high;
+    else if (k >= low) left = low;
+    else return values[k] as number;
+  }
+  for (let index = left + 1; index <= right; index += 1) {
+    const value = values[index] as number;
+    let position = index - 1;
+    while (position >= left && (values[position] as number) > value) {
+      values[position + 1] = values[position] as number;
+      position -= 1;
+    }
+    values[position + 1] = value;
+  }
+  return values[k] as number;
+}
+
+function medianOfThree(first: number, second: number, third: number): number {
+  if (first < second) return second < third ? second : first < third ? third : first;
+  return first < third ? first : second < third ? third : second;
 }

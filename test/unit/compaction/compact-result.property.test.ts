@@ -55,6 +55,30 @@ describe('compactResult properties', () => {
     );
   });
 
+  it('matches a sort-based type-7 reference for quartiles below the exact cap', () => {
+    const reference = (sorted: number[], q: number): number => {
+      const h = (sorted.length - 1) * q;
+      const lower = sorted[Math.floor(h)] as number;
+      const upper = sorted[Math.min(Math.floor(h) + 1, sorted.length - 1)] as number;
+      return lower + (h - Math.floor(h)) * (upper - lower);
+    };
+    const values = fc.array(fc.oneof(fc.integer({ min: -20, max: 20 }), fc.double({ min: -1e6, max: 1e6, noNaN: true })), { minLength: 1, maxLength: 2000 });
+    fc.assert(
+      fc.property(values, (numbers) => {
+        const [column] = compactResult([{ name: 'x' }], numbers.map((x) => ({ x }))).columns;
+        const sorted = [...numbers].sort((a, b) => a - b);
+        const round = (value: number) => Number(value.toPrecision(6));
+        const exact = sorted.every((value) => Number.isSafeInteger(value)) && [0.25, 0.5, 0.75].every((q) => Number.isSafeInteger(reference(sorted, q)));
+        for (const [key, q] of [['p25', 0.25], ['median', 0.5], ['p75', 0.75]] as const) {
+          const expected = exact ? reference(sorted, q) : round(reference(sorted, q));
+          // One unit in the 6th significant digit of slack: the two interpolation formulas may round apart.
+          expect(Math.abs((column?.[key] ?? Number.NaN) - expected)).toBeLessThanOrEqual(1e-5 * Math.max(1, Math.abs(expected)));
+        }
+      }),
+      { numRuns: 80 },
+    );
+  });
+
   it('orders quantiles: min ≤ p25 ≤ median ≤ p75 ≤ max', () => {
     const numbers = fc.array(fc.oneof(fc.double({ noNaN: true }), fc.integer(), fc.constant(Number.NaN)), { minLength: 1, maxLength: 300 });
     fc.assert(
