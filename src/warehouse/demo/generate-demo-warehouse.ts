@@ -12,7 +12,7 @@ import { resolve } from 'node:path';
 import { AssayError, ConflictError, ValidationError } from '../../errors/index.js';
 import { demoDatasetFor } from './datasets/index.js';
 import { parseDemoKind, type DemoKind } from './demo-kind.js';
-import { runSql, withDuckDbFile } from './duckdb-file.js';
+import { runSql, withNewDuckDbFile } from './duckdb-file.js';
 import { runPatternChecks, withEvidence } from './pattern-checks.js';
 import { describeExpectation, type DemoTruths } from './planted-pattern.js';
 import { randomMacrosSql } from './random-sql.js';
@@ -81,7 +81,7 @@ export async function generateDemoWarehouse(options: GenerateDemoWarehouseOption
   const partialPath = `${path}.partial-${process.pid}`;
   await removeDuckDbFile(partialPath);
   try {
-    const { tables, checks } = await withDuckDbFile(partialPath, 'read_write', async (connection) => {
+    const { tables, checks } = await withNewDuckDbFile(partialPath, async (connection) => {
       await runSql(connection, randomMacrosSql(seed), 'creating the seeded random macros');
       await runSql(connection, 'BEGIN TRANSACTION', `starting the ${kind} build`);
       for (const [index, sql] of dataset.buildSql({ seed, scale }).entries()) {

@@ -55,15 +55,16 @@ export async function countTableRows(connection: DuckDBConnection): Promise<Demo
 }
 
 /**
- * A digest of each table's contents that is independent of row order and sensitive to duplicates:
- * the md5 of the sorted per-row hashes. Two generations agree on it exactly when they hold the same rows.
+ * A digest of each table's contents that is independent of row order: the row count with the XOR
+ * and the exact (HUGEINT) sum of the per-row hashes. The sum keeps it sensitive to duplicated rows,
+ * which cancel out of an XOR. Two generations agree on it when they hold the same rows.
  */
 export async function checksumTables(connection: DuckDBConnection): Promise<Record<string, string>> {
   const tables = await listQualifiedTables(connection);
   const digests = await perTable(
     connection,
     tables,
-    `SELECT count(*)::VARCHAR || ':' || coalesce(md5(string_agg(row_hash::VARCHAR, ',' ORDER BY row_hash)), '') FROM (SELECT hash(t) AS row_hash FROM {table} t)`,
+    `SELECT count(*)::VARCHAR || ':' || coalesce(bit_xor(row_hash), 0)::VARCHAR || ':' || coalesce(sum(row_hash), 0)::VARCHAR FROM (SELECT hash(t) AS row_hash FROM {table} t)`,
     'checksumming tables',
   );
   return Object.fromEntries(tables.map((name) => [name, String(digests.get(name))]));
