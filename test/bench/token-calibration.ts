@@ -1,14 +1,11 @@
 /**
  * Token-estimator calibration against real tokenizers (dev dependencies only).
  *
- *   npx tsx test/bench/token-calibration.ts          measure the shipped weights, print a table, write JSON
+ *   npx tsx test/bench/token-calibration.ts          measure the shipped weights, print a table, write bench-results/token-calibration.json
  *   npx tsx test/bench/token-calibration.ts --fit    also fit new weights and print them for src/llm/tokens.ts
  *
  * See docs/token-estimation.md for the method and the current figures.
  */
-import { mkdirSync, writeFileSync } from 'node:fs';
-import { dirname, resolve } from 'node:path';
-import { fileURLToPath } from 'node:url';
 import {
   TOKEN_WEIGHTS,
   countTokenFeatures,
@@ -19,6 +16,7 @@ import {
 } from '../../src/llm/tokens.js';
 import { CONTENT_TYPES, buildCalibrationCorpus, type ContentType } from '../unit/llm/tokens-corpus.js';
 import { measureCorpus, type ReferenceCounts } from '../unit/llm/tokens-reference.js';
+import { writeBenchResult } from './bench.js';
 
 const FEATURE_KEYS: ReadonlyArray<keyof TokenFeatures> = ['letterRuns', 'letterExcess', 'digitGroups', 'underscores', 'punctuation', 'spaces', 'lineBreaks', 'nonAscii', 'astral'];
 
@@ -121,10 +119,7 @@ function main(): void {
   console.log(
     `corpus: ${corpus.length} samples, ${totalChars} chars; tokenizers ${tokenizeMs.toFixed(0)} ms, estimator ${estimateMs.toFixed(1)} ms`,
   );
-  const out = resolve(dirname(fileURLToPath(import.meta.url)), 'results', 'token-calibration.json');
-  mkdirSync(dirname(out), { recursive: true });
-  writeFileSync(out, JSON.stringify({ weights: TOKEN_WEIGHTS, rows, totalChars, samples: corpus.length }, null, 2));
-  console.log(`wrote ${out}`);
+  console.log(`wrote ${writeBenchResult('token-calibration', { weights: TOKEN_WEIGHTS, rows, totalChars, samples: corpus.length })}`);
 }
 
 function round1(value: number): number {
