@@ -10,7 +10,7 @@ import { CancelledError, LlmError, NotFoundError, describeError } from '../error
 import { promptBudgetTokens, type PromptSection } from '../llm/prompt-builder.js';
 import { estimateTokens } from '../llm/tokens.js';
 import { assertRunActive, requireProject, type DiscoveryDeps } from './context.js';
-import { askLlm } from './llm-gateway.js';
+import { askUntilParsed } from './ask-until-parsed.js';
 import { listReformatNudge, parseInsights, type RawInsight } from './output-parser.js';
 import type { AnalysisArea } from './pack-schema.js';
 import { datasetNames, renderAnalysisPrompt } from './prompt-assembly.js';
@@ -111,28 +111,31 @@ export async function analyzeArea(deps: DiscoveryDeps, runId: string, areaId: st
       { id: 'base-context', role: 'system', text: setting.baseContext, priority: 50, shrink: 'truncate', minTokens: 200 },
       { id: 'analysis', role: 'user', text: prompt, priority: 100, shrink: 'none' },
     ];
-    let parsed = null as ReturnType<typeof parseInsights> | null;
-    let retries = 0;
-    let promptTokens = 0;
-    for (let attempt = 0; attempt <= ANALYSIS_REFORMAT_RETRIES; attempt++) {
-      const reply = await askLlm(deps, { runId, binding: deps.llm, phase: 'analysis', sections, maxOutputTokens: ANALYSIS_MAX_OUTPUT_TOKENS, signal, area: areaId });
-      promptTokens = Math.max(promptTokens, reply.record.prompt_tokens_estimated);
-      parsed = parseInsights(reply.text);
-      if (parsed.ok) break;
-      retries++;
-      sections.push(
-        { id: `rejected-${attempt}`, role: 'assistant', text: reply.text.slice(0, 2_000) || '(empty reply)', priority: 60, shrink: 'truncate', minTokens: 32 },
-        { id: `nudge-${attempt}`, role: 'user', text: listReformatNudge('insights', parsed.reason), priority: 100, shrink: 'none' },
-      );
-    }
-    if (!parsed || !parsed.ok) {
-      throw new LlmError(`analysis reply unusable after ${ANALYSIS_REFORMAT_RETRIES + 1} attempts: ${parsed && !parsed.ok ? parsed.reason : 'no reply'}`, {
+    const answer = await askUntilParsed(deps, {
+      runId,
+      binding: deps.llm,
+      phase: 'analysis',
+      sections,
+      maxOutputTokens: ANALYSIS_MAX_OUTPUT_TOKENS,
+      signal,
+      area: areaId,
+      retries: ANALYSIS_REFORMAT_RETRIES,
+      parse: (reply) => {
+        const parsed = parseInsights(reply);
+        return parsed.ok ? { ok: true, value: parsed } : parsed;
+      },
+      nudge: (reason) => listReformatNudge('insights', reason),
+    });
+    if (!answer.ok) {
+      throw new LlmError(`analysis reply unusable after ${ANALYSIS_REFORMAT_RETRIES + 1} attempts: ${answer.reason}`, {
         kind: 'malformed_output',
         isRetryable: false,
         provider: deps.llm.provider.provider,
       });
     }
-
+    const parsed = answer.value;
+    const retries = answer.retries;
+    const promptTokens = answer.promptTokens;
     const { insights, notes } = toInsights(area, parsed.items, citableSteps(steps), deps.now().toISOString());
     const droppedOutputs = [...parsed.dropped.map((item) => `insight #${item.index + 1}: ${item.reason}`), ...notes];
     if (droppedOutputs.length > 0) deps.logger.warn({ runId, area: areaId, dropped: droppedOutputs }, 'some analysis output was dropped');

@@ -16,7 +16,7 @@ import { searchTables } from '../schema/search.js';
 import { capRowsByBytes } from '../warehouse/row-cap.js';
 import { EXPLORER_ACTIONS, parseAction, reformatNudge, type ExplorationAction } from './action-parser.js';
 import { assertRunActive, requireProject, type DiscoveryDeps, type ProjectSchema } from './context.js';
-import { askLlm } from './llm-gateway.js';
+import { askUntilParsed } from './ask-until-parsed.js';
 import { loadRunSetting, type RunSetting } from './run-setting.js';
 import { createSqlFixer } from './sql-fix-prompt.js';
 import { executeWithFixes } from './sql-executor.js';
@@ -28,8 +28,6 @@ export const MAX_REFORMAT_RETRIES = 3;
 const MAX_CONSECUTIVE_PARSE_FAILURES = 3;
 /** Output budget of one exploration turn (reference: 4096). */
 export const EXPLORATION_MAX_OUTPUT_TOKENS = 4_096;
-/** A rejected reply is echoed back at most this long inside the retry conversation. */
-const ECHOED_REPLY_MAX_CHARS = 2_000;
 
 export interface ExploreStepOutcome {
   /** True when exploration is over (done, max steps, LLM failure). */
@@ -86,27 +84,28 @@ interface ActionAttempt {
 }
 
 async function askForAction(deps: DiscoveryDeps, run: Run, stepNumber: number, sections: PromptSection[], signal?: AbortSignal): Promise<ActionAttempt> {
-  const conversation = [...sections];
-  let lastReason = '';
-  for (let attempt = 0; attempt <= MAX_REFORMAT_RETRIES; attempt++) {
-    let reply: string;
-    try {
-      reply = (await askLlm(deps, { runId: run.id, binding: deps.llm, phase: 'exploration', sections: conversation, maxOutputTokens: EXPLORATION_MAX_OUTPUT_TOKENS, signal, step: stepNumber })).text;
-    } catch (error) {
-      if (error instanceof CancelledError) throw error;
-      if (error instanceof LlmError && error.kind === 'aborted') throw new CancelledError('exploration aborted', { cause: error });
-      return { error: `the model call failed: ${describeError(error)}`, llmFailed: true };
-    }
-    const parsed = parseAction(reply, EXPLORER_ACTIONS);
-    if (parsed.ok) return { action: parsed.action };
-    lastReason = parsed.reason;
-    deps.logger.warn({ runId: run.id, step: stepNumber, attempt, reason: parsed.reason }, 'unparseable exploration reply; nudging');
-    conversation.push(
-      { id: `rejected-${attempt}`, role: 'assistant', text: reply.slice(0, ECHOED_REPLY_MAX_CHARS) || '(empty reply)', priority: 85, shrink: 'truncate', minTokens: 32 },
-      { id: `nudge-${attempt}`, role: 'user', text: reformatNudge(parsed.reason, EXPLORER_ACTIONS), priority: 95, shrink: 'none' },
-    );
+  try {
+    const answer = await askUntilParsed(deps, {
+      runId: run.id,
+      binding: deps.llm,
+      phase: 'exploration',
+      sections,
+      maxOutputTokens: EXPLORATION_MAX_OUTPUT_TOKENS,
+      signal,
+      step: stepNumber,
+      retries: MAX_REFORMAT_RETRIES,
+      parse: (reply) => {
+        const parsed = parseAction(reply, EXPLORER_ACTIONS);
+        return parsed.ok ? { ok: true, value: parsed.action } : parsed;
+      },
+      nudge: (reason) => reformatNudge(reason, EXPLORER_ACTIONS),
+    });
+    return answer.ok ? { action: answer.value } : { error: `no usable action after ${MAX_REFORMAT_RETRIES + 1} attempts: ${answer.reason}` };
+  } catch (error) {
+    if (error instanceof CancelledError) throw error;
+    if (error instanceof LlmError && error.kind === 'aborted') throw new CancelledError('exploration aborted', { cause: error });
+    return { error: `the model call failed: ${describeError(error)}`, llmFailed: true };
   }
-  return { error: `no usable action after ${MAX_REFORMAT_RETRIES + 1} attempts: ${lastReason}` };
 }
 
 function baseStep(run: Run, stepNumber: number, deps: DiscoveryDeps, action: ExplorationAction): Pick<ExplorationStep, 'run_id' | 'step' | 'timestamp' | 'thinking' | 'query_purpose' | 'fix_attempts' | 'fixed'> {

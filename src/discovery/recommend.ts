@@ -7,7 +7,7 @@ import type { Insight, Recommendation, Run } from '../domain/index.js';
 import { CancelledError, LlmError, describeError } from '../errors/index.js';
 import type { PromptSection } from '../llm/prompt-builder.js';
 import { assertRunActive, requireProject, type DiscoveryDeps } from './context.js';
-import { askLlm } from './llm-gateway.js';
+import { askUntilParsed } from './ask-until-parsed.js';
 import { listReformatNudge, parseRecommendations, type RawRecommendation } from './output-parser.js';
 import { renderRecommendationsPrompt } from './prompt-assembly.js';
 import { loadRunSetting } from './run-setting.js';
@@ -18,6 +18,8 @@ export const MAX_RECOMMENDATIONS = 8;
 export const MAX_INSIGHTS_IN_PROMPT = 60;
 const DESCRIPTION_MAX_CHARS = 300;
 const RECOMMENDATION_MAX_OUTPUT_TOKENS = 8_192;
+/** Reformat retries for an unusable recommendations reply. */
+const RECOMMENDATION_REFORMAT_RETRIES = 2;
 const SEVERITY_RANK: Record<Insight['severity'], number> = { critical: 0, high: 1, medium: 2, low: 3 };
 
 /** The insights recommendations may build on: everything not rejected by verification. */
@@ -111,21 +113,25 @@ export async function recommend(deps: DiscoveryDeps, runId: string, signal?: Abo
       { id: 'base-context', role: 'system', text: setting.baseContext, priority: 50, shrink: 'truncate', minTokens: 200 },
       { id: 'recommendations', role: 'user', text: prompt, priority: 100, shrink: 'truncate', minTokens: 2_000 },
     ];
-    let parsed: ReturnType<typeof parseRecommendations> | undefined;
-    let retries = 0;
-    for (let attempt = 0; attempt <= 2; attempt++) {
-      const reply = await askLlm(deps, { runId, binding: deps.llm, phase: 'recommendations', sections, maxOutputTokens: RECOMMENDATION_MAX_OUTPUT_TOKENS, signal });
-      parsed = parseRecommendations(reply.text);
-      if (parsed.ok) break;
-      retries++;
-      sections.push(
-        { id: `rejected-${attempt}`, role: 'assistant', text: reply.text.slice(0, 2_000) || '(empty reply)', priority: 60, shrink: 'truncate', minTokens: 32 },
-        { id: `nudge-${attempt}`, role: 'user', text: listReformatNudge('recommendations', parsed.reason), priority: 100, shrink: 'none' },
-      );
+    const answer = await askUntilParsed(deps, {
+      runId,
+      binding: deps.llm,
+      phase: 'recommendations',
+      sections,
+      maxOutputTokens: RECOMMENDATION_MAX_OUTPUT_TOKENS,
+      signal,
+      retries: RECOMMENDATION_REFORMAT_RETRIES,
+      parse: (reply) => {
+        const parsed = parseRecommendations(reply);
+        return parsed.ok ? { ok: true, value: parsed } : parsed;
+      },
+      nudge: (reason) => listReformatNudge('recommendations', reason),
+    });
+    if (!answer.ok) {
+      throw new LlmError(`recommendations reply unusable after ${RECOMMENDATION_REFORMAT_RETRIES + 1} attempts: ${answer.reason}`, { kind: 'malformed_output', isRetryable: false, provider: deps.llm.provider.provider });
     }
-    if (!parsed || !parsed.ok) {
-      throw new LlmError(`recommendations reply unusable after ${retries} attempts: ${parsed && !parsed.ok ? parsed.reason : 'no reply'}`, { kind: 'malformed_output', isRetryable: false, provider: deps.llm.provider.provider });
-    }
+    const parsed = answer.value;
+    const retries = answer.retries;
     const { recommendations, droppedIds } = toRecommendations(parsed.items, insights);
     if (droppedIds.length > 0) deps.logger.warn({ runId, droppedIds }, 'recommendations referenced unknown insight ids; dropped');
     await deps.store.updateRun(runId, (current) => ({ ...current, recommendations, recommendation_log: { status: 'completed', dropped_insight_ids: droppedIds, parse_retries: retries } }));
