@@ -7,7 +7,7 @@ import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { DuckDBInstance } from '@duckdb/node-api';
 import { loadConfig } from '../../src/config/index.js';
-import type { DiscoveryDeps } from '../../src/discovery/context.js';
+import type { DiscoveryDeps, LlmBinding } from '../../src/discovery/context.js';
 import { createRun } from '../../src/discovery/create-run.js';
 import { loadPack } from '../../src/discovery/pack-loader.js';
 import { createSchemaSource } from '../../src/discovery/schema-source.js';
@@ -47,17 +47,26 @@ export interface Harness {
   close(): Promise<void>;
 }
 
-export async function createHarness(brain: OfflineBrain, options: { pack?: string; contextWindow?: number } = {}): Promise<Harness> {
+export interface HarnessOptions {
+  pack?: string;
+  contextWindow?: number;
+  /** Use this warehouse file instead of the small generated shop. */
+  warehousePath?: string;
+  /** Use this model binding instead of the brain behind the offline provider. */
+  llm?: LlmBinding;
+}
+
+export async function createHarness(brain: OfflineBrain, options: HarnessOptions = {}): Promise<Harness> {
   const dir = mkdtempSync(join(tmpdir(), 'assay-engine-'));
-  const warehousePath = join(dir, 'shop.duckdb');
-  await createShopWarehouse(warehousePath);
+  const warehousePath = options.warehousePath ?? join(dir, 'shop.duckdb');
+  if (!options.warehousePath) await createShopWarehouse(warehousePath);
   const config = loadConfig({ env: { ASSAY_DATA_DIR: dir, ASSAY_WAREHOUSE: `duckdb:${warehousePath}` }, cwd: dir });
   const warehouse = await openWarehouse(config.warehouse);
   const embedder = createLocalEmbedder();
   const vectorIndex = createEmbeddedVectorIndex({ dir: join(dir, 'vectors') });
   const store = createEmbeddedRunStore({ dir: join(dir, 'store') });
   const { entry } = lookupModel('offline:analyst');
-  const llm = { provider: createOfflineProvider({ brain }), entry: { ...entry, contextWindow: options.contextWindow ?? entry.contextWindow } };
+  const llm = options.llm ?? { provider: createOfflineProvider({ brain }), entry: { ...entry, contextWindow: options.contextWindow ?? entry.contextWindow } };
   let tick = 0;
   const deps: DiscoveryDeps = {
     config,
