@@ -22,6 +22,21 @@ export const configSchema = z.object({
   /** `embedded` or a MongoDB URL. */
   store: z.string().min(1).default('embedded'),
   redisUrl: z.string().min(1).default('redis://127.0.0.1:6379'),
+  /** The worker fleet (BullMQ on `redisUrl`). */
+  fleet: z
+    .object({
+      /** Redis key prefix of every queue: KEDA's `listName` must be `{queuePrefix}:{queue}:wait`. */
+      queuePrefix: z.string().regex(/^[A-Za-z0-9_-]+$/, 'letters, digits, _ and - only').default('bull'),
+      /** Comma-separated queues this worker process consumes; empty = all of them. */
+      queues: z.string().default(''),
+      /** Jobs in flight per queue in this process; unset = each queue's own default. */
+      concurrency: z.number().int().min(1).max(256).optional(),
+      /** How long shutdown waits for aborted jobs to hand back before forcing; keep below the pod's grace period. */
+      shutdownTimeoutMs: z.number().int().min(1_000).default(25_000),
+      /** Port of the worker's /healthz and /readyz endpoints; 0 = none. */
+      healthPort: z.number().int().min(0).max(65_535).default(0),
+    })
+    .default({ queuePrefix: 'bull', queues: '', shutdownTimeoutMs: 25_000, healthPort: 0 }),
   anthropicApiKey: z.string().optional(),
   anthropicBaseUrl: z.string().url().optional(),
   openaiApiKey: z.string().optional(),
@@ -68,6 +83,11 @@ export const ENV_BINDINGS: ReadonlyArray<{ env: string; path: string[]; kind: 's
   { env: 'QDRANT_URL', path: ['vectorIndex'], kind: 'string', secret: true },
   { env: 'MONGO_URL', path: ['store'], kind: 'string', secret: true },
   { env: 'REDIS_URL', path: ['redisUrl'], kind: 'string', secret: true },
+  { env: 'ASSAY_QUEUE_PREFIX', path: ['fleet', 'queuePrefix'], kind: 'string' },
+  { env: 'ASSAY_WORKER_QUEUES', path: ['fleet', 'queues'], kind: 'string' },
+  { env: 'ASSAY_WORKER_CONCURRENCY', path: ['fleet', 'concurrency'], kind: 'int' },
+  { env: 'ASSAY_WORKER_SHUTDOWN_TIMEOUT_MS', path: ['fleet', 'shutdownTimeoutMs'], kind: 'int' },
+  { env: 'ASSAY_WORKER_HEALTH_PORT', path: ['fleet', 'healthPort'], kind: 'int' },
   { env: 'ANTHROPIC_API_KEY', path: ['anthropicApiKey'], kind: 'string', secret: true },
   { env: 'ANTHROPIC_BASE_URL', path: ['anthropicBaseUrl'], kind: 'string' },
   { env: 'OPENAI_API_KEY', path: ['openaiApiKey'], kind: 'string', secret: true },

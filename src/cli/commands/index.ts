@@ -6,6 +6,7 @@ import { register as registerIndexSchema } from './index-schema.js';
 import { register as registerLlmSimulator } from './llm-simulator.js';
 import { register as registerPacks } from './packs.js';
 import { register as registerQuery } from './query.js';
+import { register as registerWorker } from './worker.js';
 
 /** Each command module exports `register(program)`. One line per command; keep alphabetical. */
 const registrations: Array<(program: Command) => void> = [
@@ -16,6 +17,7 @@ const registrations: Array<(program: Command) => void> = [
   registerLlmSimulator,
   registerPacks,
   registerQuery,
+  registerWorker,
 ];
 
 export function registerCommands(program: Command): void {

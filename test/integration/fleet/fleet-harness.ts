@@ -1,0 +1,89 @@
+/**
+ * The fleet under test: real BullMQ queues on a real redis-server (fresh random key prefix per
+ * fleet, obliterated after), the real worker registry and launcher, and real discovery ports from
+ * the engine harness around a scripted model.
+ */
+import { randomBytes } from 'node:crypto';
+import type { Redis } from 'ioredis';
+import { QUEUE_NAMES, type QueueName, type WorkerDefaults } from '../../../queues/index.js';
+import type { Run } from '../../../src/domain/index.js';
+import { subscribeToCancellations } from '../../../src/fleet/bullmq/cancellation.js';
+import { openProducerConnection, openSubscriberConnection } from '../../../src/fleet/bullmq/connection.js';
+import { createBullmqLauncher } from '../../../src/fleet/bullmq/launcher.js';
+import { createQueueSet, type QueueSet } from '../../../src/fleet/bullmq/queue-set.js';
+import type { OfflineBrain } from '../../../src/llm/providers/offline.js';
+import { silentLogger } from '../../../src/logging/index.js';
+import { startWorkerRegistry, type WorkerRegistry } from '../../../workers/registry.js';
+import { createHarness, type Harness } from '../../support/engine-harness.js';
+
+/** Retries a test can wait for: three attempts 50 ms apart instead of seconds of exponential backoff. */
+const FAST_RETRIES = { attempts: 3, backoff: { type: 'fixed', delay: 50 } } as const;
+
+export interface FleetWorkersOptions {
+  queues?: readonly QueueName[];
+  workerOverrides?: Partial<Omit<WorkerDefaults, 'callsLlm'>>;
+  workerName?: string;
+}
+
+export interface Fleet {
+  harness: Harness;
+  prefix: string;
+  launcher: ReturnType<typeof createBullmqLauncher>;
+  producer: QueueSet;
+  startWorkers(options?: FleetWorkersOptions): Promise<WorkerRegistry>;
+  waitForRunEnd(runId: string, timeoutMs?: number): Promise<Run>;
+  close(): Promise<void>;
+}
+
+export async function createFleet(redisUrl: string, brain: OfflineBrain, options: { wrapStore?: (harness: Harness) => void } = {}): Promise<Fleet> {
+  const harness = await createHarness(brain);
+  options.wrapStore?.(harness);
+  const prefix = `test-${randomBytes(4).toString('hex')}`;
+  const connection: Redis = openProducerConnection(redisUrl);
+  const producer = createQueueSet({ connection, prefix, jobOptionOverrides: FAST_RETRIES });
+  const launcher = createBullmqLauncher({ store: harness.deps.store, prefix, connection });
+  const registries: WorkerRegistry[] = [];
+  const subscribers: Redis[] = [];
+
+  return {
+    harness,
+    prefix,
+    launcher,
+    producer,
+    async startWorkers(workerOptions = {}) {
+      const registry = await startWorkerRegistry({
+        redisUrl,
+        prefix,
+        queues: workerOptions.queues ?? QUEUE_NAMES,
+        deps: harness.deps,
+        producer,
+        logger: silentLogger,
+        ...(workerOptions.workerOverrides ? { workerOverrides: workerOptions.workerOverrides } : {}),
+        ...(workerOptions.workerName ? { workerName: workerOptions.workerName } : {}),
+      });
+      const subscriber = openSubscriberConnection(redisUrl);
+      await subscribeToCancellations(subscriber, prefix, (runId) => registry.abortRun(runId), silentLogger);
+      registries.push(registry);
+      subscribers.push(subscriber);
+      return registry;
+    },
+    async waitForRunEnd(runId, timeoutMs = 20_000) {
+      const deadline = Date.now() + timeoutMs;
+      for (;;) {
+        const run = await harness.deps.store.getRun(runId);
+        if (run?.phase === 'complete') return run;
+        if (Date.now() > deadline) throw new Error(`run ${runId} did not finish within ${timeoutMs} ms (status ${run?.status}, phase ${run?.phase}, ${run?.phase_detail})`);
+        await new Promise((resolve) => setTimeout(resolve, 25));
+      }
+    },
+    async close() {
+      await Promise.all(registries.map((registry) => registry.shutdown(2_000)));
+      await Promise.all(subscribers.map((subscriber) => subscriber.quit()));
+      for (const name of QUEUE_NAMES) await producer.queue(name).obliterate({ force: true });
+      await producer.close();
+      await launcher.close();
+      await connection.quit();
+      await harness.close();
+    },
+  };
+}

@@ -1,0 +1,75 @@
+/**
+ * A worker process: consumes the queues chosen by config (`ASSAY_WORKER_QUEUES`, or `--queues`),
+ * all sharing one runtime (ports composed once from config), one producer connection for adding
+ * children, and one subscription to fleet-wide cancellations. SIGTERM/SIGINT abort in-flight jobs
+ * (they return to `wait` for another pod), close the workers within the shutdown timeout (keep it
+ * below the pod's grace period), then exit.
+ */
+import type { Server } from 'node:http';
+import { parseQueueSelection } from '../queues/index.js';
+import { composeRuntime } from '../src/composition.js';
+import type { AssayConfig } from '../src/config/index.js';
+import { subscribeToCancellations } from '../src/fleet/bullmq/cancellation.js';
+import { openProducerConnection, openSubscriberConnection } from '../src/fleet/bullmq/connection.js';
+import { createQueueSet } from '../src/fleet/bullmq/queue-set.js';
+import type { Logger } from '../src/logging/index.js';
+import { startHealthServer } from './health.js';
+import { startWorkerRegistry, type WorkerRegistry } from './registry.js';
+
+export interface WorkerProcessOptions {
+  /** Comma-separated queues; overrides `fleet.queues`. */
+  queues?: string;
+  concurrency?: number;
+  logger: Logger;
+}
+
+export interface WorkerProcess {
+  registry: WorkerRegistry;
+  /** The graceful shutdown sequence; safe to call more than once. */
+  stop(): Promise<void>;
+}
+
+export async function startWorkerProcess(config: AssayConfig, options: WorkerProcessOptions): Promise<WorkerProcess> {
+  const { logger } = options;
+  const queues = parseQueueSelection(options.queues ?? config.fleet.queues);
+  const prefix = config.fleet.queuePrefix;
+  const runtime = await composeRuntime(config, { logger });
+  const producerConnection = openProducerConnection(config.redisUrl);
+  const producer = createQueueSet({ connection: producerConnection, prefix });
+  const concurrency = options.concurrency ?? config.fleet.concurrency;
+  const registry = await startWorkerRegistry({ redisUrl: config.redisUrl, prefix, queues, deps: runtime, producer, logger, ...(concurrency ? { concurrency } : {}) });
+  const subscriber = openSubscriberConnection(config.redisUrl);
+  await subscribeToCancellations(subscriber, prefix, (runId) => registry.abortRun(runId), logger);
+  let health: Server | undefined;
+  if (config.fleet.healthPort > 0) health = await startHealthServer(config.fleet.healthPort, () => registry.isReady());
+
+  let stopping: Promise<void> | undefined;
+  return {
+    registry,
+    stop() {
+      stopping ??= (async () => {
+        await registry.shutdown(config.fleet.shutdownTimeoutMs);
+        await Promise.allSettled([subscriber.quit(), producer.close().then(() => producerConnection.quit()), runtime.close()]);
+        await new Promise<void>((resolve) => (health ? health.close(() => resolve()) : resolve()));
+      })();
+      return stopping;
+    },
+  };
+}
+
+/** Runs until SIGTERM or SIGINT, then shuts down gracefully and exits. */
+export async function runWorkerProcess(config: AssayConfig, options: WorkerProcessOptions): Promise<void> {
+  const worker = await startWorkerProcess(config, options);
+  await new Promise<void>((resolve) => {
+    const onSignal = (signal: NodeJS.Signals) => {
+      options.logger.info({ signal }, 'shutting down');
+      worker.stop().then(resolve, (error: unknown) => {
+        options.logger.error({ err: error }, 'shutdown failed');
+        resolve();
+      });
+    };
+    process.once('SIGTERM', onSignal);
+    process.once('SIGINT', onSignal);
+  });
+}
+

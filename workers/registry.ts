@@ -1,0 +1,166 @@
+/**
+ * Starts one BullMQ Worker per consumed queue and wraps every processor the same way: the payload
+ * parsed by the queue's zod schema at the boundary, a pino child logger bound to
+ * `{ queue, jobId, runId }`, timing, one classification of failures (retry, fail now, queue-wide
+ * rate-limit pause, cancelled, hand-over on shutdown), and `failed`/`error`/`stalled` listeners.
+ */
+import { UnrecoverableError, WaitingError, Worker, type Job } from 'bullmq';
+import { queueContract, type QueueContract, type QueueName, type WorkerDefaults } from '../queues/index.js';
+import type { DiscoveryDeps } from '../src/discovery/context.js';
+import { workerConnectionOptions } from '../src/fleet/bullmq/connection.js';
+import type { QueueSet } from '../src/fleet/bullmq/queue-set.js';
+import { childLogger, type Logger } from '../src/logging/index.js';
+import { classifyJobFailure } from './job-errors.js';
+import { handlerFor } from './handlers.js';
+
+/**
+ * BullMQ only honours a manual `worker.rateLimit()` on a queue that has a limiter; this one is far
+ * above any real job rate, so it never throttles by itself and only carries provider 429 pauses.
+ */
+const LLM_QUEUE_LIMITER = { max: 10_000, duration: 1_000 };
+/** Abort reasons: the registry tells a shutdown from a cancelled run by its own flag, these are for logs. */
+const SHUTDOWN_REASON = 'worker shutting down';
+
+export interface WorkerRegistryOptions {
+  redisUrl: string;
+  /** Key prefix of every queue (config `fleet.queuePrefix`). */
+  prefix: string;
+  queues: readonly QueueName[];
+  deps: DiscoveryDeps;
+  /** Producers for the children jobs add. */
+  producer: QueueSet;
+  logger: Logger;
+  /** Jobs in flight per queue, overriding each queue's default. */
+  concurrency?: number;
+  /** Lock and stall settings for every queue (tests shorten them to recover crashed jobs quickly). */
+  workerOverrides?: Partial<Omit<WorkerDefaults, 'callsLlm'>>;
+  /** Identifies this process on each job (`job.processedBy`); defaults to BullMQ's own. */
+  workerName?: string;
+}
+
+export interface WorkerRegistry {
+  readonly workers: ReadonlyMap<QueueName, Worker>;
+  /** Aborts this process's in-flight jobs of a run; returns how many. */
+  abortRun(runId: string): number;
+  /** Every worker is running and not closing. */
+  isReady(): boolean;
+  /** Stops fetching, aborts in-flight jobs (they go back to `wait` for other workers), closes within `timeoutMs`. */
+  shutdown(timeoutMs: number): Promise<{ timedOut: boolean }>;
+}
+
+interface ActiveJob {
+  runId: string;
+  queue: QueueName;
+}
+
+export async function startWorkerRegistry(options: WorkerRegistryOptions): Promise<WorkerRegistry> {
+  const workers = new Map<QueueName, Worker>();
+  const active = new Map<string, ActiveJob>();
+  let shuttingDown = false;
+
+  function processorFor(contract: QueueContract, getWorker: () => Worker) {
+    const handle = handlerFor(contract.name as QueueName);
+    // three declared parameters: BullMQ only creates the per-job AbortSignal for processors that take one
+    return async (job: Job, token: string | undefined, signal: AbortSignal | undefined): Promise<unknown> => {
+      const parsed = contract.payload.safeParse(job.data);
+      if (!parsed.success) throw new UnrecoverableError(`invalid ${contract.name} payload: ${parsed.error.issues.map((issue) => `${issue.path.join('.')}: ${issue.message}`).join('; ')}`);
+      if (!token || !signal || !job.id) throw new UnrecoverableError(`${contract.name} job started without a lock token, abort signal or id`);
+      const payload = parsed.data as { runId: string };
+      const logger = childLogger(options.logger, { queue: contract.name, jobId: job.id, runId: payload.runId });
+      const started = performance.now();
+      const attempt = job.attemptsMade + 1;
+      active.set(job.id, { runId: payload.runId, queue: contract.name as QueueName });
+      try {
+        const result = await handle({ job, token, signal, payload, deps: { ...options.deps, logger }, logger, queues: options.producer });
+        logger.info({ durationMs: Math.round(performance.now() - started), attempt }, 'job completed');
+        return result;
+      } catch (error) {
+        const failure = classifyJobFailure(error, { shuttingDown, aborted: signal.aborted });
+        const durationMs = Math.round(performance.now() - started);
+        switch (failure.action) {
+          case 'control':
+            throw error;
+          case 'cancelled':
+            logger.info({ durationMs, reason: failure.reason }, 'job cancelled');
+            return { runId: payload.runId, cancelled: true, reason: failure.reason };
+          case 'hand_over':
+            logger.info({ durationMs }, 'job handed back to the queue: this worker is shutting down');
+            await job.moveToWait(token);
+            throw new WaitingError();
+          case 'rate_limited':
+            logger.warn({ durationMs, pauseMs: failure.pauseMs }, 'provider rate limit: pausing the queue');
+            await getWorker().rateLimit(failure.pauseMs);
+            throw Worker.RateLimitError();
+          case 'unrecoverable':
+            throw new UnrecoverableError(failure.reason);
+          case 'retry':
+            throw error;
+        }
+      } finally {
+        active.delete(job.id);
+      }
+    };
+  }
+
+  for (const name of options.queues) {
+    const contract = queueContract(name);
+    const settings = { ...contract.worker, ...options.workerOverrides };
+    const logger = childLogger(options.logger, { queue: name });
+    let worker: Worker | undefined;
+    const getWorker = () => worker!;
+    worker = new Worker(name, processorFor(contract, getWorker), {
+      connection: workerConnectionOptions(options.redisUrl),
+      prefix: options.prefix,
+      concurrency: options.concurrency ?? settings.concurrency,
+      lockDuration: settings.lockDurationMs,
+      stalledInterval: settings.stalledIntervalMs,
+      maxStalledCount: settings.maxStalledCount,
+      ...(contract.worker.callsLlm ? { limiter: LLM_QUEUE_LIMITER } : {}),
+      ...(options.workerName ? { name: options.workerName } : {}),
+    });
+    worker.on('failed', (job, error) => {
+      const final = job === undefined || error instanceof UnrecoverableError || job.attemptsMade >= (job.opts.attempts ?? 1);
+      const bindings = { jobId: job?.id, runId: (job?.data as { runId?: string } | undefined)?.runId, attempts: job?.attemptsMade, err: error };
+      if (final) logger.error(bindings, 'job failed for good');
+      else logger.warn(bindings, 'job failed; it will be retried');
+    });
+    worker.on('error', (error) => logger.error({ err: error }, 'worker error'));
+    worker.on('stalled', (jobId) => logger.warn({ jobId }, 'job stalled (its lock expired): moved back to wait for another worker'));
+    workers.set(name, worker);
+  }
+  await Promise.all([...workers.values()].map((worker) => worker.waitUntilReady()));
+  options.logger.info({ queues: options.queues, prefix: options.prefix }, 'workers started');
+
+  return {
+    workers,
+    abortRun(runId) {
+      let aborted = 0;
+      for (const [jobId, job] of active) {
+        if (job.runId === runId && workers.get(job.queue)?.cancelJob(jobId, `run ${runId} cancelled`)) aborted++;
+      }
+      if (aborted > 0) options.logger.info({ runId, aborted }, 'aborted the cancelled run\'s jobs');
+      return aborted;
+    },
+    isReady() {
+      return !shuttingDown && [...workers.values()].every((worker) => worker.isRunning());
+    },
+    async shutdown(timeoutMs) {
+      shuttingDown = true;
+      // stop fetching first, then abort: an aborted job is handed back before its worker closes
+      const closing = Promise.allSettled([...workers.values()].map((worker) => worker.close()));
+      for (const worker of workers.values()) worker.cancelAllJobs(SHUTDOWN_REASON);
+      let timer: NodeJS.Timeout | undefined;
+      const timedOut = await Promise.race([
+        closing.then(() => false),
+        new Promise<boolean>((resolve) => {
+          timer = setTimeout(() => resolve(true), timeoutMs);
+        }),
+      ]);
+      clearTimeout(timer);
+      // jobs that did not hand back in time are recovered by another worker's stalled check
+      if (timedOut) options.logger.warn({ timeoutMs, stillActive: [...active.keys()] }, 'shutdown timed out; unfinished jobs will be recovered as stalled');
+      else options.logger.info('workers closed');
+      return { timedOut };
+    },
+  };
+}
