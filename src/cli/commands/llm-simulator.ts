@@ -1,7 +1,8 @@
 /** `assay llm-simulator`: serve the wire-compatible LLM simulator until SIGINT/SIGTERM. */
 import type { Command } from 'commander';
 import { ValidationError } from '../../errors/index.js';
-import { startLlmSimulator } from '../../llm/simulator/index.js';
+import { createOfflineAnalyst } from '../../llm/offline-analyst/index.js';
+import { echoBrain, startLlmSimulator, type SimulatorBrain } from '../../llm/simulator/index.js';
 
 interface SimulatorFlags {
   port: string;
@@ -11,6 +12,17 @@ interface SimulatorFlags {
   retryAfter?: string;
   latencyMs?: string;
   malformedEvery?: string;
+  brain: string;
+}
+
+/** Brains the command can serve: the offline analyst (answers every Assay prompt kind) or an echo for wire checks. */
+const BRAINS = ['analyst', 'echo'] as const;
+
+function brainFor(name: string): SimulatorBrain {
+  if (name === 'echo') return echoBrain;
+  if (name !== 'analyst') throw new ValidationError(`--brain must be one of ${BRAINS.join(', ')}, got "${name}"`, [{ path: 'brain', message: 'unknown brain' }]);
+  const analyst = createOfflineAnalyst();
+  return (call) => analyst({ ...(call.system ? { system: call.system } : {}), messages: call.messages, maxOutputTokens: call.maxOutputTokens });
 }
 
 function wholeNumber(flag: string, value: string | undefined, minimum: number): number | undefined {
@@ -42,6 +54,7 @@ export function register(program: Command): void {
     .option('--retry-after <seconds>', 'cool-down sent as retry-after (default 1)')
     .option('--latency-ms <ms>', 'delay before every completion answer')
     .option('--malformed-every <k>', 'replace every k-th reply with prose instead of the requested JSON')
+    .option('--brain <name>', `who answers: ${BRAINS.join(' (the offline analyst) or ')} (repeats the prompt)`, 'analyst')
     .action(async (flags: SimulatorFlags) => {
       const simulator = await startLlmSimulator({
         port: wholeNumber('port', flags.port, 0),
@@ -51,6 +64,7 @@ export function register(program: Command): void {
         retryAfterSeconds: seconds('retry-after', flags.retryAfter),
         latencyMs: wholeNumber('latency-ms', flags.latencyMs, 0),
         malformedEvery: wholeNumber('malformed-every', flags.malformedEvery, 1),
+        brain: brainFor(flags.brain),
       });
       process.stdout.write(`listening on ${simulator.url}\n`);
       const signal = await new Promise<NodeJS.Signals>((resolve) => {

@@ -1,6 +1,7 @@
 import { spawn, type ChildProcess } from 'node:child_process';
 import { once } from 'node:events';
 import { afterEach, describe, expect, it } from 'vitest';
+import { parseAction } from '../../../src/discovery/action-parser.js';
 
 const children: ChildProcess[] = [];
 afterEach(() => {
@@ -37,6 +38,26 @@ describe('when `assay llm-simulator` runs', () => {
     child.kill('SIGTERM');
     const [code] = await once(child, 'exit');
     expect(code).toBe(0);
+  });
+
+  it('answers with the offline analyst by default: an exploration prompt gets one JSON action', async () => {
+    const { child, firstLine } = await startCommand(['--port', '0']);
+    const url = /^listening on (\S+)\n$/.exec(firstLine)![1];
+    const answer = await fetch(`${url}/v1/chat/completions`, {
+      method: 'POST',
+      headers: { 'content-type': 'application/json', authorization: 'Bearer k' },
+      body: JSON.stringify({
+        model: 'gpt-5.4',
+        messages: [
+          { role: 'system', content: 'SQL dialect: DuckDB\n\nmain.orders | 5c | 1.2K rows | order, revenue | -> customers\nmain.customers | 4c | 300 rows | customer |' },
+          { role: 'user', content: 'Begin exploring the warehouse. You have up to 10 steps.\nBudgets for this run: 30 lookup_schema calls and 30 search_tables calls.\nReply with exactly one JSON action per turn.' },
+        ],
+      }),
+    });
+    const body = (await answer.json()) as { choices: Array<{ message: { content: string } }> };
+    expect(parseAction(body.choices[0]!.message.content)).toMatchObject({ ok: true });
+    child.kill('SIGTERM');
+    await once(child, 'exit');
   });
 
   it('rejects a flag that is not a number with a validation exit code', async () => {
