@@ -1,16 +1,10 @@
 /** `assay estimate`: what a run will cost in LLM tokens and dollars, before it starts. */
 import type { Command } from 'commander';
-import {
-  COMPACT_ASST_KEEP,
-  COMPACT_HISTORY_MAX_CHARS,
-  COMPACT_KEEP_TAIL,
-  COMPACT_TOOL_KEEP,
-} from '../../compaction/conversation.js';
-import { estimateRunCost, type RunCostEstimate } from '../../discovery/cost-estimate.js';
+import type { RunCostEstimate } from '../../discovery/cost-estimate.js';
+import { DEFAULT_CATALOG_TOKENS, estimatePackRunCost } from '../../discovery/pack-cost-estimate.js';
 import { loadPack, resolveAreas } from '../../discovery/pack-loader.js';
 import { ValidationError } from '../../errors/index.js';
 import { lookupModel } from '../../llm/catalog.js';
-import { estimateTokens } from '../../llm/tokens.js';
 import { cliConfig, printJson, renderTable } from '../context.js';
 
 interface EstimateCommandOptions {
@@ -21,15 +15,6 @@ interface EstimateCommandOptions {
   catalogTokens: string;
   json?: boolean;
 }
-
-/** Loop compaction keeps the last COMPACT_KEEP_TAIL messages whole; one exploration turn is two messages (action, result). */
-const KEEP_TURNS = COMPACT_KEEP_TAIL / 2;
-/** Chars per token for sizes known only in characters: the low end of what the calibration measured, so sizes err high. */
-const CHARS_PER_TOKEN_FOR_CHAR_LIMITS = 3;
-/** A full turn: the action JSON (~600 tokens) plus a result message with its first rows and digest. */
-const FULL_TURN_TOKENS = 1_600;
-/** Level-0 catalog of a ~150-table warehouse (about 25 tokens a line) when the caller does not give its size. */
-const DEFAULT_CATALOG_TOKENS = 4_000;
 
 function positiveInteger(value: string, flag: string): number {
   const parsed = Number(value);
@@ -73,21 +58,12 @@ export function register(program: Command): void {
       }
       const pack = loadPack(options.pack, { includeHidden: config.enableSystemTestPack });
       const areas = resolveAreas(pack, options.category);
-      const measure = (text: string): number => estimateTokens(text, entry.family);
-      const estimate = estimateRunCost({
-        catalogEntry: entry,
-        catalogTokens: positiveInteger(options.catalogTokens, '--catalog-tokens'),
-        basePromptTokens: measure(pack.prompts.base_context),
-        explorationPromptTokens: measure(pack.prompts.exploration),
+      const estimate = estimatePackRunCost({
+        entry,
+        pack,
+        areas,
         maxSteps: options.maxSteps === undefined ? config.run.maxSteps : positiveInteger(options.maxSteps, '--max-steps'),
-        areas: areas.length,
-        avgAnalysisPromptTokens: areas.length === 0 ? 0 : Math.ceil(areas.reduce((sum, area) => sum + measure(area.prompt), 0) / areas.length),
-        loopCompaction: {
-          keepTurns: KEEP_TURNS,
-          perOldTurnTokens: Math.ceil((COMPACT_ASST_KEEP + COMPACT_TOOL_KEEP) / CHARS_PER_TOKEN_FOR_CHAR_LIMITS),
-          perRecentTurnTokens: FULL_TURN_TOKENS,
-          maxCompactedHistoryTokens: Math.ceil(COMPACT_HISTORY_MAX_CHARS / CHARS_PER_TOKEN_FOR_CHAR_LIMITS),
-        },
+        catalogTokens: positiveInteger(options.catalogTokens, '--catalog-tokens'),
       });
       if (options.json) printJson(estimate);
       else printEstimate(estimate, pack.slug, areas.length);

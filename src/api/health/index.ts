@@ -1,0 +1,45 @@
+/** Liveness (`/health`: the process answers) and readiness (`/health/ready`: the store and the warehouse answer). */
+import { Hono } from 'hono';
+import type { ApiDeps } from '../context.js';
+
+/** A readiness probe must answer before the orchestrator's own probe timeout (Kubernetes default: 1 s per probe, usually raised to a few). */
+export const READINESS_CHECK_TIMEOUT_MS = 3_000;
+
+type CheckOutcome = 'ok' | 'unreachable' | 'timeout';
+
+async function check(name: string, probe: () => Promise<unknown>, deps: Pick<ApiDeps, 'logger'>, timeoutMs: number): Promise<CheckOutcome> {
+  let timer: NodeJS.Timeout | undefined;
+  const timeout = new Promise<CheckOutcome>((resolve) => {
+    timer = setTimeout(() => resolve('timeout'), timeoutMs);
+  });
+  try {
+    return await Promise.race([
+      probe().then(
+        (): CheckOutcome => 'ok',
+        (error: unknown): CheckOutcome => {
+          // the reason goes to the log only: a connection error can name hosts and users
+          deps.logger.warn({ check: name, err: error }, 'readiness check failed');
+          return 'unreachable';
+        },
+      ),
+      timeout,
+    ]);
+  } finally {
+    clearTimeout(timer);
+  }
+}
+
+export function healthRoutes(deps: ApiDeps, options: { timeoutMs?: number } = {}): Hono {
+  const timeoutMs = options.timeoutMs ?? READINESS_CHECK_TIMEOUT_MS;
+  const app = new Hono();
+  app.get('/health', (c) => c.json({ status: 'ok' }));
+  app.get('/health/ready', async (c) => {
+    const [store, warehouse] = await Promise.all([
+      check('store', () => deps.runtime.store.listProjects(), deps, timeoutMs),
+      check('warehouse', () => deps.runtime.warehouse.query('SELECT 1 AS ready', { maxRows: 1, timeoutMs }), deps, timeoutMs),
+    ]);
+    const ready = store === 'ok' && warehouse === 'ok';
+    return c.json({ status: ready ? 'ready' : 'not_ready', checks: { store, warehouse } }, ready ? 200 : 503);
+  });
+  return app;
+}

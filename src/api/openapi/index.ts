@@ -1,0 +1,203 @@
+/**
+ * The OpenAPI 3.1 document of the API. Bodies and documents are generated from the same zod
+ * schemas the routes parse with and the store validates (zod 4 `z.toJSONSchema`, JSON Schema
+ * 2020-12 as OpenAPI 3.1 uses); the operation table is written by hand next to them, and a test
+ * checks that every registered route is in it.
+ */
+import { z } from 'zod';
+import { discoveryResultSchema, explorationStepSchema, feedbackSchema, projectSchema, runSchema } from '../../domain/index.js';
+import { createProjectBodySchema, discoverBodySchema, errorBodySchema, estimateBodySchema, feedbackBodySchema, updateProjectBodySchema } from '../schemas.js';
+
+type JsonSchema = Record<string, unknown>;
+
+function jsonSchemaOf(schema: z.ZodType, io: 'input' | 'output'): JsonSchema {
+  const { $schema: _dialect, ...rest } = z.toJSONSchema(schema, { io, unrepresentable: 'any' }) as JsonSchema;
+  return rest;
+}
+
+const ref = (name: string): JsonSchema => ({ $ref: `#/components/schemas/${name}` });
+
+const progressEventSchema = z.object({
+  run_id: z.string(),
+  status: runSchema.shape.status,
+  phase: runSchema.shape.phase,
+  phase_detail: z.string(),
+  progress: z.number(),
+  steps_completed: z.number().int(),
+  max_steps: z.number().int(),
+  insights_found: z.number().int(),
+  tokens: z.object({ input_tokens: z.number().int(), output_tokens: z.number().int(), cost_usd: z.number(), calls: z.number().int() }),
+  run_type: runSchema.shape.run_type,
+  error: z.string().optional(),
+});
+
+const estimateResponseSchema = z.looseObject({
+  project_id: z.string(),
+  pack: z.string(),
+  areas: z.array(z.string()),
+  max_steps: z.number().int(),
+  catalog_tokens: z.number().int(),
+  catalog_tokens_source: z.enum(['last_run', 'default']),
+  llm: z.object({ model: z.string(), input_tokens: z.number(), output_tokens: z.number(), cost_usd: z.number() }),
+  breakdown: z.record(z.string(), z.object({ calls: z.number(), input_tokens: z.number(), output_tokens: z.number(), cost_usd: z.number() })),
+  assumptions: z.record(z.string(), z.union([z.number(), z.string()])),
+});
+
+const COMPONENTS: Record<string, { schema: z.ZodType; io: 'input' | 'output' }> = {
+  Project: { schema: projectSchema, io: 'output' },
+  Run: { schema: runSchema, io: 'output' },
+  ExplorationStep: { schema: explorationStepSchema, io: 'output' },
+  DiscoveryResult: { schema: discoveryResultSchema, io: 'output' },
+  Feedback: { schema: feedbackSchema, io: 'output' },
+  RunProgress: { schema: progressEventSchema, io: 'output' },
+  Estimate: { schema: estimateResponseSchema, io: 'output' },
+  Error: { schema: errorBodySchema, io: 'output' },
+  CreateProjectBody: { schema: createProjectBodySchema, io: 'input' },
+  UpdateProjectBody: { schema: updateProjectBodySchema, io: 'input' },
+  DiscoverBody: { schema: discoverBodySchema, io: 'input' },
+  EstimateBody: { schema: estimateBodySchema, io: 'input' },
+  FeedbackBody: { schema: feedbackBodySchema, io: 'input' },
+};
+
+interface Operation {
+  method: 'get' | 'post' | 'put' | 'delete';
+  /** OpenAPI path template (`{id}`). */
+  path: string;
+  summary: string;
+  tag: string;
+  body?: string;
+  /** status → [description, JSON component name | media type + schema]. */
+  responses: Record<number, { description: string; json?: JsonSchema; media?: { type: string; schema: JsonSchema } }>;
+  query?: Array<{ name: string; description: string; schema: JsonSchema }>;
+}
+
+const error = (description: string) => ({ description, json: ref('Error') });
+const invalid = error('invalid body or parameters; `issues` names each field');
+const missing = (what: string) => error(`${what} does not exist`);
+const listOf = (key: string, item: string): JsonSchema => ({ type: 'object', properties: { [key]: { type: 'array', items: ref(item) } }, required: [key] });
+const limitQuery = [{ name: 'limit', description: 'at most this many, newest first (1-100, default 20)', schema: { type: 'integer', minimum: 1, maximum: 100 } }];
+
+export const OPERATIONS: readonly Operation[] = [
+  { method: 'get', path: '/health', summary: 'Liveness: the process answers', tag: 'health', responses: { 200: { description: 'alive', json: { type: 'object', properties: { status: { const: 'ok' } } } } } },
+  {
+    method: 'get',
+    path: '/health/ready',
+    summary: 'Readiness: the store and the warehouse answer',
+    tag: 'health',
+    responses: {
+      200: { description: 'ready', json: { type: 'object', properties: { status: { type: 'string' }, checks: { type: 'object' } } } },
+      503: { description: 'a dependency is unreachable or slow', json: { type: 'object', properties: { status: { type: 'string' }, checks: { type: 'object' } } } },
+    },
+  },
+  { method: 'get', path: '/metrics', summary: 'Prometheus metrics (text exposition format)', tag: 'operations', responses: { 200: { description: 'metrics', media: { type: 'text/plain', schema: { type: 'string' } } } } },
+  { method: 'get', path: '/openapi.json', summary: 'This document', tag: 'operations', responses: { 200: { description: 'OpenAPI 3.1 document', json: { type: 'object' } } } },
+  {
+    method: 'post',
+    path: '/api/v1/projects',
+    summary: 'Create a project on the served warehouse with a domain pack',
+    tag: 'projects',
+    body: 'CreateProjectBody',
+    responses: { 201: { description: 'created', json: ref('Project') }, 400: invalid, 409: error('a project with this id exists') },
+  },
+  { method: 'get', path: '/api/v1/projects', summary: 'List projects', tag: 'projects', responses: { 200: { description: 'projects', json: listOf('projects', 'Project') } } },
+  { method: 'get', path: '/api/v1/projects/{id}', summary: 'One project', tag: 'projects', responses: { 200: { description: 'the project', json: ref('Project') }, 404: missing('the project') } },
+  {
+    method: 'put',
+    path: '/api/v1/projects/{id}',
+    summary: 'Update a project; `state` follows the project state machine',
+    tag: 'projects',
+    body: 'UpdateProjectBody',
+    responses: { 200: { description: 'updated', json: ref('Project') }, 400: invalid, 404: missing('the project'), 409: error('illegal state transition') },
+  },
+  { method: 'get', path: '/api/v1/projects/{id}/runs', summary: "The project's runs, newest first (summaries)", tag: 'runs', query: limitQuery, responses: { 200: { description: 'run summaries', json: listOf('runs', 'Run') }, 404: missing('the project') } },
+  {
+    method: 'post',
+    path: '/api/v1/projects/{id}/discover',
+    summary: 'Start a discovery run',
+    tag: 'runs',
+    body: 'DiscoverBody',
+    responses: {
+      202: { description: 'run created and launched', json: { type: 'object', properties: { run_id: { type: 'string' }, status: { type: 'string' } }, required: ['run_id', 'status'] } },
+      400: invalid,
+      404: missing('the project'),
+      409: error('a run is already active, or the project is not ready'),
+    },
+  },
+  {
+    method: 'post',
+    path: '/api/v1/projects/{id}/discover/estimate',
+    summary: 'Estimate the LLM tokens and cost of a run (computed in-process)',
+    tag: 'runs',
+    body: 'EstimateBody',
+    responses: { 200: { description: 'the estimate', json: ref('Estimate') }, 400: invalid, 404: missing('the project') },
+  },
+  { method: 'get', path: '/api/v1/projects/{id}/feedback', summary: "The project's feedback", tag: 'feedback', responses: { 200: { description: 'feedback', json: listOf('feedback', 'Feedback') }, 404: missing('the project') } },
+  { method: 'get', path: '/api/v1/runs/{runId}', summary: 'The run document (live status, phase, progress, telemetry)', tag: 'runs', responses: { 200: { description: 'the run', json: ref('Run') }, 404: missing('the run') } },
+  { method: 'delete', path: '/api/v1/runs/{runId}', summary: 'Cancel a pending or running run', tag: 'runs', responses: { 202: { description: 'cancelled', json: ref('Run') }, 404: missing('the run'), 409: error('the run already finished') } },
+  { method: 'get', path: '/api/v1/runs/{runId}/steps', summary: 'Exploration steps, in order', tag: 'runs', responses: { 200: { description: 'steps', json: listOf('steps', 'ExplorationStep') }, 404: missing('the run') } },
+  { method: 'get', path: '/api/v1/runs/{runId}/result', summary: 'The discovery result of a finished run', tag: 'runs', responses: { 200: { description: 'the result', json: ref('DiscoveryResult') }, 404: missing('the run or its result') } },
+  {
+    method: 'get',
+    path: '/api/v1/runs/{runId}/report',
+    summary: 'The self-contained HTML report of a finished run',
+    tag: 'runs',
+    responses: { 200: { description: 'HTML page', media: { type: 'text/html', schema: { type: 'string' } } }, 404: missing('the run or its result') },
+  },
+  {
+    method: 'get',
+    path: '/api/v1/runs/{runId}/events',
+    summary: 'Server-sent events: `progress` (RunProgress JSON) on every change, heartbeat comments, `end` when the run is terminal',
+    tag: 'runs',
+    responses: { 200: { description: 'event stream', media: { type: 'text/event-stream', schema: { type: 'string', description: 'data of `progress` events: RunProgress' } } }, 404: missing('the run') },
+  },
+  {
+    method: 'post',
+    path: '/api/v1/runs/{runId}/feedback',
+    summary: 'Like or dislike an insight, recommendation or step (one per target: a new rating replaces the old)',
+    tag: 'feedback',
+    body: 'FeedbackBody',
+    responses: { 200: { description: 'stored', json: ref('Feedback') }, 400: invalid, 404: missing('the run or the target') },
+  },
+];
+
+function pathParameters(path: string): JsonSchema[] {
+  return [...path.matchAll(/\{([^}]+)\}/g)].map((match) => ({ name: match[1], in: 'path', required: true, schema: { type: 'string' } }));
+}
+
+export function buildOpenApiDocument(options: { version: string; bullBoard?: boolean }): JsonSchema {
+  const paths: Record<string, Record<string, JsonSchema>> = {};
+  for (const operation of OPERATIONS) {
+    const parameters = [...pathParameters(operation.path), ...(operation.query ?? []).map((parameter) => ({ ...parameter, in: 'query', required: false }))];
+    const responses = Object.fromEntries(
+      Object.entries(operation.responses).map(([status, response]) => [
+        status,
+        {
+          description: response.description,
+          ...(response.json ? { content: { 'application/json': { schema: response.json } } } : {}),
+          ...(response.media ? { content: { [response.media.type]: { schema: response.media.schema } } } : {}),
+        },
+      ]),
+    );
+    paths[operation.path] = {
+      ...paths[operation.path],
+      [operation.method]: {
+        operationId: `${operation.method}${operation.path.replace(/[{}]/g, '').replace(/[^A-Za-z0-9]+(.)?/g, (_match, next: string | undefined) => (next ?? '').toUpperCase())}`,
+        summary: operation.summary,
+        tags: [operation.tag],
+        ...(parameters.length > 0 ? { parameters } : {}),
+        ...(operation.body ? { requestBody: { required: false, content: { 'application/json': { schema: ref(operation.body) } } } } : {}),
+        responses,
+      },
+    };
+  }
+  return {
+    openapi: '3.1.0',
+    info: {
+      title: 'Assay API',
+      version: options.version,
+      description: `Projects, discovery runs with live progress, results, reports and feedback.${options.bullBoard ? ' The BullMQ dashboard is served at /admin/queues.' : ''}`,
+    },
+    paths,
+    components: { schemas: Object.fromEntries(Object.entries(COMPONENTS).map(([name, { schema, io }]) => [name, jsonSchemaOf(schema, io)])) },
+  };
+}

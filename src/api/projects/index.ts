@@ -1,0 +1,70 @@
+/** Project routes: create, list, read, update (state machine enforced), and the project's runs, discovery, estimate and feedback. */
+import { Hono } from 'hono';
+import { requireProject } from '../../discovery/context.js';
+import { ConflictError } from '../../errors/index.js';
+import type { ApiDeps } from '../context.js';
+import { estimateDiscovery, startDiscovery } from '../discovery.js';
+import type { KeyedLock } from '../keyed-lock.js';
+import { readJsonBody, readQuery } from '../request.js';
+import { runSummary } from '../runs/run-summary.js';
+import { createProjectBodySchema, discoverBodySchema, estimateBodySchema, listQuerySchema, updateProjectBodySchema } from '../schemas.js';
+import { loadPackFor, newProject, updatedProject } from './project-document.js';
+
+export function projectRoutes(deps: ApiDeps, locks: KeyedLock): Hono {
+  const { runtime } = deps;
+  const app = new Hono();
+
+  app.post('/projects', async (c) => {
+    const body = await readJsonBody(c, createProjectBodySchema);
+    const pack = loadPackFor((slug) => runtime.loadPack(slug), body.domain, 'domain');
+    const project = newProject(body, pack, { warehouse: deps.config.warehouse, llm: deps.config.llm, embedder: deps.config.embedder }, runtime.now());
+    await locks.run(`project:${project.id}`, async () => {
+      if (await runtime.store.getProject(project.id)) throw new ConflictError(`project ${project.id} already exists`, { projectId: project.id });
+      await runtime.store.upsertProject(project);
+    });
+    c.header('Location', `/api/v1/projects/${project.id}`);
+    return c.json(project, 201);
+  });
+
+  app.get('/projects', async (c) => c.json({ projects: await runtime.store.listProjects() }));
+
+  app.get('/projects/:id', async (c) => c.json(await requireProject(runtime, c.req.param('id'))));
+
+  app.put('/projects/:id', async (c) => {
+    const body = await readJsonBody(c, updateProjectBodySchema);
+    const project = await locks.run(`project:${c.req.param('id')}`, async () => {
+      const current = await requireProject(runtime, c.req.param('id'));
+      const pack = loadPackFor((slug) => runtime.loadPack(slug), current.domain, 'domain');
+      const next = updatedProject(current, body, pack, runtime.now());
+      await runtime.store.upsertProject(next);
+      return next;
+    });
+    return c.json(project);
+  });
+
+  app.get('/projects/:id/runs', async (c) => {
+    const { limit } = readQuery(c, listQuerySchema);
+    const project = await requireProject(runtime, c.req.param('id'));
+    const runs = await runtime.store.listRuns(project.id, { limit });
+    return c.json({ runs: runs.map(runSummary) });
+  });
+
+  app.post('/projects/:id/discover', async (c) => {
+    const body = await readJsonBody(c, discoverBodySchema);
+    const run = await startDiscovery(deps, locks, c.req.param('id'), body);
+    c.header('Location', `/api/v1/runs/${run.id}`);
+    return c.json({ run_id: run.id, status: run.status }, 202);
+  });
+
+  app.post('/projects/:id/discover/estimate', async (c) => {
+    const body = await readJsonBody(c, estimateBodySchema);
+    return c.json(await estimateDiscovery(deps, c.req.param('id'), body));
+  });
+
+  app.get('/projects/:id/feedback', async (c) => {
+    const project = await requireProject(runtime, c.req.param('id'));
+    return c.json({ feedback: await runtime.store.listFeedback(project.id) });
+  });
+
+  return app;
+}

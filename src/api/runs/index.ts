@@ -1,0 +1,75 @@
+/** Run routes: the run document, its steps, result and HTML report, cancellation, live progress (SSE) and feedback. */
+import { Hono } from 'hono';
+import { requireRun } from '../../discovery/context.js';
+import { runAreas } from '../../discovery/run-setting.js';
+import { isTerminal, type Run } from '../../domain/index.js';
+import { ConflictError, NotFoundError } from '../../errors/index.js';
+import { renderRunReport, type ReportArea } from '../../report/index.js';
+import type { ApiDeps } from '../context.js';
+import { readJsonBody } from '../request.js';
+import { feedbackBodySchema } from '../schemas.js';
+import { streamRunEvents, type RunEventsOptions } from './events.js';
+import { feedbackFor } from './feedback.js';
+import { runSummary } from './run-summary.js';
+
+export type RunRoutesOptions = Pick<RunEventsOptions, 'pollIntervalMs' | 'heartbeatMs'>;
+
+export function runRoutes(deps: ApiDeps, options: RunRoutesOptions = {}): Hono {
+  const { runtime } = deps;
+  const app = new Hono();
+
+  /** The report's area order and descriptions, from the pack; none when the pack changed since (the report then follows the analysis log). */
+  function reportAreas(run: Run): ReportArea[] | undefined {
+    try {
+      return runAreas(runtime.loadPack(run.settings.pack), run).map((area) => ({ id: area.id, name: area.name, description: area.description }));
+    } catch (error) {
+      deps.logger.debug({ runId: run.id, err: error }, 'report without pack areas');
+      return undefined;
+    }
+  }
+
+  async function requireResult(run: Run) {
+    const result = await runtime.store.getResult(run.id);
+    if (!result) throw new NotFoundError(`run ${run.id} has no result yet (status ${run.status}); it is written when the run finishes`, { runId: run.id, status: run.status });
+    return result;
+  }
+
+  app.get('/runs/:runId', async (c) => c.json(await requireRun(runtime, c.req.param('runId'))));
+
+  app.get('/runs/:runId/steps', async (c) => {
+    const run = await requireRun(runtime, c.req.param('runId'));
+    return c.json({ steps: await runtime.store.listSteps(run.id) });
+  });
+
+  app.get('/runs/:runId/result', async (c) => {
+    const run = await requireRun(runtime, c.req.param('runId'));
+    return c.json(await requireResult(run));
+  });
+
+  app.get('/runs/:runId/report', async (c) => {
+    const run = await requireRun(runtime, c.req.param('runId'));
+    const result = await requireResult(run);
+    const steps = await runtime.store.listSteps(run.id);
+    const areas = reportAreas(run);
+    return c.html(renderRunReport({ run, result, steps, ...(areas ? { areas } : {}) }));
+  });
+
+  app.delete('/runs/:runId', async (c) => {
+    const run = await requireRun(runtime, c.req.param('runId'));
+    if (isTerminal(run.status)) throw new ConflictError(`run ${run.id} is already ${run.status}; only pending or running runs can be cancelled`, { runId: run.id, status: run.status });
+    await deps.launcher.cancel(run.id);
+    return c.json(runSummary(await requireRun(runtime, run.id)), 202);
+  });
+
+  app.get('/runs/:runId/events', (c) => streamRunEvents(c, c.req.param('runId'), { store: runtime.store, logger: deps.logger, ...options }));
+
+  app.post('/runs/:runId/feedback', async (c) => {
+    const body = await readJsonBody(c, feedbackBodySchema);
+    const run = await requireRun(runtime, c.req.param('runId'));
+    const feedback = feedbackFor(run, body.target_type === 'exploration_step' ? await runtime.store.listSteps(run.id) : [], body, runtime.now());
+    await runtime.store.upsertFeedback(feedback);
+    return c.json(feedback);
+  });
+
+  return app;
+}

@@ -1,0 +1,286 @@
+/**
+ * The in-process RunLauncher (`assay api --runner local`): each launched run executes
+ * `runDiscoveryLocally` in the background of this process, at most `maxConcurrentRuns` at once,
+ * with one AbortController per run for cancellation.
+ *
+ * Ownership and restarts. A process that dies takes its in-flight runs with it, but must not
+ * make every live run look dead (the reference API failed every pending/running run at boot,
+ * including runs other processes were executing). So ownership is recorded, not guessed: for
+ * every run it launches, this launcher keeps a lease file `<leaseDir>/<runId>.json`
+ * (instance id, pid, host, heartbeat refreshed every `heartbeatMs`), removed when the run settles.
+ * At start and then every `sweepIntervalMs`, it looks only at lease files:
+ * - a run without a lease is never touched (it belongs to the BullMQ fleet or an `assay run` process);
+ * - a lease is orphaned when its heartbeat is older than `staleAfterMs`, or when its holder was on
+ *   this host and that pid is gone (or is this very pid under another instance id: a container restart);
+ * - an orphaned lease is claimed with an atomic rename (two live launchers cannot both take it); if
+ *   its run is still pending or running it is resumed — every phase is idempotent per step, area
+ *   and insight, so finished work is kept — up to MAX_LOCAL_RESUMES times, after which the run is
+ *   finalized as failed with an error that says why; a settled run's lease is simply removed.
+ */
+import { randomBytes } from 'node:crypto';
+import { mkdir, readdir, rename, rm } from 'node:fs/promises';
+import { hostname } from 'node:os';
+import { join } from 'node:path';
+import { z } from 'zod';
+import { isTerminal } from '../../domain/index.js';
+import type { DiscoveryDeps } from '../../discovery/context.js';
+import { finalizeRun } from '../../discovery/finalize.js';
+import { ConflictError, NotFoundError, describeError } from '../../errors/index.js';
+import { readJsonFile, writeFileAtomic } from '../../store/atomic-file.js';
+import { createLimiter } from './limiter.js';
+import type { RunLauncher } from '../port.js';
+import { runDiscoveryLocally } from './runner.js';
+
+/** A run interrupted more often than this is failed instead of resumed: something in it keeps killing the process. */
+export const MAX_LOCAL_RESUMES = 2;
+/** How often a live launcher refreshes the leases of its runs. */
+export const LEASE_HEARTBEAT_MS = 10_000;
+/** A lease not refreshed for three heartbeats belongs to a process that is gone. */
+export const LEASE_STALE_AFTER_MS = 3 * LEASE_HEARTBEAT_MS;
+/** How often leases of other (possibly dead) processes are checked after the start-up sweep. */
+export const LEASE_SWEEP_INTERVAL_MS = 60_000;
+
+const leaseSchema = z.object({
+  run_id: z.string(),
+  instance_id: z.string(),
+  pid: z.number().int(),
+  host: z.string(),
+  heartbeat_at: z.string(),
+  /** How many times this run has been resumed after its owner disappeared. */
+  resumes: z.number().int().min(0),
+});
+export type RunLease = z.infer<typeof leaseSchema>;
+
+export interface LeaseHolder {
+  instanceId: string;
+  pid: number;
+  host: string;
+}
+
+/** Whether a lease's holder is gone. Pure: the clock and the pid probe are passed in. */
+export function isLeaseOrphaned(lease: RunLease, self: LeaseHolder, nowMs: number, staleAfterMs: number, isPidAlive: (pid: number) => boolean): boolean {
+  if (lease.instance_id === self.instanceId) return false;
+  const heartbeat = Date.parse(lease.heartbeat_at);
+  if (!Number.isFinite(heartbeat) || nowMs - heartbeat > staleAfterMs) return true;
+  if (lease.host !== self.host) return false;
+  return lease.pid === self.pid || !isPidAlive(lease.pid);
+}
+
+export function isPidAlive(pid: number): boolean {
+  try {
+    process.kill(pid, 0);
+    return true;
+  } catch (error) {
+    // EPERM: the process exists but belongs to someone else
+    return (error as NodeJS.ErrnoException).code === 'EPERM';
+  }
+}
+
+export type RecoveryAction = 'resumed' | 'failed' | 'released';
+
+export interface RecoveredRun {
+  runId: string;
+  action: RecoveryAction;
+  /** Why, in words, for the log. */
+  reason: string;
+}
+
+export interface LocalRunLauncherOptions {
+  runtime: DiscoveryDeps;
+  /** Runs executing at once; further launched runs wait, pending. @defaultValue 2 */
+  maxConcurrentRuns?: number;
+  /** Areas and verifications in flight within one run. @defaultValue runtime.config.run.concurrency */
+  concurrency?: number;
+  /** @defaultValue `<dataDir>/local-runs` */
+  leaseDir?: string;
+  /** @defaultValue LEASE_HEARTBEAT_MS */
+  heartbeatMs?: number;
+  /** @defaultValue LEASE_STALE_AFTER_MS */
+  staleAfterMs?: number;
+  /** 0 turns the periodic sweep off (the start-up sweep always runs). @defaultValue LEASE_SWEEP_INTERVAL_MS */
+  sweepIntervalMs?: number;
+  /** Called once a run's background work has settled in this process. */
+  onRunSettled?: (runId: string) => void;
+  /** @defaultValue a random id per launcher */
+  instanceId?: string;
+  /** @defaultValue isPidAlive */
+  isPidAlive?: (pid: number) => boolean;
+}
+
+export interface LocalRunLauncher extends RunLauncher {
+  /** Resolves once the run's background work in this process has settled (immediately when there is none). */
+  settled(runId: string): Promise<void>;
+  /** Run ids executing or waiting in this process. */
+  inFlight(): string[];
+  /** One sweep over the lease files (see the module comment). Runs at start and periodically. */
+  recoverOrphans(): Promise<RecoveredRun[]>;
+  /**
+   * Stops the timers and leaves in-flight runs and their leases as they are, for a process that is
+   * about to exit: the next start resumes them. `close()` instead cancels them and waits.
+   */
+  detach(): void;
+}
+
+interface InFlightRun {
+  controller: AbortController;
+  done: Promise<void>;
+  resumes: number;
+}
+
+export async function startLocalRunLauncher(options: LocalRunLauncherOptions): Promise<LocalRunLauncher> {
+  const { runtime } = options;
+  const logger = runtime.logger.child({ component: 'local-launcher' });
+  const leaseDir = options.leaseDir ?? join(runtime.config.dataDir, 'local-runs');
+  const heartbeatMs = options.heartbeatMs ?? LEASE_HEARTBEAT_MS;
+  const staleAfterMs = options.staleAfterMs ?? LEASE_STALE_AFTER_MS;
+  const sweepIntervalMs = options.sweepIntervalMs ?? LEASE_SWEEP_INTERVAL_MS;
+  const concurrency = options.concurrency ?? runtime.config.run.concurrency;
+  const probePid = options.isPidAlive ?? isPidAlive;
+  const self: LeaseHolder = { instanceId: options.instanceId ?? randomBytes(6).toString('hex'), pid: process.pid, host: hostname() };
+  const limit = createLimiter(options.maxConcurrentRuns ?? 2);
+  const runs = new Map<string, InFlightRun>();
+  let stopped = false;
+
+  await mkdir(leaseDir, { recursive: true });
+  const leasePath = (runId: string): string => join(leaseDir, `${runId}.json`);
+  const writeLease = (runId: string, resumes: number): Promise<void> =>
+    writeFileAtomic(leasePath(runId), `${JSON.stringify({ run_id: runId, instance_id: self.instanceId, pid: self.pid, host: self.host, heartbeat_at: new Date().toISOString(), resumes } satisfies RunLease)}\n`);
+
+  async function execute(runId: string, controller: AbortController): Promise<void> {
+    try {
+      // a run cancelled while it waited still goes through the runner, which finalizes it as cancelled
+      await limit(() => runDiscoveryLocally(runtime, runId, { concurrency, signal: controller.signal }));
+    } catch (error) {
+      // the runner finalizes every failure it can attribute; what reaches here is the store itself failing
+      logger.error({ runId, err: error }, 'local run stopped with an error');
+    }
+  }
+
+  function start(runId: string, resumes: number): InFlightRun {
+    const controller = new AbortController();
+    const entry: InFlightRun = { controller, resumes, done: Promise.resolve() };
+    entry.done = execute(runId, controller).finally(async () => {
+      runs.delete(runId);
+      if (!stopped || controller.signal.aborted) await rm(leasePath(runId), { force: true });
+      options.onRunSettled?.(runId);
+    });
+    runs.set(runId, entry);
+    return entry;
+  }
+
+  async function claimOrphan(fileName: string): Promise<RecoveredRun | null> {
+    const path = join(leaseDir, fileName);
+    const parsed = leaseSchema.safeParse(await readJsonFile(path).catch(() => null));
+    if (!parsed.success) return null;
+    const lease = parsed.data;
+    if (runs.has(lease.run_id) || !isLeaseOrphaned(lease, self, Date.now(), staleAfterMs, probePid)) return null;
+    const claimPath = `${path}.claim-${self.instanceId}`;
+    try {
+      await rename(path, claimPath);
+    } catch (error) {
+      if ((error as NodeJS.ErrnoException).code === 'ENOENT') return null; // another launcher claimed it first
+      throw error;
+    }
+    try {
+      const runId = lease.run_id;
+      const run = await runtime.store.getRun(runId);
+      if (!run || isTerminal(run.status)) return { runId, action: 'released', reason: run ? `already ${run.status}` : 'run no longer exists' };
+      const owner = `process ${lease.pid} on ${lease.host}`;
+      if (lease.resumes >= MAX_LOCAL_RESUMES) {
+        const fatalError = `the local runner stopped while this run was in flight (${owner}) ${lease.resumes + 1} times; not resuming it again — start a new run`;
+        await finalizeRun(runtime, runId, { fatalError });
+        return { runId, action: 'failed', reason: fatalError };
+      }
+      await writeLease(runId, lease.resumes + 1);
+      start(runId, lease.resumes + 1);
+      return { runId, action: 'resumed', reason: `its runner (${owner}) is gone; finished steps and areas are kept` };
+    } finally {
+      await rm(claimPath, { force: true });
+    }
+  }
+
+  async function recoverOrphans(): Promise<RecoveredRun[]> {
+    const names = (await readdir(leaseDir)).filter((name) => name.endsWith('.json')).sort();
+    const recovered: RecoveredRun[] = [];
+    for (const name of names) {
+      if (stopped) break;
+      try {
+        const outcome = await claimOrphan(name);
+        if (outcome) {
+          recovered.push(outcome);
+          logger.warn({ runId: outcome.runId, action: outcome.action, reason: outcome.reason }, 'recovered an orphaned local run');
+        }
+      } catch (error) {
+        logger.error({ lease: name, err: error }, 'could not recover an orphaned local run');
+      }
+    }
+    return recovered;
+  }
+
+  const heartbeat = setInterval(() => {
+    for (const [runId, entry] of runs) void writeLease(runId, entry.resumes).catch((error: unknown) => logger.warn({ runId, err: error }, 'could not refresh a run lease'));
+  }, heartbeatMs);
+  heartbeat.unref();
+  const sweep = sweepIntervalMs > 0 ? setInterval(() => void recoverOrphans(), sweepIntervalMs) : undefined;
+  sweep?.unref();
+
+  function stopTimers(): void {
+    stopped = true;
+    clearInterval(heartbeat);
+    if (sweep) clearInterval(sweep);
+  }
+
+  await recoverOrphans();
+
+  return {
+    async launch(runId) {
+      if (stopped) throw new ConflictError('the local runner is shutting down; start the run again after the restart', { runId });
+      if (runs.has(runId)) return;
+      const run = await runtime.store.getRun(runId);
+      if (!run) throw new NotFoundError(`run ${runId} does not exist`, { runId });
+      if (isTerminal(run.status)) return;
+      await writeLease(runId, 0);
+      start(runId, 0);
+    },
+
+    async cancel(runId) {
+      const run = await runtime.store.getRun(runId);
+      if (!run) throw new NotFoundError(`run ${runId} does not exist`, { runId });
+      if (isTerminal(run.status)) throw new ConflictError(`run ${runId} is already ${run.status}; only pending or running runs can be cancelled`, { runId, status: run.status });
+      await runtime.store.updateRun(runId, (current) => (isTerminal(current.status) ? current : { ...current, status: 'cancelled', error: current.error ?? 'cancelled by request' }));
+      runs.get(runId)?.controller.abort(new Error('cancelled by request'));
+    },
+
+    settled(runId) {
+      return runs.get(runId)?.done ?? Promise.resolve();
+    },
+
+    inFlight() {
+      return [...runs.keys()];
+    },
+
+    recoverOrphans,
+
+    detach() {
+      stopTimers();
+    },
+
+    async close() {
+      stopTimers();
+      const pending = [...runs.entries()];
+      await Promise.all(
+        pending.map(async ([runId, entry]) => {
+          try {
+            await runtime.store.updateRun(runId, (current) =>
+              isTerminal(current.status) ? current : { ...current, status: 'cancelled', error: current.error ?? 'the API shut down while this run was in flight; start it again' },
+            );
+          } catch (error) {
+            logger.warn({ runId, err: describeError(error) }, 'could not mark an interrupted run cancelled');
+          }
+          entry.controller.abort(new Error('runner closed'));
+          await entry.done;
+        }),
+      );
+    },
+  };
+}

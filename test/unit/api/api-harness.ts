@@ -1,0 +1,87 @@
+/**
+ * An in-process API over real parts (embedded store, DuckDB shop warehouse, shipped packs) with a
+ * RunLauncher double that records what the API asked it to do and, like a real launcher, marks a
+ * cancelled run in the store. Runs are moved along by the tests through the store.
+ */
+import type { Hono } from 'hono';
+import { createApi, type CreateApiOptions } from '../../../src/api/index.js';
+import type { AssayConfig } from '../../../src/config/index.js';
+import type { DiscoveryDeps } from '../../../src/discovery/context.js';
+import type { Project, Run } from '../../../src/domain/index.js';
+import type { RunLauncher } from '../../../src/fleet/port.js';
+import { silentLogger } from '../../../src/logging/index.js';
+import type { RunStore } from '../../../src/store/port.js';
+import { createHarness } from '../../support/engine-harness.js';
+
+export class RecordingLauncher implements RunLauncher {
+  readonly launched: string[] = [];
+  readonly cancelled: string[] = [];
+  closed = false;
+  /** When set, launch throws it (a broken runner). */
+  launchError: Error | undefined;
+
+  constructor(private readonly store: RunStore) {}
+
+  async launch(runId: string): Promise<void> {
+    if (this.launchError) throw this.launchError;
+    this.launched.push(runId);
+  }
+
+  async cancel(runId: string): Promise<void> {
+    this.cancelled.push(runId);
+    await this.store.updateRun(runId, (run) => ({ ...run, status: 'cancelled', error: 'cancelled by request' }));
+  }
+
+  async close(): Promise<void> {
+    this.closed = true;
+  }
+}
+
+export interface ApiHarness {
+  app: Hono;
+  runtime: DiscoveryDeps;
+  launcher: RecordingLauncher;
+  /** The pre-made `shop` project (ecommerce pack, state ready). */
+  project: Project;
+  call(method: string, path: string, body?: unknown): Promise<{ status: number; json: any; text: string; headers: Headers }>;
+  /** Moves a run along as a runner would. */
+  patchRun(runId: string, patch: Partial<Run>): Promise<Run>;
+  close(): Promise<void>;
+}
+
+export async function createApiHarness(options: { config?: (config: AssayConfig) => AssayConfig; api?: Partial<CreateApiOptions> } = {}): Promise<ApiHarness> {
+  const harness = await createHarness(() => '{"done": true, "summary": "nothing to explore"}');
+  const runtime = harness.deps;
+  const launcher = new RecordingLauncher(runtime.store);
+  const config = options.config ? options.config(runtime.config) : runtime.config;
+  const app = createApi({ runtime, launcher, config, logger: silentLogger, events: { pollIntervalMs: 10, heartbeatMs: 60_000 }, ...options.api });
+  return {
+    app,
+    runtime,
+    launcher,
+    project: harness.project,
+    async call(method, path, body) {
+      const init: RequestInit = { method };
+      if (body !== undefined) {
+        init.body = typeof body === 'string' ? body : JSON.stringify(body);
+        init.headers = { 'Content-Type': 'application/json' };
+      }
+      const response = await app.request(path, init);
+      const text = await response.text();
+      let json: unknown;
+      try {
+        json = JSON.parse(text);
+      } catch {
+        json = undefined;
+      }
+      return { status: response.status, json, text, headers: response.headers };
+    },
+    patchRun: (runId, patch) => runtime.store.updateRun(runId, (run) => ({ ...run, ...patch })),
+    close: harness.close,
+  };
+}
+
+/** Error issue paths of a 400 body, sorted. */
+export function issuePaths(json: { error?: { issues?: Array<{ path: string }> } }): string[] {
+  return (json.error?.issues ?? []).map((issue) => issue.path).sort();
+}
