@@ -1,0 +1,68 @@
+import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { createApiHarness, type ApiHarness } from './api-harness.js';
+
+/** Every `$ref` anywhere in a JSON value. */
+function refsIn(value: unknown): string[] {
+  if (Array.isArray(value)) return value.flatMap(refsIn);
+  if (value && typeof value === 'object') {
+    return Object.entries(value).flatMap(([key, inner]) => (key === '$ref' && typeof inner === 'string' ? [inner] : refsIn(inner)));
+  }
+  return [];
+}
+
+describe('GET /openapi.json', () => {
+  let api: ApiHarness;
+  let document: any;
+  beforeAll(async () => {
+    api = await createApiHarness();
+    const response = await api.app.request('/openapi.json');
+    expect(response.status).toBe(200);
+    document = JSON.parse(await response.text());
+  });
+  afterAll(async () => api.close());
+
+  it('is an OpenAPI 3.1 document with info and paths', () => {
+    expect(document.openapi).toBe('3.1.0');
+    expect(document.info).toMatchObject({ title: 'Assay API', version: expect.any(String) });
+    expect(Object.keys(document.paths).length).toBeGreaterThan(10);
+  });
+
+  it('lists every route the app registers, with its method', () => {
+    const registered = api.app.routes
+      .filter((route) => route.method !== 'ALL' && !route.path.includes('*'))
+      .map((route) => `${route.method.toLowerCase()} ${route.path.replace(/:([A-Za-z]+)/g, '{$1}')}`);
+    expect(registered.length).toBeGreaterThan(15);
+    const documented = Object.entries(document.paths).flatMap(([path, operations]) => Object.keys(operations as object).map((method) => `${method} ${path}`));
+    expect([...new Set(registered)].sort()).toEqual([...documented].sort());
+  });
+
+  it('resolves every $ref to a component, and components are plain JSON Schema objects', () => {
+    for (const ref of refsIn(document)) {
+      const name = ref.replace('#/components/schemas/', '');
+      expect(document.components.schemas[name], ref).toBeDefined();
+    }
+    for (const [name, schema] of Object.entries<Record<string, unknown>>(document.components.schemas)) {
+      expect(schema.type, name).toBe('object');
+      expect(schema.$schema, name).toBeUndefined();
+    }
+  });
+
+  it('describes request bodies from the same schemas the routes validate with', () => {
+    const create = document.components.schemas.CreateProjectBody;
+    expect(create.required).toEqual(expect.arrayContaining(['name', 'domain']));
+    expect(create.additionalProperties).toBe(false);
+    expect(create.properties.warehouse.properties.url.type).toBe('string');
+    const discover = document.components.schemas.DiscoverBody;
+    expect(discover.properties.max_steps).toMatchObject({ type: 'integer', minimum: 1, maximum: 500 });
+    expect(document.paths['/api/v1/projects/{id}/discover'].post.requestBody.content['application/json'].schema).toEqual({ $ref: '#/components/schemas/DiscoverBody' });
+  });
+
+  it('declares every path parameter of a templated path', () => {
+    for (const [path, operations] of Object.entries<Record<string, { parameters?: Array<{ name: string; in: string }> }>>(document.paths)) {
+      const names = [...path.matchAll(/\{([^}]+)\}/g)].map((match) => match[1]);
+      for (const operation of Object.values(operations)) {
+        expect((operation.parameters ?? []).filter((parameter) => parameter.in === 'path').map((parameter) => parameter.name), path).toEqual(names);
+      }
+    }
+  });
+});
