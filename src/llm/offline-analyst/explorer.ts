@@ -1,0 +1,161 @@
+/**
+ * Exploration: one JSON action per turn. Reads the catalog, looks up the most relevant tables,
+ * profiles their columns in one query, then runs the plan (planner/candidates.ts) query by query,
+ * and finishes when the plan is spent. Its position comes from the budget footer, its knowledge from
+ * the latest result and the notes in its own last action.
+ */
+import type { LlmRequest } from '../port.js';
+import { decodeMemo, emptyMemo, encodeMemo, type AnalystMemo } from './memo.js';
+import { planQueries } from './planner/candidates.js';
+import { catalogOmitsTables, readAreas, readCatalog, readDialect } from './readers/catalog.js';
+import { readLatestResult, readOwnActions, readPosition, readSearchHits, readShownRows, type ExplorationPosition } from './readers/exploration-turns.js';
+import { readLookupReply } from './readers/lookup-reply.js';
+import { toTableModel } from './schema-model.js';
+import { sqlDialect } from './sql/dialect.js';
+import { PROFILE_VALUES_MAX, PROFILE_VALUE_SEPARATOR, profileKey, profileQuery } from './sql/profile-query.js';
+import { compareText } from './text.js';
+import type { AreaInfo, CatalogEntry, TableModel } from './types.js';
+
+/** Tables per lookup_schema call (the engine's cap). */
+export const LOOKUP_TABLES_PER_CALL = 10;
+/** Lookup calls the analyst spends on the catalog at most: the plan needs the central tables, not all. */
+export const MAX_LOOKUP_ROUNDS = 2;
+/** Purpose prefix of the profile query, how the analyst recognises its result. */
+export const PROFILE_PURPOSE = 'profile: distinct values of the text and ordinal columns of the looked-up tables';
+/** Catalogs at least this long get one search_tables call before planning. */
+const LARGE_CATALOG_TABLES = 40;
+
+interface ExplorationView {
+  catalog: CatalogEntry[];
+  areas: AreaInfo[];
+  position: ExplorationPosition;
+  memo: AnalystMemo;
+  searchHits: string[];
+  largeCatalog: boolean;
+}
+
+function applyProfile(memo: AnalystMemo, row: Record<string, unknown>): void {
+  for (const table of memo.tables) {
+    for (const column of table.columns) {
+      const distinct = row[profileKey(table, column.name, 'n')];
+      if (typeof distinct === 'number') column.distinct = distinct;
+      else if (typeof distinct === 'string' && /^\d+$/.test(distinct)) column.distinct = Number(distinct);
+      const values = row[profileKey(table, column.name, 'v')];
+      if (typeof values === 'string' && !values.endsWith('…') && column.distinct !== undefined && column.distinct <= PROFILE_VALUES_MAX) {
+        column.values = values.split(PROFILE_VALUE_SEPARATOR);
+      }
+    }
+  }
+}
+
+/** Notes from the newest own action that carries them, updated with the latest result. */
+function readView(request: LlmRequest): ExplorationView {
+  const system = request.system ?? '';
+  const actions = readOwnActions(request.messages);
+  let memo = emptyMemo();
+  for (let index = actions.length - 1; index >= 0; index--) {
+    const thinking = actions[index]?.thinking;
+    const decoded = typeof thinking === 'string' ? decodeMemo(thinking) : null;
+    if (decoded) {
+      memo = decoded;
+      break;
+    }
+  }
+  const latest = readLatestResult(request.messages);
+  const lastAction = actions.at(-1);
+  let searchHits: string[] = [];
+  if (latest?.action === 'lookup_schema') {
+    const known = new Set(memo.tables.map((table) => table.qualified));
+    for (const table of readLookupReply(latest.body)) if (!known.has(table.qualified)) memo.tables.push(toTableModel(table));
+  } else if (latest?.action === 'query' && lastAction?.query_purpose === PROFILE_PURPOSE) {
+    memo.profiled = true;
+    const row = readShownRows(latest.body)[0];
+    if (!latest.failed && row) applyProfile(memo, row);
+  } else if (latest?.action === 'search_tables') {
+    searchHits = readSearchHits(latest.body);
+  }
+  return {
+    catalog: readCatalog(system),
+    areas: readAreas(system),
+    position: readPosition(request.messages),
+    memo,
+    searchHits,
+    largeCatalog: catalogOmitsTables(system) || readCatalog(system).length >= LARGE_CATALOG_TABLES,
+  };
+}
+
+/** Tables most worth a lookup: area keyword hints, joins in and out, then size. */
+function rankForLookup(catalog: readonly CatalogEntry[]): CatalogEntry[] {
+  const inbound = new Map<string, number>();
+  for (const entry of catalog) for (const target of entry.joins) inbound.set(target, (inbound.get(target) ?? 0) + 1);
+  const score = (entry: CatalogEntry): number => {
+    const bare = entry.qualified.split('.').at(-1) ?? entry.qualified;
+    const joinsIn = (inbound.get(bare) ?? 0) + (inbound.get(entry.qualified) ?? 0);
+    return entry.keywords.length * 3 + entry.joins.length + joinsIn + Math.log10(Math.max(1, entry.rows));
+  };
+  return catalog
+    .filter((entry) => entry.rows !== 0)
+    .map((entry) => ({ entry, score: score(entry) }))
+    .sort((left, right) => right.score - left.score || compareText(left.entry.qualified, right.entry.qualified))
+    .map(({ entry }) => entry);
+}
+
+function lookupRounds(memo: AnalystMemo): number {
+  return memo.done.filter((key) => key.startsWith('lookup:')).length;
+}
+
+function withNotes(thinking: string, memo: AnalystMemo): string {
+  return `${thinking} ${encodeMemo(memo)}`;
+}
+
+function lookupAction(view: ExplorationView, tables: string[], why: string): string {
+  const memo: AnalystMemo = { ...view.memo, done: [...view.memo.done, `lookup:${lookupRounds(view.memo) + 1}`] };
+  return JSON.stringify({ thinking: withNotes(why, memo), lookup_schema: tables });
+}
+
+function doneAction(view: ExplorationView, ranQueries: number, tables: readonly TableModel[]): string {
+  const covered = view.areas.map((area) => `${area.id}: ${view.memo.done.filter((key) => key.startsWith(`${area.id}#`)).length}`).join(', ');
+  const summary = tables.length === 0
+    ? 'No table could be looked up, so nothing was measured.'
+    : `Ran ${ranQueries} profiling queries over ${tables.length} tables (${tables.map((table) => table.qualified).join(', ')}). Queries per area: ${covered}.`;
+  return JSON.stringify({ done: true, summary });
+}
+
+export function explore(request: LlmRequest): string {
+  const view = readView(request);
+  const { memo, position } = view;
+  const known = new Set(memo.tables.map((table) => table.qualified));
+
+  if (view.searchHits.length > 0 && position.lookupsLeft > 0) {
+    const fresh = view.searchHits.filter((table) => !known.has(table)).slice(0, LOOKUP_TABLES_PER_CALL);
+    if (fresh.length > 0) return lookupAction(view, fresh, 'The search found tables the catalog did not make obvious; reading their columns before querying them.');
+  }
+  const candidates = rankForLookup(view.catalog).filter((entry) => !known.has(entry.qualified));
+  const rounds = lookupRounds(memo);
+  const wantsMore = rounds === 0 || (rounds < MAX_LOOKUP_ROUNDS && candidates.some((entry) => entry.keywords.length > 0));
+  if (!memo.profiled && candidates.length > 0 && wantsMore && position.lookupsLeft > 0) {
+    const batch = candidates.slice(0, LOOKUP_TABLES_PER_CALL).map((entry) => entry.qualified);
+    return lookupAction(view, batch, `Reading columns and sample rows of the ${batch.length} most relevant tables (area keyword hints, joins, size) before writing any SQL.`);
+  }
+  if (!memo.profiled && !memo.searched && view.largeCatalog && position.searchesLeft > 0 && view.areas.length > 0) {
+    const area = view.areas[0] as AreaInfo;
+    const next: AnalystMemo = { ...memo, searched: true };
+    return JSON.stringify({ thinking: withNotes('The catalog is large; searching for the tables behind the first area before profiling.', next), search_tables: `${area.name} ${area.keywords.join(' ')}`.trim() });
+  }
+  const dialect = sqlDialect(readDialect(request.system ?? ''));
+  if (!memo.profiled && memo.tables.length > 0) {
+    const next: AnalystMemo = { ...memo, done: [...memo.done, 'profile'] };
+    return JSON.stringify({
+      thinking: withNotes('Counting distinct values per text column to know which columns are dimensions worth grouping by, and which status values exist.', next),
+      query_purpose: PROFILE_PURPOSE,
+      query: profileQuery(dialect, memo.tables),
+    });
+  }
+  const done = new Set(memo.done);
+  const plan = planQueries(dialect, memo.tables, view.areas).filter((query) => !done.has(`${query.area}#${query.key}`));
+  const ranQueries = memo.done.filter((key) => key.includes('#')).length;
+  const next = plan[0];
+  if (!next || position.stepsUsed >= position.maxSteps) return doneAction(view, ranQueries, memo.tables);
+  const updated: AnalystMemo = { ...memo, done: [...memo.done, `${next.area}#${next.key}`] };
+  return JSON.stringify({ thinking: withNotes(next.thinking, updated), query_purpose: next.purpose, query: next.sql });
+}

@@ -1,0 +1,74 @@
+/**
+ * The analyst's notes between exploration turns. The engine shortens old turns (schema lookups
+ * included), so, like a model keeping a scratchpad, the analyst carries what it learned (tables,
+ * columns, profiled cardinalities, plans already run) in the `thinking` of each action: deflated and
+ * hex-encoded, so the notes stay small and no table or column word in them reads as a keyword match
+ * to the engine's step picker.
+ */
+import { deflateRawSync, inflateRawSync } from 'node:zlib';
+import type { ColumnModel, ColumnRole, TableModel } from './types.js';
+
+export interface AnalystMemo {
+  tables: TableModel[];
+  /** Keys of planned actions already taken (run or failed: never repeated). */
+  done: string[];
+  /** Whether the cardinality profile has been read (or failed). */
+  profiled: boolean;
+  /** Whether the one table search has been spent. */
+  searched: boolean;
+}
+
+const ROLE_CODES: Record<ColumnRole, string> = { key: 'k', reference: 'r', time: 't', flag: 'f', metric: 'm', ordinal: 'o', text: 'x' };
+const CODE_ROLES = new Map(Object.entries(ROLE_CODES).map(([role, code]) => [code, role as ColumnRole]));
+const MEMO_PATTERN = /\[notes:([0-9a-f]+)\]/;
+
+export function emptyMemo(): AnalystMemo {
+  return { tables: [], done: [], profiled: false, searched: false };
+}
+
+type PackedColumn = [string, string, string, number?, string[]?];
+type PackedTable = [string, number, PackedColumn[]];
+
+function packColumn(column: ColumnModel): PackedColumn {
+  const packed: PackedColumn = [column.name, column.type, `${ROLE_CODES[column.role]}${column.nullable ? '?' : ''}`];
+  if (column.distinct !== undefined) packed.push(column.distinct);
+  if (column.values !== undefined) packed.push(column.values);
+  return packed;
+}
+
+function unpackColumn(packed: PackedColumn): ColumnModel {
+  const [name, type, code, distinct, values] = packed;
+  return { name, type, role: CODE_ROLES.get(code.charAt(0)) ?? 'text', nullable: code.endsWith('?'), distinct, values };
+}
+
+export function encodeMemo(memo: AnalystMemo): string {
+  const packed = {
+    t: memo.tables.map((table): PackedTable => [table.qualified, table.rows, table.columns.map(packColumn)]),
+    d: memo.done,
+    p: memo.profiled ? 1 : 0,
+    s: memo.searched ? 1 : 0,
+  };
+  return `[notes:${deflateRawSync(Buffer.from(JSON.stringify(packed), 'utf8'), { level: 9 }).toString('hex')}]`;
+}
+
+/** The notes in a thinking text, or null when there are none (or they cannot be read). */
+export function decodeMemo(thinking: string): AnalystMemo | null {
+  const match = MEMO_PATTERN.exec(thinking);
+  if (!match) return null;
+  try {
+    const packed = JSON.parse(inflateRawSync(Buffer.from(match[1] as string, 'hex')).toString('utf8')) as { t: PackedTable[]; d: string[]; p: number; s: number };
+    return {
+      tables: packed.t.map(([qualified, rows, columns]) => ({ qualified, name: qualified.split('.').at(-1) ?? qualified, rows, columns: columns.map(unpackColumn) })),
+      done: packed.d,
+      profiled: packed.p === 1,
+      searched: packed.s === 1,
+    };
+  } catch {
+    return null;
+  }
+}
+
+/** Thinking text without the notes, for prose. */
+export function stripMemo(thinking: string): string {
+  return thinking.replace(MEMO_PATTERN, '').trim();
+}

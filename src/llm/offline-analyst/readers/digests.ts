@@ -1,0 +1,97 @@
+/**
+ * Reads the `{{QUERY_RESULTS}}` block of an analysis prompt: one JSON object per line, as rendered by
+ * src/compaction/render.ts (`renderStepDigest`): step, purpose, sql, row_count, columns (statistics),
+ * row_columns and all_rows (small results) or head_rows/tail_rows (samples of longer ones).
+ */
+import type { Cell } from '../../../domain/index.js';
+import { compareText } from '../text.js';
+
+export interface ColumnStats {
+  name: string;
+  kind: string;
+  min?: number;
+  median?: number;
+  max?: number;
+}
+
+export interface DigestStep {
+  step: number;
+  purpose: string;
+  sql: string;
+  rowCount: number;
+  columns: ColumnStats[];
+  rowColumns: string[];
+  /** Every row (`complete`) or the head and tail rows shown. */
+  rows: Array<Record<string, Cell>>;
+  complete: boolean;
+  failed: boolean;
+}
+
+interface RenderedStep {
+  step?: unknown;
+  purpose?: unknown;
+  sql?: unknown;
+  row_count?: unknown;
+  error?: unknown;
+  columns?: unknown;
+  row_columns?: unknown;
+  all_rows?: unknown;
+  head_rows?: unknown;
+  tail_rows?: unknown;
+}
+
+function toRows(names: readonly string[], rows: unknown): Array<Record<string, Cell>> {
+  if (!Array.isArray(rows)) return [];
+  return rows.filter(Array.isArray).map((cells: unknown[]) => Object.fromEntries(names.map((name, index) => [name, (cells[index] ?? null) as Cell])));
+}
+
+function toStep(rendered: RenderedStep): DigestStep | null {
+  if (typeof rendered.step !== 'number') return null;
+  const rowColumns = Array.isArray(rendered.row_columns) ? rendered.row_columns.filter((name): name is string => typeof name === 'string') : [];
+  const complete = Array.isArray(rendered.all_rows);
+  const rows = complete ? toRows(rowColumns, rendered.all_rows) : [...toRows(rowColumns, rendered.head_rows), ...toRows(rowColumns, rendered.tail_rows)];
+  const columns = Array.isArray(rendered.columns) ? (rendered.columns as ColumnStats[]).filter((column) => typeof column?.name === 'string') : [];
+  return {
+    step: rendered.step,
+    purpose: typeof rendered.purpose === 'string' ? rendered.purpose : '',
+    sql: typeof rendered.sql === 'string' ? rendered.sql : '',
+    rowCount: typeof rendered.row_count === 'number' ? rendered.row_count : rows.length,
+    columns,
+    rowColumns,
+    rows,
+    complete,
+    failed: rendered.error !== undefined,
+  };
+}
+
+export function readDigests(prompt: string): DigestStep[] {
+  const steps = new Map<number, DigestStep>();
+  for (const line of prompt.split('\n')) {
+    const trimmed = line.trim().replace(/,$/, '');
+    if (!trimmed.startsWith('{"step":')) continue;
+    try {
+      const step = toStep(JSON.parse(trimmed) as RenderedStep);
+      if (step && !steps.has(step.step)) steps.set(step.step, step);
+    } catch {
+      // a line cut by the prompt budget is not evidence
+    }
+  }
+  return [...steps.values()].sort((left, right) => left.step - right.step);
+}
+
+/** `# Analysis: Funnel Conversion` and `Area: …` at the top of every pack's analysis prompt. */
+export function readAnalysisArea(prompt: string): { name: string; description: string } {
+  const name = /^# Analysis: (.+)$/m.exec(prompt)?.[1]?.trim() ?? '';
+  const description = /^Area: (.+)$/m.exec(prompt)?.[1]?.trim() ?? '';
+  return { name, description };
+}
+
+/** Area ids prefixed to the purposes (`conversion: …`), sorted. */
+export function purposeAreaIds(steps: readonly DigestStep[]): string[] {
+  const ids = new Set<string>();
+  for (const step of steps) {
+    const match = /^([a-z][a-z0-9_]*): /.exec(step.purpose);
+    if (match) ids.add(match[1] as string);
+  }
+  return [...ids].sort(compareText);
+}

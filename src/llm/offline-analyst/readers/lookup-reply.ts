@@ -1,0 +1,40 @@
+/**
+ * Reads lookup_schema replies (src/schema/lookup.ts `renderTableDetail`): "Schema for `t` (N rows):",
+ * then `- col TYPE NULL|NOT NULL [category]` lines. Only columns seen here are ever used in SQL.
+ */
+import { parseRowCount } from '../text.js';
+
+export interface LookedUpColumn {
+  name: string;
+  type: string;
+  nullable: boolean;
+  category: string;
+}
+
+export interface LookedUpTable {
+  qualified: string;
+  rows: number;
+  columns: LookedUpColumn[];
+}
+
+const HEADER = /^Schema for `([^`]+)` \(([^)]*?) rows\):$/;
+const COLUMN = /^- (\S+) (.+?) (NULL|NOT NULL) \[([a-z_]+)\]$/;
+
+export function readLookupReply(text: string): LookedUpTable[] {
+  const tables: LookedUpTable[] = [];
+  let current: LookedUpTable | undefined;
+  for (const rawLine of text.split('\n')) {
+    const line = rawLine.trim();
+    const header = HEADER.exec(line);
+    if (header) {
+      current = { qualified: header[1] as string, rows: parseRowCount(header[2] as string), columns: [] };
+      tables.push(current);
+      continue;
+    }
+    const column = COLUMN.exec(line);
+    if (column && current) {
+      current.columns.push({ name: column[1] as string, type: column[2] as string, nullable: column[3] === 'NULL', category: column[4] as string });
+    }
+  }
+  return tables;
+}

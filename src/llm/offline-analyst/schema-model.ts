@@ -1,0 +1,136 @@
+/**
+ * What the analyst knows about the warehouse, built only from lookup replies and its own profile
+ * query: column roles, low-cardinality dimensions, how tables reference each other, and which tables
+ * are entities, dimension tables or activity logs.
+ */
+import type { LookedUpTable } from './readers/lookup-reply.js';
+import { singular, wordsOf } from './text.js';
+import type { ColumnModel, ColumnRole, TableModel } from './types.js';
+
+/** More distinct values than this and a column is not a dimension to group by (the digest inlines ≤ 20 rows). */
+export const DIMENSION_MAX_DISTINCT = 20;
+/** A referenced table this small is a lookup table: its name-like column labels the referencing rows. */
+export const LOOKUP_TABLE_MAX_ROWS = 20;
+/** Integer columns named like a position on a scale are grouped by, not averaged. */
+const ORDINAL_NAME = /(^|_)(level|stage|step|wave|chapter|world|round|floor|rank|tier|lesson)(_?(number|no|num|index|idx))?$/i;
+/** Names that are dimensions in nearly every warehouse, used when cardinalities are unknown. */
+const UNPROFILED_DIMENSION_NAME = /(device|platform|channel|source|region|country|category|segment|tier|plan|status|type)$/i;
+const TEMPORAL_TYPE = /^(date|time|timestamp|datetime)/i;
+const BOOLEAN_TYPE = /^(bool|boolean)$/i;
+const INTEGER_TYPE = /^(tinyint|smallint|integer|int|int2|int4|int8|bigint|hugeint|utinyint|usmallint|uinteger|ubigint)\b/i;
+const IDENTIFIER_NAME = /(^id$|_id$|[a-z]Id$|_key$|^uuid$|_uuid$)/;
+/** Label-like column names, best first. */
+const LABEL_NAMES = [/(^|_)code$/i, /(^|_)name$/i, /(^|_)title$/i, /(^|_)label$/i, /(^|_)sku$/i];
+/** Names of people-like entities: repeat behaviour, retention and first purchases are measured on them. */
+const PERSON_NAME = /^(customer|user|player|member|account|client|buyer|subscriber|shopper|visitor|patient|student|driver|rider|seller|merchant)s?$/i;
+/** Names of the time a row came into being, preferred as a table's main time axis. */
+const CREATION_TIME_NAME = /(created|ordered|started|signup|signed_up|installed|registered|joined|occurred|event|purchased|placed|activity|date|_at$)/i;
+
+export function roleOf(column: { name: string; type: string; category: string }, compositeKey: boolean): ColumnRole {
+  const type = column.type.trim();
+  if (column.category === 'primary_key' && !compositeKey) return 'key';
+  if (BOOLEAN_TYPE.test(type)) return 'flag';
+  if (TEMPORAL_TYPE.test(type)) return 'time';
+  if (INTEGER_TYPE.test(type) && ORDINAL_NAME.test(column.name)) return 'ordinal';
+  if (IDENTIFIER_NAME.test(column.name)) return 'reference';
+  if (column.category === 'metric') return 'metric';
+  if (column.category === 'time') return 'text';
+  return 'text';
+}
+
+export function toTableModel(table: LookedUpTable): TableModel {
+  const compositeKey = table.columns.filter((column) => column.category === 'primary_key').length > 1;
+  return {
+    qualified: table.qualified,
+    name: table.qualified.split('.').at(-1) ?? table.qualified,
+    rows: table.rows,
+    columns: table.columns.map((column) => ({ name: column.name, type: column.type, nullable: column.nullable, role: roleOf(column, compositeKey) })),
+  };
+}
+
+export function keyColumn(table: TableModel): ColumnModel | undefined {
+  return table.columns.find((column) => column.role === 'key');
+}
+
+/** A reference from `from.column` to `to`'s key. */
+export interface Reference {
+  from: TableModel;
+  column: ColumnModel;
+  to: TableModel;
+  toKey: ColumnModel;
+}
+
+/** `acquisition_channel_id` points at the table keyed `channel_id`; `player_id` at `players`. */
+function pointsAt(column: ColumnModel, table: TableModel, key: ColumnModel): boolean {
+  const name = column.name.toLowerCase();
+  const keyName = key.name.toLowerCase();
+  if (name === keyName || name.endsWith(`_${keyName}`)) return keyName !== 'id' || name === `${singular(table.name.toLowerCase())}_id`;
+  if (keyName === 'id') return name === `${singular(table.name.toLowerCase())}_id` || name.endsWith(`_${singular(table.name.toLowerCase())}_id`);
+  return false;
+}
+
+export function findReferences(tables: readonly TableModel[]): Reference[] {
+  const references: Reference[] = [];
+  for (const from of tables) {
+    for (const column of from.columns) {
+      if (column.role !== 'reference' && column.role !== 'ordinal') continue;
+      const targets = tables
+        .filter((to) => to.qualified !== from.qualified)
+        .map((to) => ({ to, key: keyColumn(to) }))
+        .filter((target): target is { to: TableModel; key: ColumnModel } => target.key !== undefined && pointsAt(column, target.to, target.key));
+      // the most specific key name wins (`channel_id` over `id`), then the smallest table name
+      targets.sort((left, right) => right.key.name.length - left.key.name.length || (left.to.qualified < right.to.qualified ? -1 : 1));
+      const target = targets[0];
+      if (target) references.push({ from, column, to: target.to, toKey: target.key });
+    }
+  }
+  return references;
+}
+
+export function isPersonTable(table: TableModel): boolean {
+  return PERSON_NAME.test(table.name);
+}
+
+export function isLookupTable(table: TableModel): boolean {
+  return table.rows >= 0 && table.rows <= LOOKUP_TABLE_MAX_ROWS;
+}
+
+/** A dimension to group by: low-cardinality text, or a small ordinal scale. */
+export function isDimension(column: ColumnModel): boolean {
+  if (column.role !== 'text' && column.role !== 'ordinal') return false;
+  // not profiled (the profile failed): trust telling names only; the queries cap their rows anyway
+  if (column.distinct === undefined) return UNPROFILED_DIMENSION_NAME.test(column.name);
+  return column.distinct >= 2 && column.distinct <= DIMENSION_MAX_DISTINCT;
+}
+
+/** A text column naming each row of a lookup table (`channel_name`, `promotion_code`). */
+export function labelColumns(table: TableModel): ColumnModel[] {
+  const candidates = table.columns.filter((column) => column.role === 'text' && (column.distinct === undefined || column.distinct >= Math.min(table.rows, 2)));
+  const labels: ColumnModel[] = [];
+  for (const pattern of LABEL_NAMES) {
+    const found = candidates.find((column) => pattern.test(column.name) && !labels.includes(column));
+    if (found) labels.push(found);
+  }
+  return labels.slice(0, 2);
+}
+
+/** The table's main time axis: a non-null creation-like time column, else any time column. */
+export function mainTime(table: TableModel): ColumnModel | undefined {
+  const times = table.columns.filter((column) => column.role === 'time');
+  return times.find((column) => !column.nullable && CREATION_TIME_NAME.test(column.name)) ?? times.find((column) => !column.nullable) ?? times[0];
+}
+
+/** Nullable time columns after the main one mark a milestone reached (`completed_at`, `delivered_at`). */
+export function milestoneTimes(table: TableModel): ColumnModel[] {
+  const main = mainTime(table);
+  return table.columns.filter((column) => column.role === 'time' && column.nullable && column !== main);
+}
+
+/** `completed_at` → `completed`; `delivered_date` → `delivered`. */
+export function milestoneName(column: ColumnModel): string {
+  return column.name.replace(/_(at|on|date|time|ts)$/i, '');
+}
+
+export function tableWords(table: TableModel): string[] {
+  return wordsOf(table.name);
+}

@@ -1,0 +1,38 @@
+/**
+ * The landscape query: one row with the number of distinct values of every text and ordinal column
+ * of the looked-up tables, and the values themselves where there are few. It tells the planner which
+ * columns are dimensions worth grouping by, and which status values deserve a rate.
+ */
+import { quoteIdentifier, quoteTable, type SqlDialect } from './dialect.js';
+import type { TableModel } from '../types.js';
+
+/** A column with at most this many values gets them listed (13 fetched: a 13th proves "more"). */
+export const PROFILE_VALUES_MAX = 12;
+/** Columns profiled in one query: one wide row stays readable. */
+export const PROFILE_MAX_COLUMNS = 60;
+/** Separates values in the listed-values cell. */
+export const PROFILE_VALUE_SEPARATOR = '|';
+
+/** Output keys: `schema.table.column:n` (distinct count) and `…:v` (values). */
+export function profileKey(table: TableModel, columnName: string, suffix: 'n' | 'v'): string {
+  return `${table.qualified}.${columnName}:${suffix}`;
+}
+
+export function profiledColumns(tables: readonly TableModel[]): Array<{ table: TableModel; column: TableModel['columns'][number] }> {
+  return tables.flatMap((table) => table.columns.filter((column) => column.role === 'text' || column.role === 'ordinal').map((column) => ({ table, column }))).slice(0, PROFILE_MAX_COLUMNS);
+}
+
+export function profileQuery(dialect: SqlDialect, tables: readonly TableModel[]): string {
+  const parts: string[] = [];
+  for (const { table, column } of profiledColumns(tables)) {
+    const name = quoteIdentifier(column.name);
+    const source = quoteTable(table.qualified);
+    parts.push(`(SELECT COUNT(DISTINCT ${name}) FROM ${source}) AS ${quoteIdentifier(profileKey(table, column.name, 'n'))}`);
+    if (column.role === 'text') {
+      parts.push(
+        `(SELECT string_agg(v, '${PROFILE_VALUE_SEPARATOR}' ORDER BY v) FROM (SELECT DISTINCT ${dialect.asText(name)} AS v FROM ${source} WHERE ${name} IS NOT NULL LIMIT ${PROFILE_VALUES_MAX + 1}) s) AS ${quoteIdentifier(profileKey(table, column.name, 'v'))}`,
+      );
+    }
+  }
+  return `SELECT\n  ${parts.join(',\n  ')}`;
+}

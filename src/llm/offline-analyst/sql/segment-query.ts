@@ -1,0 +1,47 @@
+/** Rates and averages per segment of one table: where a flag, status or metric is unusually high or low. */
+import type { Measure } from '../planner/measures.js';
+import type { Segment } from '../planner/segments.js';
+import type { TableModel } from '../types.js';
+import { alias, quoteIdentifier, quoteTable } from './dialect.js';
+
+/** Rows a segment query returns at most: the analysis digest shows every row up to 20. */
+export const SEGMENT_ROWS_MAX = 20;
+
+export function countAlias(table: TableModel): string {
+  return alias(table.name);
+}
+
+export function segmentQuery(table: TableModel, segment: Segment, measures: readonly Measure[]): string {
+  const count = quoteIdentifier(countAlias(table));
+  const select = [`${segment.expression} AS ${quoteIdentifier(segment.alias)}`, `COUNT(*) AS ${count}`, ...measures.map((measure) => `${measure.sql} AS ${quoteIdentifier(measure.alias)}`)];
+  if (!measures.some((measure) => measure.kind === 'share')) select.push(`COUNT(*) * 1.0 / SUM(COUNT(*)) OVER () AS ${quoteIdentifier(alias('share_of', table.name))}`);
+  return [
+    `SELECT ${select.join(',\n       ')}`,
+    `FROM ${quoteTable(table.qualified)} t${segment.join ? `\n${segment.join}` : ''}`,
+    'GROUP BY 1',
+    `ORDER BY ${segment.ordinal ? '1' : `${count} DESC, 1`}`,
+    `LIMIT ${SEGMENT_ROWS_MAX}`,
+  ].join('\n');
+}
+
+/**
+ * A long ordered scale (levels) does not fit in 20 rows: the rows where the first rate is worst, next
+ * to that rate's mean over every position, show where the cliff is.
+ */
+export function ordinalCliffQuery(table: TableModel, segment: Segment, rates: readonly Measure[]): string {
+  const count = quoteIdentifier(countAlias(table));
+  const first = rates[0] as Measure;
+  const perPosition = [`${segment.expression} AS ${quoteIdentifier(segment.alias)}`, `COUNT(*) AS ${count}`, ...rates.map((measure) => `${measure.sql} AS ${quoteIdentifier(measure.alias)}`)];
+  const meanAlias = quoteIdentifier(alias('mean', first.alias, 'across', segment.alias));
+  return [
+    `WITH per_position AS (`,
+    `  SELECT ${perPosition.join(',\n         ')}`,
+    `  FROM ${quoteTable(table.qualified)} t${segment.join ? `\n  ${segment.join}` : ''}`,
+    '  GROUP BY 1',
+    ')',
+    `SELECT *, AVG(${quoteIdentifier(first.alias)}) OVER () AS ${meanAlias}`,
+    'FROM per_position',
+    `ORDER BY ${quoteIdentifier(first.alias)} ${first.negative ? 'DESC' : 'ASC'}, 1`,
+    `LIMIT ${SEGMENT_ROWS_MAX}`,
+  ].join('\n');
+}
