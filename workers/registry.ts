@@ -67,6 +67,13 @@ export async function startWorkerRegistry(options: WorkerRegistryOptions): Promi
       if (!token || !signal || !job.id) throw new UnrecoverableError(`${contract.name} job started without a lock token, abort signal or id`);
       const payload = parsed.data as { runId: string };
       const logger = childLogger(options.logger, { queue: contract.name, jobId: job.id, runId: payload.runId });
+      const handOver = async (durationMs: number): Promise<never> => {
+        logger.info({ durationMs }, 'job handed back to the queue: this worker is shutting down');
+        await job.moveToWait(token);
+        throw new WaitingError();
+      };
+      // a fetch already blocked in Redis when shutdown began can still deliver a job (even the one just handed back): never start it here
+      if (shuttingDown) return handOver(0);
       const started = performance.now();
       const attempt = job.attemptsMade + 1;
       active.set(job.id, { runId: payload.runId, queue: contract.name as QueueName });
@@ -84,9 +91,7 @@ export async function startWorkerRegistry(options: WorkerRegistryOptions): Promi
             logger.info({ durationMs, reason: failure.reason }, 'job cancelled');
             return { runId: payload.runId, cancelled: true, reason: failure.reason };
           case 'hand_over':
-            logger.info({ durationMs }, 'job handed back to the queue: this worker is shutting down');
-            await job.moveToWait(token);
-            throw new WaitingError();
+            return handOver(durationMs);
           case 'rate_limited':
             logger.warn({ durationMs, pauseMs: failure.pauseMs }, 'provider rate limit: pausing the queue');
             await getWorker().rateLimit(failure.pauseMs);

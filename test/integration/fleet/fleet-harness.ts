@@ -12,7 +12,7 @@ import { openProducerConnection, openSubscriberConnection } from '../../../src/f
 import { createBullmqLauncher } from '../../../src/fleet/bullmq/launcher.js';
 import { createQueueSet, type QueueSet } from '../../../src/fleet/bullmq/queue-set.js';
 import type { OfflineBrain } from '../../../src/llm/providers/offline.js';
-import { silentLogger } from '../../../src/logging/index.js';
+import { createLogger, silentLogger } from '../../../src/logging/index.js';
 import { startWorkerRegistry, type WorkerRegistry } from '../../../workers/registry.js';
 import { createHarness, type Harness } from '../../support/engine-harness.js';
 
@@ -57,7 +57,7 @@ export async function createFleet(redisUrl: string, brain: OfflineBrain, options
         queues: workerOptions.queues ?? QUEUE_NAMES,
         deps: harness.deps,
         producer,
-        logger: silentLogger,
+        logger: process.env.FLEET_DEBUG ? createLogger({ level: 'debug', format: 'json' }) : silentLogger,
         ...(workerOptions.workerOverrides ? { workerOverrides: workerOptions.workerOverrides } : {}),
         ...(workerOptions.workerName ? { workerName: workerOptions.workerName } : {}),
       });

@@ -1,0 +1,96 @@
+import { describe, expect, it } from 'vitest';
+import type { Run } from '../../../src/domain/index.js';
+import type { Harness } from '../../support/engine-harness.js';
+import { QUERY_DEVICE, QUERY_REVENUE, scriptedBrain } from '../discovery/scripted-brain.js';
+import { createFleet } from './fleet-harness.js';
+import { useRedisServer } from './redis-lifecycle.js';
+import { redisServerMissing } from './redis-server.js';
+
+const SCRIPT = { 1: QUERY_DEVICE, 2: QUERY_REVENUE };
+const redis = useRedisServer();
+
+/** A store whose writes fail whenever they would start analysing one of `areas`: the area job throws before it records anything. */
+function breakAreas(areas: readonly string[]) {
+  return (harness: Harness) => {
+    const store = harness.deps.store;
+    harness.deps.store = {
+      ...store,
+      updateRun: (id: string, mutate: (run: Run) => Run) =>
+        store.updateRun(id, (run) => {
+          const next = mutate(run);
+          if (next.areas.some((area) => areas.includes(area.area_id) && area.status === 'running')) throw new Error('disk full');
+          return next;
+        }),
+    };
+  };
+}
+
+describe.skipIf(redisServerMissing)('when an area job fails after all its retries', () => {
+  it('marks that area failed with the job error, still finishes the run as partial, and the coordinator completes', async () => {
+    const fleet = redis.track(await createFleet(redis.url, scriptedBrain({ exploration: SCRIPT }).brain, { wrapStore: breakAreas(['revenue']) }));
+    await fleet.startWorkers();
+    const run = await fleet.harness.newRun({ maxSteps: 4, areas: ['conversion', 'revenue'] });
+    await fleet.launcher.launch(run.id);
+    const finished = await fleet.waitForRunEnd(run.id);
+
+    expect(finished.status).toBe('completed');
+    expect(finished.run_type).toBe('partial');
+    const revenue = finished.areas.find((area) => area.area_id === 'revenue');
+    expect(revenue?.status).toBe('failed');
+    expect(revenue?.error).toMatch(/analysis job failed: disk full/);
+    expect(finished.areas.find((area) => area.area_id === 'conversion')?.status).toBe('completed');
+    const result = await fleet.harness.deps.store.getResult(run.id);
+    expect(result?.insights.map((insight) => [insight.id, insight.validation?.status])).toEqual([['conversion-1', 'adjusted']]);
+    expect(result?.summary.errors.join(' ')).toMatch(/area revenue failed/);
+    const areaJob = await fleet.producer.queue('analyze-area').getJob(`${run.id}-area-revenue`);
+    expect(await areaJob?.getState()).toBe('failed');
+    expect(areaJob?.attemptsMade).toBe(3);
+    expect(await fleet.producer.queue('coordinator').getJobState(run.id)).toBe('completed');
+  });
+
+  describe('and every area fails', () => {
+    it('finishes the run as failed with the error on the run', async () => {
+      const fleet = redis.track(await createFleet(redis.url, scriptedBrain({ exploration: SCRIPT }).brain, { wrapStore: breakAreas(['conversion', 'revenue']) }));
+      await fleet.startWorkers();
+      const run = await fleet.harness.newRun({ maxSteps: 4, areas: ['conversion', 'revenue'] });
+      await fleet.launcher.launch(run.id);
+      const finished = await fleet.waitForRunEnd(run.id);
+
+      expect(finished.status).toBe('failed');
+      expect(finished.run_type).toBe('failed');
+      expect(finished.error).toMatch(/disk full/);
+      expect(finished.recommendation_log.status).toBe('skipped');
+    });
+  });
+});
+
+describe.skipIf(redisServerMissing)('when a verify job fails after all its retries', () => {
+  it('gives its insight an error validation naming the failure, and the area and run still complete', async () => {
+    // the verification's own write fails; only the fleet's reconciliation can record the outcome
+    const breakValidationWrites = (harness: Harness) => {
+      const store = harness.deps.store;
+      harness.deps.store = {
+        ...store,
+        updateRun: (id: string, mutate: (run: Run) => Run) =>
+          store.updateRun(id, (run) => {
+            const next = mutate(run);
+            const validations = next.areas.flatMap((area) => area.insights.map((insight) => insight.validation));
+            if (validations.some((validation) => validation && !validation.reasoning.startsWith('verification job failed'))) throw new Error('disk full');
+            return next;
+          }),
+      };
+    };
+    const fleet = redis.track(await createFleet(redis.url, scriptedBrain({ exploration: SCRIPT }).brain, { wrapStore: breakValidationWrites }));
+    await fleet.startWorkers();
+    const run = await fleet.harness.newRun({ maxSteps: 4, areas: ['conversion'] });
+    await fleet.launcher.launch(run.id);
+    const finished = await fleet.waitForRunEnd(run.id);
+
+    const insight = finished.areas[0]?.insights[0];
+    expect(finished.status).toBe('completed');
+    expect(finished.areas[0]?.status).toBe('completed');
+    expect(insight?.validation).toMatchObject({ status: 'error', verified_count: null, reasoning: 'verification job failed: disk full' });
+    expect(insight?.affected_count).toBe(120);
+    expect(await (await fleet.producer.queue('verify').getJob(`${run.id}-verify-conversion-1`))?.getState()).toBe('failed');
+  });
+});
