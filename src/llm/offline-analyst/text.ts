@@ -99,7 +99,7 @@ export function compareText(left: string, right: string): number {
 /** A word's plural as table names use it (`order` → `orders`, `category` → `categories`). */
 export function singular(word: string): string {
   if (/ies$/.test(word)) return `${word.slice(0, -3)}y`;
-  if (/(ses|xes|ches|shes)$/.test(word)) return word.slice(0, -2);
+  if (/(sses|uses|xes|ches|shes)$/.test(word)) return word.slice(0, -2);
   if (/s$/.test(word) && !/ss$/.test(word)) return word.slice(0, -1);
   return word;
 }

@@ -25,7 +25,7 @@ const MIN_SPIKE_RATIO = 2;
 /** A segment's rate must grow this much from the first to the last months while the rest stay within half of it. */
 const MIN_SEGMENT_GROWTH = 2;
 /** Rows a segment needs before its monthly rates are trusted. */
-const MIN_TREND_SEGMENT_SIZE = 300;
+const MIN_TREND_SEGMENT_SIZE = 1_000;
 
 function dateOf(cell: Cell | undefined): string {
   return typeof cell === 'string' ? cell.slice(0, 10) : segmentLabel(cell);

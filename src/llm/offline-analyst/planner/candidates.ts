@@ -9,16 +9,18 @@ import { column, quoteTable, type SqlDialect } from '../sql/dialect.js';
 import { ordinalCliffQuery, segmentQuery } from '../sql/segment-query.js';
 import { monthlyQuery, segmentTrendQuery, type TimeSource } from '../sql/trend-queries.js';
 import { findReferences, isLookupTable, isPersonTable, mainTime, type Reference } from '../schema-model.js';
-import { compareText, humanize, shortHash, wordsOf } from '../text.js';
+import { compareText, humanize, mentionsStem, shortHash, wordsOf } from '../text.js';
 import type { AreaInfo, PlannedQuery, TableModel } from '../types.js';
 import { rankAreas } from './area-match.js';
-import { NEGATIVE_WORDS, childExistenceMeasure, moneyColumns, rowMeasures, type Measure } from './measures.js';
+import { NEGATIVE_WORDS, childExistenceMeasure, isOutcomeColumn, moneyColumns, rowMeasures, type Measure } from './measures.js';
 import { DIMENSION_LIMIT_FOR_LONG_SCALES, segmentsOf, type Segment } from './segments.js';
 
 /** Parent flags that are steps of a funnel: a parent that reached one and has no child abandoned. */
 const FUNNEL_FLAG = /(cart|checkout|basket|payment|pay|signup|register|trial|start|view|click|add)/i;
 /** Child tables whose rows are purchases: their first row after the start is a conversion. */
 const PURCHASE_NAME = /(purchase|payment|transaction|order|subscription|iap|sale|checkout)/i;
+/** Tables whose rows say someone was active on a day: what retention counts. */
+const ACTIVITY_NAME = /(session|activit|event|login|visit|heartbeat|app_open|daily)/i;
 /** Priority lost by queries on descriptive tables (products, levels) of their own rows. */
 const DESCRIPTIVE_TABLE_PENALTY = 1.5;
 /** Segments per parent for the costlier follow-ups (child outcomes, retention, trends). */
@@ -57,10 +59,13 @@ function segmentDrafts(dialect: SqlDialect, table: TableModel, tables: readonly 
   const measures = rowMeasures(dialect, table);
   const segments = segmentsOf(dialect, table, tables);
   const negative = measures.some((measure) => measure.negative);
+  // outcome shares (cancelled, refunded orders) per segment are the most direct evidence a table holds
+  const outcomes = table.columns.some(isOutcomeColumn);
   const money = measures.some((measure) => measure.kind === 'total');
   // a table others point at that points nowhere describes things (products): its facts live in the referencing tables
   const descriptive = references.some((reference) => reference.to.qualified === table.qualified) && !references.some((reference) => reference.from.qualified === table.qualified);
-  const penalty = descriptive ? DESCRIPTIVE_TABLE_PENALTY : 0;
+  // rows of a negative event (refunds) matter relative to what they undo, which the child queries measure
+  const penalty = (descriptive ? DESCRIPTIVE_TABLE_PENALTY : 0) + (NEGATIVE_WORDS.test(table.name) ? DESCRIPTIVE_TABLE_PENALTY : 0);
   const tableWords = wordsOf(table.name);
   if (measures.length > 0) {
     for (const segment of segments.filter((candidate) => !candidate.ordinal || candidate.distinct <= DIMENSION_LIMIT_FOR_LONG_SCALES)) {
@@ -72,7 +77,7 @@ function segmentDrafts(dialect: SqlDialect, table: TableModel, tables: readonly 
         measureText: measureSummary(measures),
         segmentText: humanize(segment.alias),
         words: [...tableWords, ...segment.words, ...measures.flatMap((measure) => measure.words)],
-        priority: 3 + segment.interest + (negative ? 1.5 : 0) + (money ? 0.5 : 0) - penalty,
+        priority: 3 + segment.interest + (negative ? 1.5 : 0) + (outcomes ? 1 : 0) + (money ? 0.5 : 0) - penalty,
       });
     }
     const rates = measures.filter((measure) => measure.kind === 'rate');
@@ -127,7 +132,7 @@ function referenceDrafts(dialect: SqlDialect, reference: Reference, tables: read
         sql: childOutcomeQuery(reference, segment, { funnelFlags, childMetrics: childMoney.slice(0, 1), valueMode: false }),
         measureText: `${humanize(parent.name)} with ${humanize(child.name)}, ${humanize(child.name)} per ${humanize(parent.name)}${funnelFlags.length > 0 ? `, abandonment after ${funnelFlags.map((flag) => humanize(flag.name)).join(' / ')}` : ''}`,
         words: [...parentWords, ...childWords, ...segment.words, ...funnelFlags.flatMap((flag) => wordsOf(flag.name)), ...(funnelFlags.length > 0 ? ['funnel', 'abandon', 'conversion'] : ['engagement'])],
-        priority: 5 + segment.interest + (funnelFlags.length > 0 ? 1 : 0),
+        priority: (funnelFlags.length > 0 ? 6 : NEGATIVE_WORDS.test(child.name) ? 5 : 4) + segment.interest,
       });
     }
     if (person) {
@@ -207,10 +212,10 @@ function personDrafts(dialect: SqlDialect, people: TableModel, tables: readonly 
     words: [...wordsOf(people.name), ...wordsOf(start.name), ...optional.flatMap((reference) => wordsOf(reference.name)), 'growth', 'signup', 'acquisition', 'spike', 'week'],
     priority: 6,
   });
-  // activity: the largest dated table referencing the people (sessions, daily activity)
+  // activity: a dated table referencing the people, named like activity (sessions, daily activity) before the largest other
   const activity = references
     .filter((reference) => reference.to.qualified === people.qualified && mainTime(reference.from) !== undefined && !isLookupTable(reference.from))
-    .sort((left, right) => right.from.rows - left.from.rows || compareText(left.from.qualified, right.from.qualified))[0];
+    .sort((left, right) => Number(ACTIVITY_NAME.test(right.from.name)) - Number(ACTIVITY_NAME.test(left.from.name)) || right.from.rows - left.from.rows || compareText(left.from.qualified, right.from.qualified))[0];
   if (activity) {
     for (const segment of segmentsOf(dialect, people, tables).filter((candidate) => !candidate.ordinal).slice(0, FOLLOW_UP_SEGMENTS)) {
       drafts.push({
@@ -258,9 +263,15 @@ function diversify(queries: readonly PlannedQuery[]): PlannedQuery[] {
   return ordered;
 }
 
+/**
+ * `area: measure by segment (table) [keywords: …]`. The area keywords the query is about are named
+ * verbatim: the engine's step picker lets a step into an area on an exact keyword.
+ */
 function purposeOf(area: AreaInfo, draft: Draft): string {
   const by = draft.segmentText === 'month' || draft.segmentText === 'week' ? '' : ` by ${draft.segmentText}`;
-  return `${area.id}: ${draft.measureText}${by} (${draft.table.qualified})`;
+  const text = draft.words.join(' ');
+  const keywords = area.keywords.filter((keyword) => mentionsStem(text, keyword));
+  return `${area.id}: ${draft.measureText}${by} (${draft.table.qualified})${keywords.length > 0 ? ` [keywords: ${keywords.join(', ')}]` : ''}`;
 }
 
 /** Every planned query, in execution order: areas take turns, each area's best query first. */

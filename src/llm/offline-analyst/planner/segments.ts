@@ -91,7 +91,7 @@ export function referencedSegments(dialect: SqlDialect, table: TableModel, table
     const label = lookup ? labelColumns(reference.to)[0] : undefined;
     // a lookup table's other label (a name next to a code) would split the rows the same way again
     const otherLabels = new Set(labelColumns(reference.to).map((candidate) => candidate.name));
-    const targets = [...(label ? [label] : []), ...reference.to.columns.filter((candidate) => isDimension(candidate) && !otherLabels.has(candidate.name))];
+    const targets = [...(label ? [label] : []), ...reference.to.columns.filter((candidate) => isDimension(candidate) && !otherLabels.has(candidate.name) && !isOutcomeColumn(candidate))];
     const seen = new Set<string>();
     for (const target of targets) {
       if (seen.has(target.name)) continue;
