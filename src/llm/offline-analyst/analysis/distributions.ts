@@ -130,6 +130,11 @@ export function findCliff(step: DigestStep): Finding[] {
   ];
 }
 
+/** `installed` → `install`, `registered` → `register`, `created` → `create`: the event, not the participle. */
+function eventNoun(words: string): string {
+  return words.replace(/(ll|er)ed$/, '$1').replace(/ted$/, 'te');
+}
+
 export function findEarlyFirstAction(step: DigestStep): Finding[] {
   const shape = shapeOf(step);
   if (!shape || !/^days_to_first_/.test(shape.segmentColumn) || shape.countColumns.length === 0 || !step.complete) return [];
@@ -142,7 +147,7 @@ export function findEarlyFirstAction(step: DigestStep): Finding[] {
   const earlyCount = early.reduce((sum, row) => sum + (numberOf(row[countColumn]) ?? 0), 0);
   if (total < MIN_SEGMENT_SIZE || earlyCount / total < EARLY_SHARE) return [];
   const action = humanize(shape.segmentColumn.replace(/^days_to_/, ''));
-  const start = humanize(/CAST\(t\.(\w+) AS TIMESTAMP\)/.exec(step.sql)?.[1]?.replace(/_(at|on|date|time|ts)$/, '') ?? 'start');
+  const start = eventNoun(humanize(/CAST\(t\.(\w+) AS TIMESTAMP\)/.exec(step.sql)?.[1]?.replace(/_(at|on|date|time|ts)$/, '') ?? 'start'));
   const child = shape.segmentColumn.replace(/^days_to_first_/, '');
   const payers = /(purchase|payment|transaction|iap|order)/.test(child) ? 'payers' : `${humanize(countColumn)}`;
   const share = earlyCount / total;

@@ -19,6 +19,8 @@ import { DIMENSION_LIMIT_FOR_LONG_SCALES, segmentsOf, type Segment } from './seg
 const FUNNEL_FLAG = /(cart|checkout|basket|payment|pay|signup|register|trial|start|view|click|add)/i;
 /** Child tables whose rows are purchases: their first row after the start is a conversion. */
 const PURCHASE_NAME = /(purchase|payment|transaction|order|subscription|iap|sale|checkout)/i;
+/** Equal segments keep the order segmentsOf gave them (most telling first). */
+const SEGMENT_RANK_STEP = 0.01;
 /** Tables whose rows say someone was active on a day: what retention counts. */
 const ACTIVITY_NAME = /(session|activit|event|login|visit|heartbeat|app_open|daily)/i;
 /** Priority lost by queries on descriptive tables (products, levels) of their own rows. */
@@ -68,7 +70,7 @@ function segmentDrafts(dialect: SqlDialect, table: TableModel, tables: readonly 
   const penalty = (descriptive ? DESCRIPTIVE_TABLE_PENALTY : 0) + (NEGATIVE_WORDS.test(table.name) ? DESCRIPTIVE_TABLE_PENALTY : 0);
   const tableWords = wordsOf(table.name);
   if (measures.length > 0) {
-    for (const segment of segments.filter((candidate) => !candidate.ordinal || candidate.distinct <= DIMENSION_LIMIT_FOR_LONG_SCALES)) {
+    for (const [rank, segment] of segments.filter((candidate) => !candidate.ordinal || candidate.distinct <= DIMENSION_LIMIT_FOR_LONG_SCALES).entries()) {
       drafts.push({
         kind: 'segment',
         table,
@@ -77,7 +79,7 @@ function segmentDrafts(dialect: SqlDialect, table: TableModel, tables: readonly 
         measureText: measureSummary(measures),
         segmentText: humanize(segment.alias),
         words: [...tableWords, ...segment.words, ...measures.flatMap((measure) => measure.words)],
-        priority: 3 + segment.interest + (negative ? 1.5 : 0) + (outcomes ? 1 : 0) + (money ? 0.5 : 0) - penalty,
+        priority: 3 + segment.interest + (negative ? 1.5 : 0) + (outcomes ? 1 : 0) + (money ? 0.5 : 0) - penalty - rank * SEGMENT_RANK_STEP,
       });
     }
     const rates = measures.filter((measure) => measure.kind === 'rate');
@@ -123,7 +125,7 @@ function referenceDrafts(dialect: SqlDialect, reference: Reference, tables: read
   const childMoney = moneyColumns(child);
   const funnelFlags = parent.columns.filter((candidate) => candidate.role === 'flag' && FUNNEL_FLAG.test(candidate.name));
 
-  for (const segment of parentSegments) {
+  for (const [rank, segment] of parentSegments.entries()) {
     const base = { table: parent, segmentText: humanize(segment.alias), subject: `${parent.qualified}:${segment.alias}` };
     if (!person || funnelFlags.length > 0) {
       drafts.push({
@@ -132,7 +134,7 @@ function referenceDrafts(dialect: SqlDialect, reference: Reference, tables: read
         sql: childOutcomeQuery(reference, segment, { funnelFlags, childMetrics: childMoney.slice(0, 1), valueMode: false }),
         measureText: `${humanize(parent.name)} with ${humanize(child.name)}, ${humanize(child.name)} per ${humanize(parent.name)}${funnelFlags.length > 0 ? `, abandonment after ${funnelFlags.map((flag) => humanize(flag.name)).join(' / ')}` : ''}`,
         words: [...parentWords, ...childWords, ...segment.words, ...funnelFlags.flatMap((flag) => wordsOf(flag.name)), ...(funnelFlags.length > 0 ? ['funnel', 'abandon', 'conversion'] : ['engagement'])],
-        priority: (funnelFlags.length > 0 ? 6 : NEGATIVE_WORDS.test(child.name) ? 5 : 4) + segment.interest,
+        priority: (funnelFlags.length > 0 ? 6 : NEGATIVE_WORDS.test(child.name) ? 5 : 4) + segment.interest - rank * SEGMENT_RANK_STEP,
       });
     }
     if (person) {
@@ -142,7 +144,7 @@ function referenceDrafts(dialect: SqlDialect, reference: Reference, tables: read
         sql: childOutcomeQuery(reference, segment, { funnelFlags: [], childMetrics: childMoney.slice(0, 1), valueMode: true }),
         measureText: `repeat ${humanize(child.name)} and ${childMoney.length > 0 ? `${childMoney.slice(0, 1).map((metric) => humanize(metric.name)).join(', ')} revenue per ${humanize(parent.name)} (also within 90 days: cohort value)` : `${humanize(child.name)} per ${humanize(parent.name)}`}`,
         words: [...parentWords, ...childWords, ...segment.words, 'repeat', 'retention', 'cohort', ...(childMoney.length > 0 ? ['revenue', ...childMoney.slice(0, 1).flatMap((metric) => wordsOf(metric.name))] : [])],
-        priority: 5 + segment.interest + (childMoney.length > 0 ? 0.5 : 0),
+        priority: 5 + segment.interest + (childMoney.length > 0 ? 0.5 : 0) - rank * SEGMENT_RANK_STEP,
       });
     }
   }
@@ -180,7 +182,7 @@ function referenceDrafts(dialect: SqlDialect, reference: Reference, tables: read
     const time = timeSourceOf(parent, references);
     const rate = childExistenceMeasure(reference);
     if (time) {
-      for (const segment of parentSegments.slice(0, 2)) {
+      for (const [rank, segment] of parentSegments.slice(0, 2).entries()) {
         drafts.push({
           kind: 'segment-trend',
           table: parent,
@@ -189,7 +191,7 @@ function referenceDrafts(dialect: SqlDialect, reference: Reference, tables: read
           measureText: `${humanize(rate.alias)} by month: first vs last 3 months and monthly change`,
           segmentText: humanize(segment.alias),
           words: [...parentWords, ...childWords, ...segment.words, 'trend', 'month', 'rising'],
-          priority: 5 + segment.interest,
+          priority: 5 + segment.interest - rank * SEGMENT_RANK_STEP,
         });
       }
     }
@@ -217,7 +219,7 @@ function personDrafts(dialect: SqlDialect, people: TableModel, tables: readonly 
     .filter((reference) => reference.to.qualified === people.qualified && mainTime(reference.from) !== undefined && !isLookupTable(reference.from))
     .sort((left, right) => Number(ACTIVITY_NAME.test(right.from.name)) - Number(ACTIVITY_NAME.test(left.from.name)) || right.from.rows - left.from.rows || compareText(left.from.qualified, right.from.qualified))[0];
   if (activity) {
-    for (const segment of segmentsOf(dialect, people, tables).filter((candidate) => !candidate.ordinal).slice(0, FOLLOW_UP_SEGMENTS)) {
+    for (const [rank, segment] of segmentsOf(dialect, people, tables).filter((candidate) => !candidate.ordinal).slice(0, FOLLOW_UP_SEGMENTS).entries()) {
       drafts.push({
         kind: 'retention',
         table: people,
@@ -226,7 +228,7 @@ function personDrafts(dialect: SqlDialect, people: TableModel, tables: readonly 
         measureText: `D1, D7 and week-5 (days 28-34) retention of ${humanize(people.name)} from ${humanize(activity.from.name)}`,
         segmentText: humanize(segment.alias),
         words: [...wordsOf(people.name), ...wordsOf(activity.from.name), ...segment.words, 'retention', 'churn', 'cohort', 'return', 'active'],
-        priority: 5.5 + segment.interest,
+        priority: 5.5 + segment.interest - rank * SEGMENT_RANK_STEP,
       });
     }
   }

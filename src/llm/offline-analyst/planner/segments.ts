@@ -6,7 +6,7 @@
 import { alias, column, quoteIdentifier, quoteTable } from '../sql/dialect.js';
 import type { SqlDialect } from '../sql/dialect.js';
 import { isOutcomeColumn } from './measures.js';
-import { DIMENSION_MAX_DISTINCT, findReferences, isDimension, isLookupTable, labelColumns, type Reference } from '../schema-model.js';
+import { DIMENSION_MAX_DISTINCT, findReferences, isDimension, isLookupTable, isPersonTable, labelColumns, type Reference } from '../schema-model.js';
 import { compareText, wordsOf } from '../text.js';
 import type { ColumnModel, TableModel } from '../types.js';
 
@@ -60,7 +60,7 @@ function interestOf(name: string, label: boolean, target: ColumnModel): number {
 
 /** A referenced table that references nothing itself describes things (products, levels): its attributes split facts well. */
 function isDescriptive(reference: Reference, references: readonly Reference[]): boolean {
-  return !references.some((other) => other.from.qualified === reference.to.qualified);
+  return !isPersonTable(reference.to) && !references.some((other) => other.from.qualified === reference.to.qualified);
 }
 
 export function ownSegments(dialect: SqlDialect, table: TableModel): Segment[] {
