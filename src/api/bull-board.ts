@@ -25,4 +25,6 @@ export function mountBullBoard(app: Hono, queues: readonly Queue[], options: Bul
     options: { uiConfig: { boardTitle: 'Assay queues' } },
   });
   app.route(BULL_BOARD_PATH, serverAdapter.registerPlugin());
+  // the page's <base href> ends in a slash, so browsers and bookmarks ask for it too
+  app.get(`${BULL_BOARD_PATH}/`, (c) => c.redirect(BULL_BOARD_PATH));
 }

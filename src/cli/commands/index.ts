@@ -1,22 +1,32 @@
 import type { Command } from 'commander';
+import { register as registerApi } from './api.js';
 import { register as registerCompact } from './compact.js';
+import { register as registerDemo } from './demo.js';
 import { register as registerDemoData } from './demo-data.js';
 import { register as registerEstimate } from './estimate.js';
+import { register as registerEval } from './eval.js';
 import { register as registerIndexSchema } from './index-schema.js';
 import { register as registerLlmSimulator } from './llm-simulator.js';
 import { register as registerPacks } from './packs.js';
 import { register as registerQuery } from './query.js';
+import { register as registerReport } from './report.js';
+import { register as registerRun } from './run.js';
 import { register as registerWorker } from './worker.js';
 
 /** Each command module exports `register(program)`. One line per command; keep alphabetical. */
 const registrations: Array<(program: Command) => void> = [
+  registerApi,
   registerCompact,
+  registerDemo,
   registerDemoData,
   registerEstimate,
+  registerEval,
   registerIndexSchema,
   registerLlmSimulator,
   registerPacks,
   registerQuery,
+  registerReport,
+  registerRun,
   registerWorker,
 ];
 

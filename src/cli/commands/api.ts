@@ -1,0 +1,137 @@
+/**
+ * `assay api`: serve the HTTP API. `--runner local` executes runs in this process (with the
+ * lease-based restart rule of src/fleet/local/launcher.ts); `--runner bullmq` hands them to the
+ * worker fleet through Redis and mounts the queue dashboard at /admin/queues.
+ */
+import type { Command } from 'commander';
+import { BULL_BOARD_PATH, createApi, createApiMetrics, startApiServer, type ApiMetrics } from '../../api/index.js';
+import { composeRuntime, type Runtime } from '../../composition.js';
+import type { AssayConfig } from '../../config/index.js';
+import { ValidationError } from '../../errors/index.js';
+import type { RunLauncher } from '../../fleet/port.js';
+import type { Logger } from '../../logging/index.js';
+import type { Queue } from 'bullmq';
+import { cliConfig, cliLogger } from '../context.js';
+
+export const RUNNERS = ['local', 'bullmq'] as const;
+export type RunnerKind = (typeof RUNNERS)[number];
+
+export interface ApiCommandOptions {
+  port: number;
+  host: string;
+  runner: RunnerKind;
+  maxConcurrentRuns: number;
+  /** Bull Board may retry and remove jobs. */
+  boardWrite?: boolean;
+}
+
+export interface ServedApi {
+  url: string;
+  runtime: Runtime;
+  launcher: RunLauncher;
+  /** Stops serving. In local mode runs still in flight keep their leases and are resumed by the next start (see the launcher). */
+  stop(): Promise<void>;
+}
+
+interface LauncherBinding {
+  launcher: RunLauncher;
+  queues: Queue[];
+  /** Runs of this process still executing (local mode). */
+  inFlight(): string[];
+  /** For exit: leave in-flight work resumable instead of cancelling it. */
+  detach(): Promise<void>;
+}
+
+async function bindLauncher(kind: RunnerKind, runtime: Runtime, config: AssayConfig, logger: Logger, maxConcurrentRuns: number, onRunSettled: (runId: string) => void): Promise<LauncherBinding> {
+  if (kind === 'bullmq') {
+    // loaded only when selected: the local mode needs neither Redis nor the fleet modules
+    const [{ createBullmqLauncher }, { QUEUE_NAMES }] = await Promise.all([import('../../fleet/bullmq/launcher.js'), import('../../../queues/index.js')]);
+    const launcher = createBullmqLauncher({ store: runtime.store, prefix: config.fleet.queuePrefix, redisUrl: config.redisUrl, logger });
+    return { launcher, queues: QUEUE_NAMES.map((name) => launcher.queues.queue(name)), inFlight: () => [], detach: () => launcher.close() };
+  }
+  const { startLocalRunLauncher } = await import('../../fleet/local/launcher.js');
+  const launcher = await startLocalRunLauncher({ runtime, maxConcurrentRuns, onRunSettled });
+  return {
+    launcher,
+    queues: [],
+    inFlight: () => launcher.inFlight(),
+    detach: async () => launcher.detach(),
+  };
+}
+
+/** Composes the runtime, the launcher and the API, and listens. Used by the command and by the end-to-end test. */
+export async function serveApi(config: AssayConfig, options: ApiCommandOptions, logger: Logger): Promise<ServedApi> {
+  const runtime = await composeRuntime(config, { logger });
+  try {
+    let metrics: ApiMetrics | undefined;
+    const binding = await bindLauncher(options.runner, runtime, config, logger, options.maxConcurrentRuns, (runId) => {
+      void runtime.store.getRun(runId).then((run) => run && metrics?.recordFinishedRun(run)).catch(() => undefined);
+    });
+    metrics = createApiMetrics({ store: runtime.store, queues: binding.queues, logger });
+    const app = createApi({ runtime, launcher: binding.launcher, config, logger, metrics, queues: binding.queues, bullBoard: { readOnly: !options.boardWrite } });
+    const server = await startApiServer(app, { port: options.port, host: options.host });
+    return {
+      url: server.url,
+      runtime,
+      launcher: binding.launcher,
+      async stop() {
+        await server.close();
+        if (binding.inFlight().length > 0) {
+          // closing the runtime under live runs would record spurious failures in them; they resume on the next start
+          await binding.detach();
+          return;
+        }
+        await binding.launcher.close();
+        await runtime.close();
+      },
+    };
+  } catch (error) {
+    await runtime.close();
+    throw error;
+  }
+}
+
+function integerOption(name: string, min: number, max: number) {
+  return (value: string): number => {
+    const number = Number(value);
+    if (!Number.isInteger(number) || number < min || number > max) throw new ValidationError(`${name} must be a whole number from ${min} to ${max}, got "${value}"`, [{ path: name, message: 'out of range' }]);
+    return number;
+  };
+}
+
+function runnerOption(value: string): RunnerKind {
+  if ((RUNNERS as readonly string[]).includes(value)) return value as RunnerKind;
+  throw new ValidationError(`--runner must be one of ${RUNNERS.join(', ')}, got "${value}"`, [{ path: '--runner', message: 'unknown runner' }]);
+}
+
+export function register(program: Command): void {
+  program
+    .command('api')
+    .description('serve the HTTP API (projects, runs with live progress, results, reports, /metrics, /openapi.json)')
+    .option('--port <n>', 'port to listen on (0 = any free port)', integerOption('--port', 0, 65_535), 8080)
+    .option('--host <address>', 'address to bind (0.0.0.0 to accept remote clients)', '127.0.0.1')
+    .option('--runner <kind>', `where runs execute: ${RUNNERS.join(' | ')}`, runnerOption, 'local' as RunnerKind)
+    .option('--max-concurrent-runs <n>', 'local runner: runs executing at once (more wait, pending)', integerOption('--max-concurrent-runs', 1, 64), 2)
+    .option('--board-write', `let ${BULL_BOARD_PATH} retry and remove jobs (read-only by default)`)
+    .addHelpText(
+      'after',
+      `\nThe API has no authentication of its own: bind it to 127.0.0.1 (the default) or put it behind a proxy that authenticates.\n\nExamples:\n  assay api\n  assay api --port 9000 --host 0.0.0.0 --runner bullmq`,
+    )
+    .action(async (options: ApiCommandOptions, command: Command) => {
+      const config = cliConfig(command);
+      const logger = cliLogger(config);
+      const served = await serveApi(config, options, logger);
+      logger.info({ url: served.url, runner: options.runner }, `assay API listening on ${served.url} (OpenAPI at ${served.url}/openapi.json)`);
+      await new Promise<void>((resolve) => {
+        const shutdown = (signal: NodeJS.Signals) => {
+          logger.info({ signal }, 'shutting down');
+          served.stop().then(resolve, (error: unknown) => {
+            logger.error({ err: error }, 'shutdown failed');
+            resolve();
+          });
+        };
+        process.once('SIGINT', shutdown);
+        process.once('SIGTERM', shutdown);
+      });
+    });
+}
