@@ -1,5 +1,6 @@
 import { describe, expect, it } from 'vitest';
 import type { Run } from '../../../src/domain/index.js';
+import { LlmRateLimitError } from '../../../src/errors/index.js';
 import type { Harness } from '../../support/engine-harness.js';
 import { QUERY_DEVICE, QUERY_REVENUE, scriptedBrain } from '../discovery/scripted-brain.js';
 import { createFleet } from './fleet-harness.js';
@@ -92,5 +93,39 @@ describe.skipIf(redisServerMissing)('when a verify job fails after all its retri
     expect(insight?.validation).toMatchObject({ status: 'error', verified_count: null, reasoning: 'verification job failed: disk full' });
     expect(insight?.affected_count).toBe(120);
     expect(await (await fleet.producer.queue('verify').getJob(`${run.id}-verify-conversion-1`))?.getState()).toBe('failed');
+  });
+});
+
+describe.skipIf(redisServerMissing)('when a provider rate limit escapes a job', () => {
+  it('pauses the queue for the retry-after, then redoes the job without spending an attempt', async () => {
+    const RETRY_AFTER_MS = 400;
+    let limitedAt = 0;
+    const rateLimitRecommendationsOnce = (harness: Harness) => {
+      const store = harness.deps.store;
+      harness.deps.store = {
+        ...store,
+        updateRun: (id: string, mutate: (run: Run) => Run) =>
+          store.updateRun(id, (run) => {
+            const next = mutate(run);
+            if (limitedAt === 0 && next.phase === 'recommendations' && run.phase !== 'recommendations') {
+              limitedAt = Date.now();
+              throw new LlmRateLimitError('429 too many requests', { provider: 'anthropic', status: 429, retryAfterMs: RETRY_AFTER_MS });
+            }
+            return next;
+          }),
+      };
+    };
+    const fleet = redis.track(await createFleet(redis.url, scriptedBrain({ exploration: SCRIPT }).brain, { wrapStore: rateLimitRecommendationsOnce }));
+    await fleet.startWorkers();
+    const run = await fleet.harness.newRun({ maxSteps: 4, areas: ['conversion'] });
+    await fleet.launcher.launch(run.id);
+    const finished = await fleet.waitForRunEnd(run.id);
+
+    expect(finished.status).toBe('completed');
+    expect(finished.recommendations).toHaveLength(1);
+    const job = await fleet.producer.queue('recommend').getJob(`${run.id}-recommend`);
+    // started twice, but only the successful run counts as an attempt: the rate-limited one was moved back to wait
+    expect([job?.attemptsStarted, job?.attemptsMade]).toEqual([2, 1]);
+    expect(job!.processedOn! - limitedAt).toBeGreaterThanOrEqual(RETRY_AFTER_MS - 50);
   });
 });
