@@ -83,10 +83,11 @@ export function findSegmentGaps(step: DigestStep): Finding[] {
     const comparison = higher ? `${formatRatio(magnitude)} the other ${dimension} values` : `${formatRatio(magnitude)} lower than the other ${dimension} values`;
     const name = `${segment}: ${words.phrase} ${comparison} (${formatMeasure(best.value, isRate)} vs ${formatMeasure(best.rest, isRate)})`;
     const description = [
-      `By ${dimension} (step ${step.step}), ${segment} has a ${words.phrase} of ${formatMeasure(best.value, isRate)} over ${formatCount(best.base)} ${humanize(baseColumn)}, against ${formatMeasure(best.rest, isRate)} for the other ${dimension} values (${formatCount(best.restBase)} ${humanize(baseColumn)}).`,
+      bad ? 'Weak spot:' : 'Strength:',
+      `by ${dimension} (step ${step.step}), ${segment} has a ${words.phrase} of ${formatMeasure(best.value, isRate)} over ${formatCount(best.base)} ${humanize(baseColumn)}, against ${formatMeasure(best.rest, isRate)} for the other ${dimension} values (${formatCount(best.restBase)} ${humanize(baseColumn)}).`,
       `Measure: ${words.gloss}.`,
       `All ${dimension} values: ${listed.map((row) => `${segmentPhrase(shape.segmentColumn, row.label, ordinal)} ${formatMeasure(row.value, isRate)} (${formatCount(row.base)})`).join(', ')}.`,
-      bad ? `${segment} is the weak spot: ${higher ? 'higher' : 'lower'} is worse here.` : `${segment} stands out ${higher ? 'above' : 'below'} the rest.`,
+      bad ? `For ${words.phrase}, ${higher ? 'higher' : 'lower'} is worse.` : `${segment} does better than the rest.`,
     ].join(' ');
     const share = best.base / totalBase;
     const raw = step.rows.find((row) => segmentLabel(row[shape.segmentColumn]) === best.label)?.[shape.segmentColumn];

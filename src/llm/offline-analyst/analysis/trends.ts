@@ -128,7 +128,7 @@ export function findSegmentTrends(step: DigestStep): Finding[] {
       kind: 'segment_trend',
       steps: [step.step],
       strength: Math.log(growth(top)) * 1.5,
-      name: `${top.label} ${words.phrase} rising month over month: ${formatPercent(top.first)} → ${formatPercent(top.last)} while other ${dimension} values stay flat`,
+      name: `${top.label}: ${words.phrase} rising month over month: ${formatPercent(top.first)} → ${formatPercent(top.last)} while other ${dimension} values stay flat`,
       description: `Per ${dimension} by month (step ${step.step}): for ${top.label} the ${words.phrase} climbed from ${formatPercent(top.first)} in the first ${months} months to ${formatPercent(top.last)} in the last ${months} months${top.slope !== null ? ` (about ${top.slope >= 0 ? '+' : ''}${(top.slope * 100).toFixed(1)} points per month)` : ''}, over ${formatCount(top.count)} ${humanize(countColumn)}. The other ${dimension} values moved ${formatRatio(otherGrowth)} and end near ${formatPercent(othersLast)}. Measure: ${words.gloss}.`,
       severity: severityOf(growth(top), 0.2),
       affectedCount: top.count,

@@ -50,6 +50,15 @@ function timeSourceOf(table: TableModel, references: readonly Reference[]): Time
   return { expression: column('tp', time.name), join: `JOIN ${quoteTable(parent.to.qualified)} tp ON ${column('tp', parent.toKey.name)} = ${column('t', parent.column.name)}`, words: wordsOf(time.name) };
 }
 
+/**
+ * Averages of a metric the segment's own table also holds (a purchase's price by product) only
+ * restate the segment's attribute: they are left out of that split.
+ */
+function measuresFor(measures: readonly Measure[], segment: Segment): Measure[] {
+  const attributes = new Set(segment.source.columns.filter((candidate) => candidate.role === 'metric').map((candidate) => candidate.name));
+  return measures.filter((measure) => measure.kind === 'rate' || !measure.metric || !attributes.has(measure.metric));
+}
+
 function measureSummary(measures: readonly Measure[]): string {
   const names = measures.filter((measure) => measure.kind !== 'share' && measure.kind !== 'total').map((measure) => humanize(measure.alias));
   return names.length > 3 ? `${names.slice(0, 3).join(', ')} and ${names.length - 3} more` : names.join(', ');
@@ -58,31 +67,31 @@ function measureSummary(measures: readonly Measure[]): string {
 function segmentDrafts(dialect: SqlDialect, table: TableModel, tables: readonly TableModel[], references: readonly Reference[]): Draft[] {
   if (isLookupTable(table) || table.rows === 0) return [];
   const drafts: Draft[] = [];
-  const measures = rowMeasures(dialect, table);
+  const allMeasures = rowMeasures(dialect, table);
   const segments = segmentsOf(dialect, table, tables);
-  const negative = measures.some((measure) => measure.negative);
+  const negative = allMeasures.some((measure) => measure.negative);
   // outcome shares (cancelled, refunded orders) per segment are the most direct evidence a table holds
   const outcomes = table.columns.some(isOutcomeColumn);
-  const money = measures.some((measure) => measure.kind === 'total');
+  const money = allMeasures.some((measure) => measure.kind === 'total');
   // a table others point at that points nowhere describes things (products): its facts live in the referencing tables
   const descriptive = references.some((reference) => reference.to.qualified === table.qualified) && !references.some((reference) => reference.from.qualified === table.qualified);
   // rows of a negative event (refunds) matter relative to what they undo, which the child queries measure
   const penalty = (descriptive ? DESCRIPTIVE_TABLE_PENALTY : 0) + (NEGATIVE_WORDS.test(table.name) ? DESCRIPTIVE_TABLE_PENALTY : 0);
   const tableWords = wordsOf(table.name);
-  if (measures.length > 0) {
+  if (allMeasures.length > 0) {
     for (const [rank, segment] of segments.filter((candidate) => !candidate.ordinal || candidate.distinct <= DIMENSION_LIMIT_FOR_LONG_SCALES).entries()) {
       drafts.push({
         kind: 'segment',
         table,
         subject: `${table.qualified}:${segment.alias}`,
-        sql: segmentQuery(table, segment, measures),
-        measureText: measureSummary(measures),
+        sql: segmentQuery(table, segment, measuresFor(allMeasures, segment)),
+        measureText: measureSummary(measuresFor(allMeasures, segment)),
         segmentText: humanize(segment.alias),
-        words: [...tableWords, ...segment.words, ...measures.flatMap((measure) => measure.words)],
+        words: [...tableWords, ...segment.words, ...measuresFor(allMeasures, segment).flatMap((measure) => measure.words)],
         priority: 3 + segment.interest + (negative ? 1.5 : 0) + (outcomes ? 1 : 0) + (money ? 0.5 : 0) - penalty - rank * SEGMENT_RANK_STEP,
       });
     }
-    const rates = measures.filter((measure) => measure.kind === 'rate');
+    const rates = allMeasures.filter((measure) => measure.kind === 'rate');
     for (const segment of segments.filter((candidate) => candidate.ordinal && candidate.distinct > DIMENSION_LIMIT_FOR_LONG_SCALES)) {
       if (rates.length === 0) continue;
       drafts.push({
@@ -103,10 +112,10 @@ function segmentDrafts(dialect: SqlDialect, table: TableModel, tables: readonly 
       kind: 'monthly',
       table,
       subject: `${table.qualified}:month`,
-      sql: monthlyQuery(table, time, measures),
-      measureText: `monthly ${humanize(table.name)}${measures.length > 0 ? ` with ${measureSummary(measures)}` : ''}`,
+      sql: monthlyQuery(table, time, allMeasures),
+      measureText: `monthly ${humanize(table.name)}${allMeasures.length > 0 ? ` with ${measureSummary(allMeasures)}` : ''}`,
       segmentText: 'month',
-      words: [...tableWords, ...time.words, ...measures.flatMap((measure) => measure.words), 'trend', 'month'],
+      words: [...tableWords, ...time.words, ...allMeasures.flatMap((measure) => measure.words), 'trend', 'month'],
       priority: 3.5 + (negative ? 1 : 0) + (money ? 0.5 : 0),
     });
   }

@@ -29,6 +29,8 @@ export interface Measure {
   negative: boolean;
   /** A JOIN the measure needs (child existence). */
   join?: string;
+  /** The metric column averaged or summed, when there is one. */
+  metric?: string;
 }
 
 function rateMeasure(name: string, condition: string): Measure {
@@ -74,9 +76,9 @@ export function rowMeasures(dialect: SqlDialect, table: TableModel): Measure[] {
   const primaryMoney = moneyColumns(table)[0];
   for (const metric of metricColumns(table)) {
     const ref = `CAST(${column('t', metric.name)} AS DOUBLE PRECISION)`;
-    measures.push({ alias: alias('avg', metric.name), sql: `AVG(${ref})`, words: wordsOf(metric.name), kind: 'average', negative: NEGATIVE_WORDS.test(metric.name) });
+    measures.push({ alias: alias('avg', metric.name), sql: `AVG(${ref})`, words: wordsOf(metric.name), kind: 'average', negative: NEGATIVE_WORDS.test(metric.name), metric: metric.name });
     if (metric === primaryMoney) {
-      measures.push({ alias: alias('total', metric.name), sql: `SUM(${ref})`, words: [...wordsOf(metric.name), 'revenue'], kind: 'total', negative: false });
+      measures.push({ alias: alias('total', metric.name), sql: `SUM(${ref})`, words: [...wordsOf(metric.name), 'revenue'], kind: 'total', negative: false, metric: metric.name });
       measures.push({ alias: alias('share_of_total', metric.name), sql: `SUM(${ref}) / NULLIF(SUM(SUM(${ref})) OVER (), 0)`, words: [...wordsOf(metric.name), 'revenue'], kind: 'share', negative: false });
     }
   }
