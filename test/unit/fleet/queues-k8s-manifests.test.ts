@@ -4,7 +4,8 @@ import YAML from 'yaml';
 import { describe, expect, it } from 'vitest';
 import { QUEUE_GROUPS, QUEUE_NAMES, parseQueueSelection, queueContract, queueKey, type QueueName } from '../../../queues/index.js';
 
-const K8S_DIR = join(import.meta.dirname, '../../../k8s');
+const ROOT = join(import.meta.dirname, '../../..');
+const K8S_DIR = join(ROOT, 'k8s');
 
 interface Manifest {
   kind: string;
@@ -121,5 +122,16 @@ describe('the Kubernetes manifests', () => {
       const carriesCredential = /KEY|PASSWORD/.test(key) || /:\/\/[^/]*@/.test(value);
       if (carriesCredential) expect(value, key).toContain('CHANGE_ME');
     }
+  });
+});
+
+describe('docker-compose.yml', () => {
+  it('runs one worker service per queue group, all on the same queue prefix as Kubernetes', () => {
+    const compose = YAML.parse(readFileSync(join(ROOT, 'docker-compose.yml'), 'utf8'), { merge: true }) as any;
+    const workers = Object.entries(compose.services as Record<string, any>).filter(([name]) => name.startsWith('worker-'));
+    const groups = workers.map(([, service]) => parseQueueSelection(service.environment.ASSAY_WORKER_QUEUES).join(','));
+    expect(groups.sort()).toEqual(Object.values(QUEUE_GROUPS).map((queues) => queues.join(',')).sort());
+    for (const [, service] of workers) expect(service.environment.ASSAY_QUEUE_PREFIX).toBe(configValue(loadManifests(), 'ASSAY_QUEUE_PREFIX'));
+    expect(compose.services.redis.command).toEqual(expect.arrayContaining(['--maxmemory-policy', 'noeviction', '--appendonly', 'yes']));
   });
 });
