@@ -5,6 +5,7 @@ import { bodyLimit } from 'hono/body-limit';
 import { routePath } from 'hono/route';
 import type { AssayConfig } from '../config/index.js';
 import type { DiscoveryDeps } from '../discovery/context.js';
+import { ValidationError } from '../errors/index.js';
 import type { RunLauncher } from '../fleet/port.js';
 import type { Logger } from '../logging/index.js';
 import { mountBullBoard, type BullBoardOptions } from './bull-board.js';
@@ -16,7 +17,6 @@ import { createApiMetrics, type ApiMetrics } from './metrics/index.js';
 import { buildOpenApiDocument } from './openapi/index.js';
 import { projectRoutes } from './projects/index.js';
 import { runRoutes, type RunRoutesOptions } from './runs/index.js';
-import { ValidationError } from '../errors/index.js';
 
 export { startApiServer, type RunningServer } from './server.js';
 export { createApiMetrics, type ApiMetrics, type QueueDepthSource } from './metrics/index.js';

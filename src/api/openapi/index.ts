@@ -6,6 +6,7 @@
  */
 import { z } from 'zod';
 import { discoveryResultSchema, explorationStepSchema, feedbackSchema, projectSchema, runSchema } from '../../domain/index.js';
+import { runProgressSchema, runSummarySchema } from '../runs/run-summary.js';
 import { createProjectBodySchema, discoverBodySchema, errorBodySchema, estimateBodySchema, feedbackBodySchema, updateProjectBodySchema } from '../schemas.js';
 
 type JsonSchema = Record<string, unknown>;
@@ -16,20 +17,6 @@ function jsonSchemaOf(schema: z.ZodType, io: 'input' | 'output'): JsonSchema {
 }
 
 const ref = (name: string): JsonSchema => ({ $ref: `#/components/schemas/${name}` });
-
-const progressEventSchema = z.object({
-  run_id: z.string(),
-  status: runSchema.shape.status,
-  phase: runSchema.shape.phase,
-  phase_detail: z.string(),
-  progress: z.number(),
-  steps_completed: z.number().int(),
-  max_steps: z.number().int(),
-  insights_found: z.number().int(),
-  tokens: z.object({ input_tokens: z.number().int(), output_tokens: z.number().int(), cost_usd: z.number(), calls: z.number().int() }),
-  run_type: runSchema.shape.run_type,
-  error: z.string().optional(),
-});
 
 const estimateResponseSchema = z.looseObject({
   project_id: z.string(),
@@ -49,7 +36,8 @@ const COMPONENTS: Record<string, { schema: z.ZodType; io: 'input' | 'output' }> 
   ExplorationStep: { schema: explorationStepSchema, io: 'output' },
   DiscoveryResult: { schema: discoveryResultSchema, io: 'output' },
   Feedback: { schema: feedbackSchema, io: 'output' },
-  RunProgress: { schema: progressEventSchema, io: 'output' },
+  RunSummary: { schema: runSummarySchema, io: 'output' },
+  RunProgress: { schema: runProgressSchema, io: 'output' },
   Estimate: { schema: estimateResponseSchema, io: 'output' },
   Error: { schema: errorBodySchema, io: 'output' },
   CreateProjectBody: { schema: createProjectBodySchema, io: 'input' },
@@ -109,7 +97,7 @@ export const OPERATIONS: readonly Operation[] = [
     body: 'UpdateProjectBody',
     responses: { 200: { description: 'updated', json: ref('Project') }, 400: invalid, 404: missing('the project'), 409: error('illegal state transition') },
   },
-  { method: 'get', path: '/api/v1/projects/{id}/runs', summary: "The project's runs, newest first (summaries)", tag: 'runs', query: limitQuery, responses: { 200: { description: 'run summaries', json: listOf('runs', 'Run') }, 404: missing('the project') } },
+  { method: 'get', path: '/api/v1/projects/{id}/runs', summary: "The project's runs, newest first (summaries)", tag: 'runs', query: limitQuery, responses: { 200: { description: 'run summaries', json: listOf('runs', 'RunSummary') }, 404: missing('the project') } },
   {
     method: 'post',
     path: '/api/v1/projects/{id}/discover',
@@ -133,7 +121,7 @@ export const OPERATIONS: readonly Operation[] = [
   },
   { method: 'get', path: '/api/v1/projects/{id}/feedback', summary: "The project's feedback", tag: 'feedback', responses: { 200: { description: 'feedback', json: listOf('feedback', 'Feedback') }, 404: missing('the project') } },
   { method: 'get', path: '/api/v1/runs/{runId}', summary: 'The run document (live status, phase, progress, telemetry)', tag: 'runs', responses: { 200: { description: 'the run', json: ref('Run') }, 404: missing('the run') } },
-  { method: 'delete', path: '/api/v1/runs/{runId}', summary: 'Cancel a pending or running run', tag: 'runs', responses: { 202: { description: 'cancelled', json: ref('Run') }, 404: missing('the run'), 409: error('the run already finished') } },
+  { method: 'delete', path: '/api/v1/runs/{runId}', summary: 'Cancel a pending or running run', tag: 'runs', responses: { 202: { description: 'cancelled', json: ref('RunSummary') }, 404: missing('the run'), 409: error('the run already finished') } },
   { method: 'get', path: '/api/v1/runs/{runId}/steps', summary: 'Exploration steps, in order', tag: 'runs', responses: { 200: { description: 'steps', json: listOf('steps', 'ExplorationStep') }, 404: missing('the run') } },
   { method: 'get', path: '/api/v1/runs/{runId}/result', summary: 'The discovery result of a finished run', tag: 'runs', responses: { 200: { description: 'the result', json: ref('DiscoveryResult') }, 404: missing('the run or its result') } },
   {
@@ -148,7 +136,7 @@ export const OPERATIONS: readonly Operation[] = [
     path: '/api/v1/runs/{runId}/events',
     summary: 'Server-sent events: `progress` (RunProgress JSON) on every change, heartbeat comments, `end` when the run is terminal',
     tag: 'runs',
-    responses: { 200: { description: 'event stream', media: { type: 'text/event-stream', schema: { type: 'string', description: 'data of `progress` events: RunProgress' } } }, 404: missing('the run') },
+    responses: { 200: { description: 'event stream', media: { type: 'text/event-stream', schema: { type: 'string', description: 'data of `progress` events: RunProgress; of `end`: {run_id, status, run_type}' } } }, 404: missing('the run') },
   },
   {
     method: 'post',
