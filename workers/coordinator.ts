@@ -128,12 +128,19 @@ function isFinalResult(value: CoordinatorPayload | CoordinatorResult): value is 
 
 export const coordinate: JobHandler<CoordinatorPayload, CoordinatorResult> = async (context) => {
   let state = context.payload;
-  for (;;) {
-    const run = await requireRun(context.deps, state.runId);
-    if (run.status === 'cancelled') return finish(context);
-    context.logger.debug({ stage: state.stage, step: state.step }, 'coordinator stage');
-    const outcome = await runStage(context, state);
-    if (isFinalResult(outcome)) return outcome;
-    state = outcome;
+  try {
+    for (;;) {
+      const run = await requireRun(context.deps, state.runId);
+      if (run.status === 'cancelled') return await finish(context);
+      context.logger.debug({ stage: state.stage, step: state.step }, 'coordinator stage');
+      const outcome = await runStage(context, state);
+      if (isFinalResult(outcome)) return outcome;
+      state = outcome;
+    }
+  } catch (error) {
+    // the run was cancelled under a stage: finalize it here. A cancelled run never aborts the
+    // coordinator's own signal, so an aborted signal means shutdown: the job is handed back instead.
+    if (error instanceof CancelledError && !context.signal.aborted) return finish(context);
+    throw error;
   }
 };

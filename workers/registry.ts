@@ -5,7 +5,7 @@
  * rate-limit pause, cancelled, hand-over on shutdown), and `failed`/`error`/`stalled` listeners.
  */
 import { UnrecoverableError, WaitingError, Worker, type Job } from 'bullmq';
-import { queueContract, type QueueContract, type QueueName, type WorkerDefaults } from '../queues/index.js';
+import { coordinatorQueue, queueContract, type QueueContract, type QueueName, type WorkerDefaults } from '../queues/index.js';
 import type { DiscoveryDeps } from '../src/discovery/context.js';
 import { workerConnectionOptions } from '../src/fleet/bullmq/connection.js';
 import type { QueueSet } from '../src/fleet/bullmq/queue-set.js';
@@ -141,7 +141,9 @@ export async function startWorkerRegistry(options: WorkerRegistryOptions): Promi
     abortRun(runId) {
       let aborted = 0;
       for (const [jobId, job] of active) {
-        if (job.runId === runId && workers.get(job.queue)?.cancelJob(jobId, `run ${runId} cancelled`)) aborted++;
+        // the coordinator spends no tokens: it sees the cancelled run itself and finalizes it
+        if (job.runId !== runId || job.queue === coordinatorQueue.name) continue;
+        if (workers.get(job.queue)?.cancelJob(jobId, `run ${runId} cancelled`)) aborted++;
       }
       if (aborted > 0) options.logger.info({ runId, aborted }, 'aborted the cancelled run\'s jobs');
       return aborted;

@@ -113,3 +113,19 @@ describe.skipIf(redisServerMissing)('when a worker is shut down (SIGTERM) while 
     expect((await fleet.producer.queue('explore').getJob(`${run.id}-explore-2`))?.processedBy).toBe('staying');
   });
 });
+
+describe.skipIf(redisServerMissing)('when a run is cancelled before any worker picks it up', () => {
+  it('is finalized as cancelled without a single model call', async () => {
+    const { brain, calls } = scriptedBrain({ exploration: SCRIPT });
+    const fleet = redis.track(await createFleet(redis.url, brain));
+    const run = await fleet.harness.newRun({ maxSteps: 6, areas: ['conversion'] });
+    await fleet.launcher.launch(run.id);
+    await fleet.launcher.cancel(run.id);
+    await fleet.startWorkers();
+    const finished = await fleet.waitForRunEnd(run.id);
+
+    expect([finished.status, finished.run_type]).toEqual(['cancelled', 'cancelled']);
+    expect(Object.values(calls).reduce((sum, count) => sum + count, 0)).toBe(0);
+    expect(await fleet.producer.queue('coordinator').getJobState(run.id)).toBe('completed');
+  });
+});
