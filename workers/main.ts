@@ -6,6 +6,7 @@
  * below the pod's grace period), then exit.
  */
 import type { Server } from 'node:http';
+import { hostname } from 'node:os';
 import { parseQueueSelection } from '../queues/index.js';
 import { composeRuntime } from '../src/composition.js';
 import type { AssayConfig } from '../src/config/index.js';
@@ -37,7 +38,8 @@ export async function startWorkerProcess(config: AssayConfig, options: WorkerPro
   const producerConnection = openProducerConnection(config.redisUrl);
   const producer = createQueueSet({ connection: producerConnection, prefix });
   const concurrency = options.concurrency ?? config.fleet.concurrency;
-  const registry = await startWorkerRegistry({ redisUrl: config.redisUrl, prefix, queues, deps: runtime, producer, logger, ...(concurrency ? { concurrency } : {}) });
+  // the pod name, so Bull Board and job records show which pod processed a job
+  const registry = await startWorkerRegistry({ redisUrl: config.redisUrl, prefix, queues, deps: runtime, producer, logger, workerName: hostname(), ...(concurrency ? { concurrency } : {}) });
   const subscriber = openSubscriberConnection(config.redisUrl);
   await subscribeToCancellations(subscriber, prefix, (runId) => registry.abortRun(runId), logger);
   let health: Server | undefined;

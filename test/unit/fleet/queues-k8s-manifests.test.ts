@@ -27,9 +27,19 @@ function configValue(manifests: Manifest[], key: string): string {
   return value;
 }
 
-function workerQueues(deployment: any): QueueName[] {
+function workerEnv(deployment: any, name: string): string | undefined {
   const env = deployment.spec.template.spec.containers[0].env as Array<{ name: string; value: string }>;
-  return parseQueueSelection(env.find((variable) => variable.name === 'ASSAY_WORKER_QUEUES')?.value ?? '');
+  return env.find((variable) => variable.name === name)?.value;
+}
+
+function workerQueues(deployment: any): QueueName[] {
+  return parseQueueSelection(workerEnv(deployment, 'ASSAY_WORKER_QUEUES') ?? '');
+}
+
+/** Jobs in flight per pod: the Deployment's ASSAY_WORKER_CONCURRENCY, else the queue's own default. */
+function podConcurrency(deployment: any, queue: QueueName): number {
+  const override = workerEnv(deployment, 'ASSAY_WORKER_CONCURRENCY');
+  return override === undefined ? queueContract(queue).worker.concurrency : Number(override);
 }
 
 /**
@@ -61,8 +71,8 @@ function scalingProblems(manifests: Manifest[]): string[] {
         continue;
       }
       covered.add(`${match.queue}:${match.type}`);
-      if (match.type === 'active' && Number(trigger.metadata.listLength) !== queueContract(match.queue).worker.concurrency) {
-        problems.push(`${name}: ${listName} listLength ${trigger.metadata.listLength} ≠ per-pod concurrency ${queueContract(match.queue).worker.concurrency}`);
+      if (match.type === 'active' && Number(trigger.metadata.listLength) !== podConcurrency(deployment, match.queue)) {
+        problems.push(`${name}: ${listName} listLength ${trigger.metadata.listLength} ≠ per-pod concurrency ${podConcurrency(deployment, match.queue)}`);
       }
     }
     for (const queue of queues) for (const type of ['wait', 'active']) if (!covered.has(`${queue}:${type}`)) problems.push(`${name}: no trigger on ${queueKey(prefix, queue, type)}`);
@@ -88,6 +98,15 @@ describe('the Kubernetes manifests', () => {
       const problems = scalingProblems(broken);
       expect(problems.some((problem) => problem.includes('bull:jobs:wait'))).toBe(true);
       expect(problems.filter((problem) => problem.includes('is not assay:')).length).toBeGreaterThan(1);
+    });
+  });
+
+  describe('when a Deployment raises its concurrency without its in-flight trigger', () => {
+    it('is reported: the trigger would keep too many pods for the work in flight', () => {
+      const changed = structuredClone(manifests) as any[];
+      const deployment = changed.find((manifest) => manifest.kind === 'Deployment' && manifest.metadata.name === 'assay-workers-analyze');
+      deployment.spec.template.spec.containers[0].env.push({ name: 'ASSAY_WORKER_CONCURRENCY', value: '32' });
+      expect(scalingProblems(changed).filter((problem) => problem.includes('per-pod concurrency 32'))).toHaveLength(2);
     });
   });
 
