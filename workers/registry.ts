@@ -18,7 +18,7 @@ import { handlerFor } from './handlers.js';
  * above any real job rate, so it never throttles by itself and only carries provider 429 pauses.
  */
 const LLM_QUEUE_LIMITER = { max: 10_000, duration: 1_000 };
-/** Abort reasons: the registry tells a shutdown from a cancelled run by its own flag, these are for logs. */
+/** The abort reason shown in logs; the registry tells a shutdown from a cancellation by its own flag. */
 const SHUTDOWN_REASON = 'worker shutting down';
 
 export interface WorkerRegistryOptions {

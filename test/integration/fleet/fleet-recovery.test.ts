@@ -115,12 +115,19 @@ describe.skipIf(redisServerMissing)('when a worker is shut down (SIGTERM) while 
 });
 
 describe.skipIf(redisServerMissing)('when a run is cancelled before any worker picks it up', () => {
-  it('is finalized as cancelled without a single model call', async () => {
+  it('removes its waiting jobs and is finalized as cancelled without a single model call', async () => {
     const { brain, calls } = scriptedBrain({ exploration: SCRIPT });
     const fleet = redis.track(await createFleet(redis.url, brain));
     const run = await fleet.harness.newRun({ maxSteps: 6, areas: ['conversion'] });
+    // another run's job in the same queue (never processed here: removed before workers start)
+    const other = { id: 'run-of-another-project' };
     await fleet.launcher.launch(run.id);
+    await fleet.producer.queue('verify').add('insight', { runId: run.id, insightId: 'conversion-1' }, { jobId: `${run.id}-verify-conversion-1` });
+    await fleet.producer.queue('verify').add('insight', { runId: other.id, insightId: 'conversion-1' }, { jobId: `${other.id}-verify-conversion-1` });
     await fleet.launcher.cancel(run.id);
+    expect(await fleet.producer.queue('verify').getJob(`${run.id}-verify-conversion-1`)).toBeUndefined();
+    expect(await fleet.producer.queue('verify').getJobState(`${other.id}-verify-conversion-1`)).toBe('waiting');
+    await fleet.producer.queue('verify').remove(`${other.id}-verify-conversion-1`);
     await fleet.startWorkers();
     const finished = await fleet.waitForRunEnd(run.id);
 
