@@ -1,0 +1,130 @@
+/**
+ * Drives the offline analyst through exploration the way the engine does (explore-step.ts): the same
+ * conversation rebuild and compaction (`explorationSections`), the same budgeted prompt builder, the
+ * same action parser, lookups and the real warehouse for queries. Only persistence, embedding and SQL
+ * self-healing are left out.
+ */
+import { readFileSync } from 'node:fs';
+import { compactResult } from '../../../src/compaction/compact-result.js';
+import { EXPLORER_ACTIONS, VERIFIER_ACTIONS, parseAction } from '../../../src/discovery/action-parser.js';
+import { explorationSections } from '../../../src/discovery/explore-step.js';
+import { loadPack, resolveAreas } from '../../../src/discovery/pack-loader.js';
+import type { AnalysisArea, DomainPack } from '../../../src/discovery/pack-schema.js';
+import { dialectName, renderAnalysisPrompt, renderExplorationPrompt, renderRecommendationsPrompt } from '../../../src/discovery/prompt-assembly.js';
+import { renderTemplate } from '../../../src/discovery/template.js';
+import { renderSourceQueries } from '../../../src/discovery/verify-insight.js';
+import { renderQueryResults } from '../../../src/compaction/render.js';
+import type { ExplorationStep, Insight, Run } from '../../../src/domain/index.js';
+import { buildPrompt } from '../../../src/llm/prompt-builder.js';
+import type { LlmRequest } from '../../../src/llm/port.js';
+import type { OfflineBrain } from '../../../src/llm/providers/offline.js';
+import { createSchemaBudget } from '../../../src/schema/budget.js';
+import { renderCatalog } from '../../../src/schema/catalog.js';
+import { lookupSchema } from '../../../src/schema/lookup.js';
+import { minStepsNudge } from '../../../src/discovery/turn-format.js';
+import type { TableSchema, Warehouse } from '../../../src/warehouse/port.js';
+
+export const ANALYST_WINDOW = { contextWindow: 200_000, maxOutputTokens: 4_096, family: 'default' as const };
+
+export interface ExplorationSetting {
+  pack: DomainPack;
+  areas: AnalysisArea[];
+  tables: TableSchema[];
+  system: string;
+  dialect: Warehouse['dialect'];
+}
+
+export function explorationSetting(packSlug: string, tables: TableSchema[], dialect: Warehouse['dialect'], maxSteps: number, minSteps: number): ExplorationSetting {
+  const pack = loadPack(packSlug);
+  const areas = resolveAreas(pack);
+  const catalog = renderCatalog(tables, { areaKeywords: areas.flatMap((area) => area.keywords) });
+  const system = renderExplorationPrompt({ pack, category: undefined, project: { warehouse: { url: 'duckdb:test' } } as never, dialect, tables, catalogText: catalog.text, areas, maxSteps, minSteps });
+  return { pack, areas, tables, system, dialect };
+}
+
+/** The request the engine would send for the next step. */
+export function explorationRequest(setting: ExplorationSetting, steps: readonly ExplorationStep[], run: Pick<Run, 'settings' | 'schema_budget'>): LlmRequest {
+  const built = buildPrompt(explorationSections(setting.system, steps, run as Run), ANALYST_WINDOW);
+  return { system: built.system, messages: built.messages, maxOutputTokens: ANALYST_WINDOW.maxOutputTokens };
+}
+
+export interface ExplorationTranscript {
+  steps: ExplorationStep[];
+  replies: string[];
+  lookupCalls: number;
+}
+
+function baseStep(step: number, thinking: string): Pick<ExplorationStep, 'run_id' | 'step' | 'timestamp' | 'thinking' | 'query_purpose' | 'fix_attempts' | 'fixed'> {
+  return { run_id: 'test', step, timestamp: '2025-01-01T00:00:00.000Z', thinking, query_purpose: '', fix_attempts: 0, fixed: false };
+}
+
+/** Runs exploration to its end; throws on a reply the engine's parser would reject. */
+export async function explore(brain: OfflineBrain, setting: ExplorationSetting, warehouse: Warehouse, maxSteps: number, minSteps = 0): Promise<ExplorationTranscript> {
+  const steps: ExplorationStep[] = [];
+  const replies: string[] = [];
+  let budget = createSchemaBudget();
+  for (let number = 1; number <= maxSteps; number++) {
+    const run = { settings: { max_steps: maxSteps, min_steps: minSteps } as Run['settings'], schema_budget: budget };
+    const reply = await brain(explorationRequest(setting, steps, run));
+    replies.push(reply);
+    const parsed = parseAction(reply, EXPLORER_ACTIONS);
+    if (!parsed.ok) throw new Error(`step ${number}: unparseable reply (${parsed.reason}): ${reply.slice(0, 300)}`);
+    const action = parsed.action;
+    if (action.type === 'lookup_schema') {
+      const result = lookupSchema(action.tables, { tables: setting.tables, budget });
+      budget = result.budget;
+      steps.push({ ...baseStep(number, action.thinking), action: 'lookup_schema', tables: action.tables, result_text: result.text });
+    } else if (action.type === 'search_tables') {
+      steps.push({ ...baseStep(number, action.thinking), action: 'search_tables', search_query: action.query, result_text: 'search_tables unavailable in this test.' });
+    } else if (action.type === 'query') {
+      const step: ExplorationStep = { ...baseStep(number, action.thinking), query_purpose: action.purpose, action: 'query', query: action.query, executed_query: action.query };
+      try {
+        const result = await warehouse.query(action.query, { maxRows: 1_000 });
+        steps.push({ ...step, row_count: result.rowCount, truncated: result.truncated, columns: result.columns, rows: result.rows, compact: compactResult(result.columns, result.rows), elapsed_ms: 1 });
+      } catch (error) {
+        steps.push({ ...step, error: (error as Error).message });
+      }
+    } else if (number < minSteps) {
+      steps.push({ ...baseStep(number, action.thinking), action: 'complete_rejected', summary: action.summary, result_text: minStepsNudge(number, minSteps, maxSteps) });
+    } else {
+      steps.push({ ...baseStep(number, action.thinking), action: 'done', summary: action.summary });
+      break;
+    }
+  }
+  return { steps, replies, lookupCalls: budget.lookups_used };
+}
+
+/** The analysis prompt the engine would send for an area, over the given steps. */
+export function analysisRequest(setting: ExplorationSetting, areaId: string, steps: readonly ExplorationStep[]): LlmRequest {
+  const area = setting.areas.find((candidate) => candidate.id === areaId);
+  if (!area) throw new Error(`no area ${areaId}`);
+  const evidence = steps.filter((step) => step.action === 'query');
+  const prompt = renderAnalysisPrompt(setting.pack, area, { dataset: 'main', totalQueries: evidence.length, queryResults: renderQueryResults(evidence) });
+  return { system: 'base context', messages: [{ role: 'user', content: prompt }], maxOutputTokens: 8_192 };
+}
+
+const VERIFICATION_TEMPLATE = readFileSync(new URL('../../../src/discovery/prompts/verification.md', import.meta.url), 'utf8');
+
+/** The verification prompt the engine would send for an insight. */
+export function verificationRequest(setting: ExplorationSetting, insight: Insight, steps: readonly ExplorationStep[]): LlmRequest {
+  const { validation: _validation, discovered_at: _discovered, ...rest } = insight;
+  const prompt = renderTemplate(VERIFICATION_TEMPLATE, {
+    INSIGHT: JSON.stringify(rest, null, 2),
+    SOURCE_QUERIES: renderSourceQueries(insight, steps),
+    SCHEMA_INFO: renderCatalog(setting.tables).text,
+    DIALECT: dialectName(setting.dialect),
+    LOOKUP_BUDGET: '2',
+    FILTER_RULE: 'No tenant filter applies.',
+  });
+  return { messages: [{ role: 'user', content: prompt }], maxOutputTokens: 2_000 };
+}
+
+export function verificationSql(reply: string): string {
+  const parsed = parseAction(reply, VERIFIER_ACTIONS);
+  if (!parsed.ok || parsed.action.type !== 'query') throw new Error(`verification reply is not a query: ${reply.slice(0, 300)}`);
+  return parsed.action.query;
+}
+
+export function recommendationsRequest(setting: ExplorationSetting, summary: string, data: string): LlmRequest {
+  return { system: 'base context', messages: [{ role: 'user', content: renderRecommendationsPrompt(setting.pack, { discoveryDate: '2025-01-01', insightsSummary: summary, insightsData: data }) }], maxOutputTokens: 8_192 };
+}
