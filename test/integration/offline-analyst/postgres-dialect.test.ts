@@ -1,0 +1,100 @@
+/**
+ * The same exploration on PostgreSQL: the e-commerce demo copied from DuckDB into a throwaway cluster,
+ * explored through the read-only role. Every query the analyst writes for the PostgreSQL dialect must
+ * run, and its findings must recount exactly there too.
+ */
+import { mkdtempSync, rmSync } from 'node:fs';
+import { tmpdir } from 'node:os';
+import { join } from 'node:path';
+import pg from 'pg';
+import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { toInsights } from '../../../src/discovery/analyze-area.js';
+import { parseInsights } from '../../../src/discovery/output-parser.js';
+import { extractCount } from '../../../src/discovery/verify-insight.js';
+import { createOfflineAnalyst } from '../../../src/llm/offline-analyst/index.js';
+import { discoverSchema } from '../../../src/schema/discovery.js';
+import { generateDemoWarehouse } from '../../../src/warehouse/demo/index.js';
+import { openWarehouse } from '../../../src/warehouse/index.js';
+import type { Warehouse } from '../../../src/warehouse/port.js';
+import { startTestPostgres, type TestPostgresStart } from '../../support/postgres.js';
+import { analysisRequest, explorationSetting, explore, verificationRequest, verificationSql, type ExplorationSetting, type ExplorationTranscript } from './exploration-harness.js';
+
+/** DuckDB column types as PostgreSQL writes them. */
+function postgresType(duckdbType: string): string {
+  const type = duckdbType.toUpperCase();
+  if (type === 'VARCHAR') return 'text';
+  if (type === 'DOUBLE') return 'double precision';
+  if (type.startsWith('DECIMAL')) return type.replace('DECIMAL', 'numeric');
+  return type.toLowerCase();
+}
+
+/** Copies every table of the DuckDB demo into `public`, with the primary keys. */
+async function copyDemo(source: Warehouse, adminUrl: string): Promise<void> {
+  const client = new pg.Client({ connectionString: adminUrl });
+  await client.connect();
+  try {
+    for (const table of await discoverSchema(source)) {
+      const keys = table.columns.filter((column) => column.category === 'primary_key').map((column) => column.name);
+      const columns = table.columns.map((column) => `${column.name} ${postgresType(column.type)}${column.nullable ? '' : ' NOT NULL'}`);
+      await client.query(`CREATE TABLE public.${table.name} (${columns.join(', ')}${keys.length > 0 ? `, PRIMARY KEY (${keys.join(', ')})` : ''})`);
+      const { rows } = await source.query(`SELECT * FROM ${table.qualified}`, { maxRows: 200_000 });
+      const names = table.columns.map((column) => column.name);
+      for (let start = 0; start < rows.length; start += 1_000) {
+        const batch = rows.slice(start, start + 1_000);
+        const values: unknown[] = [];
+        const tuples = batch.map((row) => `(${names.map((name) => { values.push(row[name]); return `$${values.length}`; }).join(', ')})`);
+        await client.query(`INSERT INTO public.${table.name} (${names.join(', ')}) VALUES ${tuples.join(', ')}`, values);
+      }
+    }
+    await client.query('ANALYZE');
+  } finally {
+    await client.end();
+  }
+}
+
+const started: TestPostgresStart = await startTestPostgres();
+if (!started.available) console.log(`skipping the PostgreSQL dialect tests: ${started.reason}`);
+
+let workDir: string;
+let warehouse: Warehouse;
+let setting: ExplorationSetting;
+let transcript: ExplorationTranscript;
+
+beforeAll(async () => {
+  if (!started.available) return;
+  workDir = mkdtempSync(join(tmpdir(), 'assay-offline-pg-'));
+  const demo = await generateDemoWarehouse({ kind: 'ecommerce', out: join(workDir, 'shop.duckdb') });
+  const duckdb = await openWarehouse(`duckdb:${demo.path}`);
+  await copyDemo(duckdb, started.server.adminUrl).finally(() => duckdb.close());
+  warehouse = await openWarehouse(started.server.readerUrl);
+  setting = explorationSetting('ecommerce', await discoverSchema(warehouse), warehouse.dialect, 30, 0);
+  transcript = await explore(createOfflineAnalyst(), setting, warehouse, 30);
+}, 120_000);
+
+afterAll(async () => {
+  await warehouse?.close();
+  if (started.available) await started.server.stop();
+  if (workDir) rmSync(workDir, { recursive: true, force: true });
+});
+
+describe.skipIf(!started.available)('when the analyst explores the e-commerce demo on PostgreSQL', () => {
+  it('writes PostgreSQL that runs: every query succeeds', () => {
+    expect(setting.system).toContain('SQL dialect: PostgreSQL');
+    const queries = transcript.steps.filter((step) => step.action === 'query');
+    expect(queries.length).toBeGreaterThan(20);
+    expect(queries.filter((step) => step.error !== undefined).map((step) => `${step.step}: ${step.error}`)).toEqual([]);
+  });
+
+  it('finds the mobile checkout abandonment and recounts every insight exactly', async () => {
+    const brain = createOfflineAnalyst();
+    const parsed = parseInsights(await brain(analysisRequest(setting, 'conversion', transcript.steps)));
+    if (!parsed.ok) throw new Error(parsed.reason);
+    const citable = new Set(transcript.steps.filter((step) => step.action === 'query' && !step.error).map((step) => step.step));
+    const { insights } = toInsights({ id: 'conversion' }, parsed.items, citable, '2025-01-01T00:00:00.000Z');
+    expect(insights.some((insight) => /mobile/i.test(insight.name) && /abandon/i.test(insight.name))).toBe(true);
+    for (const insight of insights) {
+      const result = await warehouse.query(verificationSql(await brain(verificationRequest(setting, insight, transcript.steps))), { maxRows: 10 });
+      expect({ id: insight.id, count: extractCount(result) }).toEqual({ id: insight.id, count: insight.affected_count });
+    }
+  });
+});
