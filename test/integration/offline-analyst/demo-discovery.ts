@@ -24,12 +24,13 @@ export interface DemoDiscovery {
   elapsedMs: number;
 }
 
-export async function runDemoDiscovery(kind: DemoKind, maxSteps: number): Promise<DemoDiscovery> {
+/** `llm` defaults to the in-process offline analyst; pass e.g. an `openai-compatible:` spec to go over HTTP. */
+export async function runDemoDiscovery(kind: DemoKind, maxSteps: number, llm = 'offline:analyst'): Promise<DemoDiscovery> {
   const started = performance.now();
   const workDir = mkdtempSync(join(tmpdir(), `assay-offline-analyst-${kind}-`));
   const demo = await generateDemoWarehouse({ kind, out: join(workDir, `${kind}.duckdb`) });
   const truths = await readDemoTruths(demo.truthsPath);
-  const config = loadConfig({ env: {}, cwd: workDir, overrides: { dataDir: join(workDir, 'data'), warehouse: `duckdb:${demo.path}`, llm: 'offline:analyst' } });
+  const config = loadConfig({ env: {}, cwd: workDir, overrides: { dataDir: join(workDir, 'data'), warehouse: `duckdb:${demo.path}`, llm } });
   const outcome = await runDiscovery(
     config,
     { projectId: `offline-${kind}`, projectName: `offline ${kind}`, pack: kind, maxSteps, minSteps: 0, outDir: join(workDir, 'output'), quiet: true },
