@@ -67,8 +67,3 @@ export function decodeMemo(thinking: string): AnalystMemo | null {
     return null;
   }
 }
-
-/** Thinking text without the notes, for prose. */
-export function stripMemo(thinking: string): string {
-  return thinking.replace(MEMO_PATTERN, '').trim();
-}

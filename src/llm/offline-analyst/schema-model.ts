@@ -4,7 +4,7 @@
  * are entities, dimension tables or activity logs.
  */
 import type { LookedUpTable } from './readers/lookup-reply.js';
-import { singular, wordsOf } from './text.js';
+import { singular } from './text.js';
 import type { ColumnModel, ColumnRole, TableModel } from './types.js';
 
 /** More distinct values than this and a column is not a dimension to group by (the digest inlines ≤ 20 rows). */
@@ -129,8 +129,4 @@ export function milestoneTimes(table: TableModel): ColumnModel[] {
 /** `completed_at` → `completed`; `delivered_date` → `delivered`. */
 export function milestoneName(column: ColumnModel): string {
   return column.name.replace(/_(at|on|date|time|ts)$/i, '');
-}
-
-export function tableWords(table: TableModel): string[] {
-  return wordsOf(table.name);
 }

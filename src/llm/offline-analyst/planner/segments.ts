@@ -3,7 +3,7 @@
  * scales, and attributes of the tables it references (a lookup table's label, a larger table's
  * low-cardinality columns: orders → customers.region, order_items → products.category).
  */
-import { alias, column, quoteIdentifier, quoteTable } from '../sql/dialect.js';
+import { alias, column, quoteTable } from '../sql/dialect.js';
 import type { SqlDialect } from '../sql/dialect.js';
 import { isOutcomeColumn } from './measures.js';
 import { DIMENSION_MAX_DISTINCT, findReferences, isDimension, isLookupTable, isPersonTable, labelColumns, type Reference } from '../schema-model.js';
@@ -122,8 +122,4 @@ export function segmentsOf(dialect: SqlDialect, table: TableModel, tables: reado
   return [...unique.values()]
     .sort((left, right) => right.interest - left.interest || left.distinct - right.distinct || compareText(left.alias, right.alias))
     .slice(0, MAX_SEGMENTS_PER_TABLE);
-}
-
-export function groupKey(segment: Segment): string {
-  return quoteIdentifier(segment.alias);
 }
