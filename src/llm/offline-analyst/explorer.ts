@@ -10,6 +10,7 @@ import { planQueries } from './planner/candidates.js';
 import { catalogOmitsTables, readAreas, readCatalog, readDialect } from './readers/catalog.js';
 import { readLatestResult, readOwnActions, readPosition, readSearchHits, readShownRows, type ExplorationPosition } from './readers/exploration-turns.js';
 import { readLookupReply } from './readers/lookup-reply.js';
+import { isArchiveShaped } from '../../schema/catalog.js';
 import { toTableModel } from './schema-model.js';
 import { sqlDialect } from './sql/dialect.js';
 import { PROFILE_VALUES_MAX, PROFILE_VALUE_SEPARATOR, profileKey, profileQuery } from './sql/profile-query.js';
@@ -22,6 +23,10 @@ export const LOOKUP_TABLES_PER_CALL = 10;
 export const MAX_LOOKUP_ROUNDS = 2;
 /** Purpose prefix of the profile query, how the analyst recognises its result. */
 export const PROFILE_PURPOSE = 'profile: distinct values of the text and ordinal columns of the looked-up tables';
+/** Schemas that hold copies, not the live data. */
+const COPY_SCHEMA = /(^|_)(archive|archived|backup|staging|stage|stg|tmp|temp|scratch|sandbox)$/i;
+/** Table names of copies the catalog's archive pattern does not cover. */
+const COPY_NAME = /(^stg_|_(hist|history|v\d+|copy|snapshot)$)/i;
 /** Catalogs at least this long get one search_tables call before planning. */
 const LARGE_CATALOG_TABLES = 40;
 
@@ -84,6 +89,12 @@ function readView(request: LlmRequest): ExplorationView {
   };
 }
 
+/** Archive, backup, staging and snapshot copies (`orders_2019`, `customers_bkp`, `staging.*`) only repeat the live tables. */
+function isCopyTable(qualified: string): boolean {
+  const [schema = '', name = qualified] = qualified.includes('.') ? [qualified.slice(0, qualified.lastIndexOf('.')), qualified.slice(qualified.lastIndexOf('.') + 1)] : ['', qualified];
+  return isArchiveShaped(name) || COPY_SCHEMA.test(schema) || COPY_NAME.test(name);
+}
+
 /** Tables most worth a lookup: area keyword hints, joins in and out, then size. */
 function rankForLookup(catalog: readonly CatalogEntry[]): CatalogEntry[] {
   const inbound = new Map<string, number>();
@@ -94,7 +105,7 @@ function rankForLookup(catalog: readonly CatalogEntry[]): CatalogEntry[] {
     return entry.keywords.length * 3 + entry.joins.length + joinsIn + Math.log10(Math.max(1, entry.rows));
   };
   return catalog
-    .filter((entry) => entry.rows !== 0)
+    .filter((entry) => entry.rows !== 0 && !isCopyTable(entry.qualified))
     .map((entry) => ({ entry, score: score(entry) }))
     .sort((left, right) => right.score - left.score || compareText(left.entry.qualified, right.entry.qualified))
     .map(({ entry }) => entry);
@@ -127,7 +138,7 @@ export function explore(request: LlmRequest): string {
   const known = new Set(memo.tables.map((table) => table.qualified));
 
   if (view.searchHits.length > 0 && position.lookupsLeft > 0) {
-    const fresh = view.searchHits.filter((table) => !known.has(table)).slice(0, LOOKUP_TABLES_PER_CALL);
+    const fresh = view.searchHits.filter((table) => !known.has(table) && !isCopyTable(table)).slice(0, LOOKUP_TABLES_PER_CALL);
     if (fresh.length > 0) return lookupAction(view, fresh, 'The search found tables the catalog did not make obvious; reading their columns before querying them.');
   }
   const candidates = rankForLookup(view.catalog).filter((entry) => !known.has(entry.qualified));

@@ -34,7 +34,6 @@ export function roleOf(column: { name: string; type: string; category: string },
   if (INTEGER_TYPE.test(type) && ORDINAL_NAME.test(column.name)) return 'ordinal';
   if (IDENTIFIER_NAME.test(column.name)) return 'reference';
   if (column.category === 'metric') return 'metric';
-  if (column.category === 'time') return 'text';
   return 'text';
 }
 

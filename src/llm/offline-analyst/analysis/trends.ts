@@ -8,6 +8,7 @@ import type { DigestStep } from '../readers/digests.js';
 import { formatCount, formatMeasure, formatPercent, formatRatio, humanize, roundMetric } from '../text.js';
 import { confidenceOf, severityOf, type Finding } from './finding.js';
 import { describeMeasure } from './measure-names.js';
+import { MIN_SEGMENT_SIZE } from './segment-gaps.js';
 import { numberOf, segmentLabel, shapeOf } from './result-shape.js';
 
 /** Periods a series needs before it can trend. */
@@ -159,7 +160,7 @@ export function findWeeklySpike(step: DigestStep): Finding[] {
   const rows = step.rows.map((row) => ({ week: dateOf(row[shape.segmentColumn]), count: numberOf(row[countColumn]) ?? 0, row }));
   const typical = numberOf(step.rows[0]?.[medianColumn]);
   const top = [...rows].sort((left, right) => right.count - left.count || (left.week < right.week ? -1 : 1))[0];
-  if (!top || typical === null || typical <= 0 || top.count / typical < MIN_SPIKE_RATIO) return [];
+  if (!top || typical === null || typical <= 0 || top.count / typical < MIN_SPIKE_RATIO || top.count < MIN_SEGMENT_SIZE) return [];
   const ratio = top.count / typical;
   const extras = shape.countColumns.slice(1).filter((name) => /^with_/.test(name));
   const extraText = extras

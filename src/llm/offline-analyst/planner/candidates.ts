@@ -61,6 +61,7 @@ function measuresFor(measures: readonly Measure[], segment: Segment): Measure[] 
 
 function measureSummary(measures: readonly Measure[]): string {
   const names = measures.filter((measure) => measure.kind !== 'share' && measure.kind !== 'total').map((measure) => humanize(measure.alias));
+  if (names.length === 0) return 'row counts and shares';
   return names.length > 3 ? `${names.slice(0, 3).join(', ')} and ${names.length - 3} more` : names.join(', ');
 }
 
