@@ -8,7 +8,8 @@ const root = dirname(dirname(fileURLToPath(import.meta.url)));
 const built = join(root, 'dist', 'src', 'cli', 'main.js');
 const { existsSync } = await import('node:fs');
 if (existsSync(built)) {
-  await import(built);
+  const { main } = await import(built);
+  process.exit(await main(process.argv));
 } else {
   const tsx = join(root, 'node_modules', '.bin', 'tsx');
   const result = spawnSync(tsx, [join(root, 'src', 'cli', 'main.ts'), ...process.argv.slice(2)], { stdio: 'inherit' });

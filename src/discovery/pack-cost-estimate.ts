@@ -13,8 +13,11 @@ import type { AnalysisArea, DomainPack } from './pack-schema.js';
 const KEEP_TURNS = COMPACT_KEEP_TAIL / 2;
 /** Chars per token for sizes known only in characters: the low end of what the calibration measured, so sizes err high. */
 const CHARS_PER_TOKEN_FOR_CHAR_LIMITS = 3;
-/** A full turn: the action JSON (~600 tokens) plus a result message with its first rows and digest. */
-const FULL_TURN_TOKENS = 1_600;
+/**
+ * A full turn: the action JSON plus a result message with its first 10 rows and digest. Measured at
+ * 3,262 tokens per turn on the e-commerce demo run (test/e2e/simulated-run.test.ts).
+ */
+const FULL_TURN_TOKENS = 3_200;
 /** Level-0 catalog of a ~150-table warehouse (about 25 tokens a line) when the caller does not know its size. */
 export const DEFAULT_CATALOG_TOKENS = 4_000;
 
