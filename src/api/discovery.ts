@@ -12,7 +12,7 @@ import type { AnalysisArea, DomainPack } from '../discovery/pack-schema.js';
 import { canStartDiscovery, type Project, type Run } from '../domain/index.js';
 import { ConflictError, ValidationError, describeError } from '../errors/index.js';
 import type { ApiDeps } from './context.js';
-import type { KeyedLock } from './keyed-lock.js';
+import type { KeyedLock } from '../concurrency/keyed-lock.js';
 import type { DiscoverBody, EstimateBody } from './schemas.js';
 
 /** The areas a request selects, in the pack's order; unknown ids are a 400 naming each offending index. */

@@ -12,7 +12,7 @@ import { mountBullBoard, type BullBoardOptions } from './bull-board.js';
 import type { ApiDeps } from './context.js';
 import { createErrorHandler, notFoundHandler } from './errors.js';
 import { healthRoutes } from './health/index.js';
-import { KeyedLock } from './keyed-lock.js';
+import { KeyedLock } from '../concurrency/keyed-lock.js';
 import { createApiMetrics, type ApiMetrics } from './metrics/index.js';
 import { buildOpenApiDocument } from './openapi/index.js';
 import { projectRoutes } from './projects/index.js';

@@ -14,6 +14,7 @@ import {
   type Run,
 } from '../domain/index.js';
 import { NotFoundError, ValidationError } from '../errors/index.js';
+import { KeyedLock } from '../concurrency/keyed-lock.js';
 import { readJsonFile, writeFileAtomic } from './atomic-file.js';
 import type { RunStore } from './port.js';
 
@@ -22,22 +23,6 @@ const SAFE_ID = /^[A-Za-z0-9_-]{1,80}$/;
 function assertSafeId(kind: string, id: string): void {
   // ids become file names: refuse anything that could escape the store directory
   if (!SAFE_ID.test(id)) throw new ValidationError(`${kind} id "${id}" must be 1-80 letters, digits, _ or -`, [{ path: `${kind}_id`, message: 'unsafe id' }]);
-}
-
-/** Serialises async critical sections per key inside this process. */
-class KeyedMutex {
-  private readonly tails = new Map<string, Promise<unknown>>();
-  async run<T>(key: string, task: () => Promise<T>): Promise<T> {
-    const previous = this.tails.get(key) ?? Promise.resolve();
-    const next = previous.then(task, task);
-    const tail = next.catch(() => undefined);
-    this.tails.set(key, tail);
-    try {
-      return await next;
-    } finally {
-      if (this.tails.get(key) === tail) this.tails.delete(key);
-    }
-  }
 }
 
 async function listJsonFiles(dir: string): Promise<string[]> {
@@ -60,7 +45,7 @@ async function readParsed<S extends z.ZodType>(schema: S, path: string): Promise
  */
 export function createEmbeddedRunStore(options: { dir: string }): RunStore {
   const root = options.dir;
-  const mutex = new KeyedMutex();
+  const mutex = new KeyedLock();
   const projectPath = (id: string) => join(root, 'projects', `${id}.json`);
   const runDir = (id: string) => join(root, 'runs', id);
   const runPath = (id: string) => join(runDir(id), 'run.json');

@@ -4,7 +4,7 @@ import { requireProject } from '../../discovery/context.js';
 import { ConflictError } from '../../errors/index.js';
 import type { ApiDeps } from '../context.js';
 import { estimateDiscovery, startDiscovery } from '../discovery.js';
-import type { KeyedLock } from '../keyed-lock.js';
+import type { KeyedLock } from '../../concurrency/keyed-lock.js';
 import { readJsonBody, readQuery } from '../request.js';
 import { runSummary } from '../runs/run-summary.js';
 import { createProjectBodySchema, discoverBodySchema, estimateBodySchema, listQuerySchema, updateProjectBodySchema } from '../schemas.js';

@@ -1,4 +1,4 @@
-/** Serialises async sections per key within this process (one discover per project at a time). */
+/** Serialises async sections per key within this process (a run's updates, one discover per project at a time). */
 export class KeyedLock {
   private readonly tails = new Map<string, Promise<unknown>>();
 
