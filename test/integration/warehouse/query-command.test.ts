@@ -2,7 +2,7 @@ import { mkdtemp, rm } from 'node:fs/promises';
 import os from 'node:os';
 import path from 'node:path';
 import { afterAll, afterEach, beforeAll, describe, expect, it, vi } from 'vitest';
-import { main } from '../../../src/cli/main.js';
+import { runCli, type CliOutcome } from '../../support/run-cli.js';
 import { createDuckdbFixtureFile } from './fixtures.js';
 
 let directory: string;
@@ -21,19 +21,8 @@ afterEach(() => {
   vi.restoreAllMocks();
 });
 
-async function runQuery(...args: string[]): Promise<{ code: number; stdout: string; stderr: string }> {
-  let stdout = '';
-  let stderr = '';
-  vi.spyOn(process.stdout, 'write').mockImplementation((chunk: string | Uint8Array) => {
-    stdout += String(chunk);
-    return true;
-  });
-  vi.spyOn(process.stderr, 'write').mockImplementation((chunk: string | Uint8Array) => {
-    stderr += String(chunk);
-    return true;
-  });
-  const code = await main(['node', 'assay', 'query', ...args]);
-  return { code, stdout, stderr };
+function runQuery(...args: string[]): Promise<CliOutcome> {
+  return runCli(['query', ...args]);
 }
 
 describe('when assay query runs a SELECT', () => {

@@ -1,23 +1,11 @@
 import { join } from 'node:path';
 import { afterEach, describe, expect, it, vi } from 'vitest';
-import { main } from '../../../src/cli/main.js';
+import { runCli } from '../../support/run-cli.js';
 import type { PackSummary } from '../../../src/cli/commands/packs.js';
 
 const FIXTURES = join(import.meta.dirname, '../../fixtures/packs');
 
-async function run(args: string[]): Promise<{ code: number; stdout: string; stderr: string }> {
-  let stdout = '';
-  let stderr = '';
-  const out = vi.spyOn(process.stdout, 'write').mockImplementation((chunk: string | Uint8Array) => ((stdout += String(chunk)), true));
-  const err = vi.spyOn(process.stderr, 'write').mockImplementation((chunk: string | Uint8Array) => ((stderr += String(chunk)), true));
-  try {
-    const code = await main(['node', 'assay', ...args]);
-    return { code, stdout, stderr };
-  } finally {
-    out.mockRestore();
-    err.mockRestore();
-  }
-}
+const run = runCli;
 
 describe('assay packs list', () => {
   afterEach(() => {
