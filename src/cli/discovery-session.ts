@@ -9,7 +9,7 @@ import { composeRuntime, type Runtime } from '../composition.js';
 import type { AssayConfig } from '../config/index.js';
 import { redactUrl } from '../config/index.js';
 import { createRun } from '../discovery/create-run.js';
-import { runAreas } from '../discovery/run-setting.js';
+import { runAreaSummaries } from '../discovery/run-setting.js';
 import { projectSchema, type DiscoveryResult, type Project, type Run } from '../domain/index.js';
 import { runDiscoveryLocally } from '../fleet/local/runner.js';
 import { NotFoundError } from '../errors/index.js';
@@ -68,12 +68,7 @@ export async function writeRunArtefacts(runtime: Pick<Runtime, 'store' | 'loadPa
   if (!run || !result) throw new NotFoundError(`run ${runId} has no stored result yet (is it still running?)`, { runId });
   const steps = await runtime.store.listSteps(runId);
   await mkdir(outputDir, { recursive: true });
-  let areas: Array<{ id: string; name: string; description: string }> | undefined;
-  try {
-    areas = runAreas(runtime.loadPack(run.settings.pack), run).map((area) => ({ id: area.id, name: area.name, description: area.description }));
-  } catch {
-    areas = undefined; // the pack may have changed since; the report falls back to the analysis log's order
-  }
+  const areas = runAreaSummaries(runtime.loadPack, run);
   const reportPath = join(outputDir, 'report.html');
   await writeFile(join(outputDir, 'run.json'), `${JSON.stringify(run, null, 2)}\n`);
   await writeFile(join(outputDir, 'result.json'), `${JSON.stringify(result, null, 2)}\n`);

@@ -57,3 +57,16 @@ export async function loadRunSetting(deps: DiscoveryDeps, run: Run, project: Pro
   });
   return { pack, areas, schema, baseContext, explorationSystemPrompt: `${baseContext}\n\n${exploration}` };
 }
+
+/**
+ * A run's areas in analysis order with their names and descriptions, for the report; undefined when
+ * the pack can no longer be loaded or no longer has the run's areas (the report then follows the
+ * analysis log's order).
+ */
+export function runAreaSummaries(loadPack: (slug: string) => DomainPack, run: Pick<Run, 'settings'>): Array<{ id: string; name: string; description: string }> | undefined {
+  try {
+    return runAreas(loadPack(run.settings.pack), run).map((area) => ({ id: area.id, name: area.name, description: area.description }));
+  } catch {
+    return undefined;
+  }
+}

@@ -1,10 +1,10 @@
 /** Run routes: the run document, its steps, result and HTML report, cancellation, live progress (SSE) and feedback. */
 import { Hono } from 'hono';
 import { requireRun } from '../../discovery/context.js';
-import { runAreas } from '../../discovery/run-setting.js';
+import { runAreaSummaries } from '../../discovery/run-setting.js';
 import { isTerminal, type Run } from '../../domain/index.js';
 import { ConflictError, NotFoundError } from '../../errors/index.js';
-import { renderRunReport, type ReportArea } from '../../report/index.js';
+import { renderRunReport } from '../../report/index.js';
 import type { ApiDeps } from '../context.js';
 import { readJsonBody } from '../request.js';
 import { feedbackBodySchema } from '../schemas.js';
@@ -17,16 +17,6 @@ export type RunRoutesOptions = Pick<RunEventsOptions, 'pollIntervalMs' | 'heartb
 export function runRoutes(deps: ApiDeps, options: RunRoutesOptions = {}): Hono {
   const { runtime } = deps;
   const app = new Hono();
-
-  /** The report's area order and descriptions, from the pack; none when the pack changed since (the report then follows the analysis log). */
-  function reportAreas(run: Run): ReportArea[] | undefined {
-    try {
-      return runAreas(runtime.loadPack(run.settings.pack), run).map((area) => ({ id: area.id, name: area.name, description: area.description }));
-    } catch (error) {
-      deps.logger.debug({ runId: run.id, err: error }, 'report without pack areas');
-      return undefined;
-    }
-  }
 
   async function requireResult(run: Run) {
     const result = await runtime.store.getResult(run.id);
@@ -50,7 +40,7 @@ export function runRoutes(deps: ApiDeps, options: RunRoutesOptions = {}): Hono {
     const run = await requireRun(runtime, c.req.param('runId'));
     const result = await requireResult(run);
     const steps = await runtime.store.listSteps(run.id);
-    const areas = reportAreas(run);
+    const areas = runAreaSummaries(runtime.loadPack, run);
     return c.html(renderRunReport({ run, result, steps, ...(areas ? { areas } : {}) }));
   });
 
