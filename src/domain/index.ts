@@ -7,3 +7,4 @@ export * from './insight.js';
 export * from './recommendation.js';
 export * from './feedback.js';
 export * from './result.js';
+export * from './api-key.js';

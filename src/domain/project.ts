@@ -25,6 +25,20 @@ export const tenantFilterSchema = z.object({
   value: z.union([z.string(), z.number()]),
 });
 
+/** A reference to a credential held by the secret provider (environment variable or mounted file). */
+export const secretRefSchema = z.string().regex(/^secret:[A-Za-z0-9_.-]{1,128}$/, 'a secret reference: secret:NAME (letters, digits, _ . -)');
+export type SecretRef = z.infer<typeof secretRefSchema>;
+
+export const projectSecretsSchema = z
+  .object({
+    warehouse_password: secretRefSchema.optional(),
+    llm_api_key: secretRefSchema.optional(),
+    fast_llm_api_key: secretRefSchema.optional(),
+    embedder_api_key: secretRefSchema.optional(),
+  })
+  .strict();
+export type ProjectSecrets = z.infer<typeof projectSecretsSchema>;
+
 export const projectSchema = z.object({
   id: z.string().regex(/^[A-Za-z0-9_-]{1,64}$/, 'letters, digits, _ and - only (1-64)'),
   name: z.string().min(1),
@@ -38,8 +52,16 @@ export const projectSchema = z.object({
     datasets: z.array(z.string()).default([]),
     filter: tenantFilterSchema.optional(),
   }),
+  /** The project's analysis model (`anthropic:MODEL`, `openai:MODEL`, `openai-compatible:URL#MODEL`, `bedrock:ID`, `offline:analyst`). */
   llm: z.string().min(1),
+  /** The project's fast tier (SQL fixes, blurbs, compaction); the analysis model when absent. */
+  fast_llm: z.string().min(1).optional(),
   embedder: z.string().default('local'),
+  /**
+   * Credentials by reference only (`secret:NAME`), resolved by the secret provider when a job opens
+   * the project's clients; a resolved value is never written to a document, payload, log or report.
+   */
+  secrets: projectSecretsSchema.default({}),
   profile: z.record(z.string(), z.unknown()).default({}),
   state: projectStateSchema.default('ready'),
   schema_index: schemaIndexStateSchema.default({ status: 'pending_indexing' }),

@@ -1,12 +1,14 @@
-import { readdir } from 'node:fs/promises';
+import { readdir, rm } from 'node:fs/promises';
 import { join } from 'node:path';
-import type { z } from 'zod';
+import { z } from 'zod';
 import {
+  apiKeyRecordSchema,
   discoveryResultSchema,
   explorationStepSchema,
   feedbackSchema,
   projectSchema,
   runSchema,
+  type ApiKeyRecord,
   type DiscoveryResult,
   type ExplorationStep,
   type Feedback,
@@ -16,9 +18,17 @@ import {
 import { NotFoundError, ValidationError } from '../errors/index.js';
 import { KeyedLock } from '../concurrency/keyed-lock.js';
 import { readJsonFile, writeFileAtomic } from './atomic-file.js';
-import type { RunStore } from './port.js';
+import type { CacheEntry, RunStore } from './port.js';
 
 const SAFE_ID = /^[A-Za-z0-9_-]{1,80}$/;
+
+const cacheEntrySchema = z.object({ value: z.unknown(), stored_at: z.string(), expires_at: z.string() });
+
+/** Cache namespaces and keys become path segments: encode them so none can leave the cache folder. */
+function cacheName(namespace: string): string {
+  if (!SAFE_ID.test(namespace)) throw new ValidationError(`cache namespace "${namespace}" must be 1-80 letters, digits, _ or -`);
+  return namespace;
+}
 
 function assertSafeId(kind: string, id: string): void {
   // ids become file names: refuse anything that could escape the store directory
@@ -52,6 +62,8 @@ export function createEmbeddedRunStore(options: { dir: string }): RunStore {
   const stepPath = (runId: string, step: number) => join(runDir(runId), 'steps', `${String(step).padStart(5, '0')}.json`);
   const resultPath = (runId: string) => join(runDir(runId), 'result.json');
   const feedbackPath = (projectId: string) => join(root, 'feedback', `${projectId}.json`);
+  const apiKeyPath = (id: string) => join(root, 'api-keys', `${id}.json`);
+  const cachePath = (namespace: string, key: string) => join(root, 'cache', cacheName(namespace), `${encodeURIComponent(key)}.json`);
   const write = (path: string, value: unknown) => writeFileAtomic(path, `${JSON.stringify(value, null, 1)}\n`);
 
   async function allRuns(): Promise<Run[]> {
@@ -157,6 +169,43 @@ export function createEmbeddedRunStore(options: { dir: string }): RunStore {
       assertSafeId('project', projectId);
       const raw = (await readJsonFile(feedbackPath(projectId))) as unknown[] | null;
       return (raw ?? []).map((entry) => feedbackSchema.parse(entry));
+    },
+
+    async putApiKey(key: ApiKeyRecord) {
+      assertSafeId('api_key', key.id);
+      await mutex.run(`api-key:${key.id}`, () => write(apiKeyPath(key.id), apiKeyRecordSchema.parse(key)));
+    },
+    async getApiKey(id) {
+      if (!SAFE_ID.test(id)) return null;
+      return readParsed(apiKeyRecordSchema, apiKeyPath(id));
+    },
+    async listApiKeys() {
+      const files = await listJsonFiles(join(root, 'api-keys'));
+      const keys = await Promise.all(files.map((file) => readParsed(apiKeyRecordSchema, join(root, 'api-keys', file))));
+      return keys.filter((key): key is ApiKeyRecord => key !== null).sort((a, b) => a.created_at.localeCompare(b.created_at) || a.id.localeCompare(b.id));
+    },
+
+    async cacheGet(namespace, key) {
+      const raw = await readJsonFile(cachePath(namespace, key));
+      if (raw === null) return null;
+      const entry = cacheEntrySchema.safeParse(raw);
+      if (!entry.success || Date.parse(entry.data.expires_at) <= Date.now()) return null;
+      return entry.data as CacheEntry;
+    },
+    async cachePut(namespace, key, value, { ttlMs }) {
+      const storedAt = Date.now();
+      await write(cachePath(namespace, key), { value, stored_at: new Date(storedAt).toISOString(), expires_at: new Date(storedAt + ttlMs).toISOString() });
+    },
+    async cacheDelete(namespace, key, deleteOptions) {
+      if (key !== undefined) {
+        await rm(cachePath(namespace, key), { force: true });
+        return;
+      }
+      const prefix = deleteOptions?.prefix ?? '';
+      const dir = join(root, 'cache', cacheName(namespace));
+      for (const file of await listJsonFiles(dir)) {
+        if (decodeURIComponent(file.slice(0, -'.json'.length)).startsWith(prefix)) await rm(join(dir, file), { force: true });
+      }
     },
 
     async close() {},

@@ -1,4 +1,4 @@
-import type { DiscoveryResult, ExplorationStep, Feedback, Project, Run } from '../domain/index.js';
+import type { ApiKeyRecord, DiscoveryResult, ExplorationStep, Feedback, Project, Run } from '../domain/index.js';
 
 /**
  * The RunStore port: projects, runs, exploration steps, results and feedback.
@@ -32,5 +32,28 @@ export interface RunStore {
   upsertFeedback(feedback: Feedback): Promise<void>;
   listFeedback(projectId: string): Promise<Feedback[]>;
 
+  /** Keyed by id; revoking is an upsert with `revoked_at` set. */
+  putApiKey(key: ApiKeyRecord): Promise<void>;
+  getApiKey(id: string): Promise<ApiKeyRecord | null>;
+  /** Oldest first. */
+  listApiKeys(): Promise<ApiKeyRecord[]>;
+
+  /**
+   * A small shared key-value cache with a TTL (schema cache, compaction cache): keyed by
+   * (namespace, key); an expired entry reads as null. Values are JSON documents.
+   */
+  cacheGet(namespace: string, key: string): Promise<CacheEntry | null>;
+  cachePut(namespace: string, key: string, value: unknown, options: { ttlMs: number }): Promise<void>;
+  /** Removes one key, or every key of the namespace starting with `prefix` when `key` is omitted. */
+  cacheDelete(namespace: string, key?: string, options?: { prefix?: string }): Promise<void>;
+
   close(): Promise<void>;
+}
+
+export interface CacheEntry {
+  value: unknown;
+  /** ISO time the entry was written. */
+  stored_at: string;
+  /** ISO time after which it reads as null. */
+  expires_at: string;
 }

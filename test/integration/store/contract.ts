@@ -76,5 +76,34 @@ export function runStoreContract(name: string, open: () => Promise<RunStore>): v
       const store = await open();
       await expect(store.getRun('../etc')).rejects.toThrow(/must be 1-80 letters/);
     });
+
+    it('stores API keys by id, lists them oldest first, and keeps a revoked key as revoked', async () => {
+      const store = await open();
+      const hash = 'a'.repeat(64);
+      await store.putApiKey({ id: 'k2', name: 'ci', scope: 'run', secret_hash: hash, created_at: '2026-02-01T00:00:00.000Z' });
+      await store.putApiKey({ id: 'k1', name: 'ops', scope: 'admin', project_id: 'shop', secret_hash: hash, created_at: '2026-01-01T00:00:00.000Z' });
+      await store.putApiKey({ id: 'k2', name: 'ci', scope: 'run', secret_hash: hash, created_at: '2026-02-01T00:00:00.000Z', revoked_at: '2026-03-01T00:00:00.000Z' });
+      expect((await store.listApiKeys()).map((key) => key.id)).toEqual(['k1', 'k2']);
+      expect((await store.getApiKey('k2'))?.revoked_at).toBe('2026-03-01T00:00:00.000Z');
+      expect((await store.getApiKey('k1'))?.project_id).toBe('shop');
+      expect(await store.getApiKey('nope')).toBeNull();
+    });
+
+    it('caches values by namespace and key until they expire, and deletes by key or prefix', async () => {
+      const store = await open();
+      await store.cachePut('schema', 'p1:abc', { tables: [1, 2] }, { ttlMs: 60_000 });
+      await store.cachePut('schema', 'p1:def', { tables: [3] }, { ttlMs: 60_000 });
+      await store.cachePut('schema', 'p2:abc', { tables: [4] }, { ttlMs: 60_000 });
+      await store.cachePut('compact', 'k:with/odd chars', 'v', { ttlMs: 1 });
+      expect((await store.cacheGet('schema', 'p1:abc'))?.value).toEqual({ tables: [1, 2] });
+      await new Promise((resolve) => setTimeout(resolve, 10));
+      expect(await store.cacheGet('compact', 'k:with/odd chars')).toBeNull();
+      await store.cacheDelete('schema', undefined, { prefix: 'p1:' });
+      expect(await store.cacheGet('schema', 'p1:abc')).toBeNull();
+      expect(await store.cacheGet('schema', 'p1:def')).toBeNull();
+      expect((await store.cacheGet('schema', 'p2:abc'))?.value).toEqual({ tables: [4] });
+      await store.cacheDelete('schema', 'p2:abc');
+      expect(await store.cacheGet('schema', 'p2:abc')).toBeNull();
+    });
   });
 }
