@@ -3,6 +3,7 @@ export * from './compact-result.js';
 export * from './project.js';
 export * from './run.js';
 export * from './exploration-step.js';
+export * from './claim.js';
 export * from './insight.js';
 export * from './recommendation.js';
 export * from './feedback.js';

@@ -1,4 +1,5 @@
 import { z } from 'zod';
+import { claimCheckSchema, claimSchema } from './claim.js';
 
 export const severitySchema = z.enum(['critical', 'high', 'medium', 'low']);
 export type Severity = z.infer<typeof severitySchema>;
@@ -15,6 +16,8 @@ export const insightValidationSchema = z.object({
   reasoning: z.string().default(''),
   validated_at: z.string(),
   lookups_used: z.number().int().default(0),
+  /** Present when the insight carried a claim: both sides recounted by SQL the verifier built. */
+  claim_check: claimCheckSchema.optional(),
 });
 export type InsightValidation = z.infer<typeof insightValidationSchema>;
 
@@ -32,6 +35,8 @@ export const insightSchema = z.object({
   indicators: z.array(z.string()).default([]),
   target_segment: z.string().default(''),
   source_steps: z.array(z.number().int().min(1)).default([]),
+  /** The measurable claim verification recounts (metric, segment, comparison, values, direction). */
+  claim: claimSchema.optional(),
   discovered_at: z.string(),
   validation: insightValidationSchema.optional(),
 });
