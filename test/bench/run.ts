@@ -6,8 +6,9 @@
 import type { Bench } from './bench.js';
 import { compactionBench } from './compaction.js';
 import { promptBoundBench } from './prompt-bound.js';
+import { timingsBench } from './timings.js';
 
-const benches: Bench[] = [compactionBench, promptBoundBench];
+const benches: Bench[] = [compactionBench, promptBoundBench, timingsBench];
 
 async function main(names: string[]): Promise<number> {
   const unknown = names.filter((name) => !benches.some((bench) => bench.name === name));

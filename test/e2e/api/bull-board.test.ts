@@ -5,7 +5,6 @@ import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { redisServerMissing, startRedisServer, type RedisServer } from '../../integration/fleet/redis-server.js';
 import { createApiHarness, type ApiHarness } from '../../unit/api/api-harness.js';
 
-if (redisServerMissing) console.warn('skipping Bull Board tests: /usr/bin/redis-server is not installed');
 
 describe.skipIf(redisServerMissing)('Bull Board at /admin/queues', () => {
   let redis: RedisServer;

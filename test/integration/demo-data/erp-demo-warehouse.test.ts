@@ -51,9 +51,6 @@ describe('when the ERP demo is generated at full size', () => {
     expect(results).toHaveLength(3);
   });
 
-  it('generates in well under a minute', () => {
-    expect(summary.elapsedMs).toBeLessThan(45_000);
-  });
 });
 
 describe('when the ERP demo is generated twice at a reduced scale', () => {

@@ -4,7 +4,6 @@ import type { Fleet } from './fleet-harness.js';
 import { redisServerMissing, startRedisServer, type RedisServer } from './redis-server.js';
 
 export function useRedisServer(): { readonly url: string; track(fleet: Fleet): Fleet } {
-  if (redisServerMissing) console.warn('skipping fleet tests: /usr/bin/redis-server is not installed');
   let server: RedisServer | undefined;
   let fleets: Fleet[] = [];
   beforeAll(async () => {

@@ -3,11 +3,24 @@ import { spawn, type ChildProcess } from 'node:child_process';
 import { existsSync, mkdtempSync, rmSync } from 'node:fs';
 import { createServer } from 'node:net';
 import { tmpdir } from 'node:os';
-import { join } from 'node:path';
+import { delimiter, join } from 'node:path';
 import { Redis } from 'ioredis';
 
-export const REDIS_SERVER_BINARY = '/usr/bin/redis-server';
-export const redisServerMissing = !existsSync(REDIS_SERVER_BINARY);
+/** redis-server as found on PATH (`REDIS_SERVER` overrides it); undefined when it is not installed. */
+function findOnPath(name: string): string | undefined {
+  const override = process.env.REDIS_SERVER;
+  if (override) return existsSync(override) ? override : undefined;
+  for (const dir of (process.env.PATH ?? '').split(delimiter)) {
+    if (dir && existsSync(join(dir, name))) return join(dir, name);
+  }
+  return undefined;
+}
+
+export const REDIS_SERVER_BINARY = findOnPath('redis-server') ?? 'redis-server';
+export const redisServerMissing = findOnPath('redis-server') === undefined;
+/** Printed by every suite that skips for want of redis-server. */
+export const REDIS_SKIP_REASON = 'skipping: redis-server is not on PATH (apt-get install -y redis-server, or set REDIS_SERVER)';
+if (redisServerMissing) console.warn(REDIS_SKIP_REASON);
 
 export interface RedisServer {
   url: string;
