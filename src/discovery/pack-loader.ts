@@ -51,6 +51,23 @@ export function packRoot(): string {
   throw new PackError(`no ${PACKS_DIR_NAME}/ directory found above ${dirname(fileURLToPath(import.meta.url))}`);
 }
 
+const enginePrompts = new Map<string, string>();
+
+/**
+ * One of the engine's own prompt templates (`src/discovery/prompts/<name>.md`, copied beside the
+ * built module by `npm run build`), read once and kept: phases never read files themselves.
+ */
+export function loadEnginePrompt(name: 'sql_fix' | 'verification', allowedVariables: readonly string[]): string {
+  const cached = enginePrompts.get(name);
+  if (cached !== undefined) return cached;
+  const path = fileURLToPath(new URL(`./prompts/${name}.md`, import.meta.url));
+  if (!existsSync(path)) throw new PackError(`engine prompt ${name}.md is missing beside the pack loader (${name}.md under src/discovery/prompts/)`);
+  const text = readFileSync(path, 'utf8').replace(/^\uFEFF/, '');
+  assertTemplateVariables(text, { file: `src/discovery/prompts/${name}.md`, allowed: allowedVariables });
+  enginePrompts.set(name, text);
+  return text;
+}
+
 function failure(slug: string, message: string, details: { file?: string; field?: string } = {}): PackError {
   return new PackError(`pack "${slug}": ${message}`, { pack: slug, ...details });
 }

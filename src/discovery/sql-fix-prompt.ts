@@ -1,15 +1,14 @@
 /** The fixer the SQL executor calls: the sql_fix prompt, grounded on the touched tables, through the fast model. */
-import { readFileSync } from 'node:fs';
 import type { LlmPhase } from '../domain/index.js';
 import type { TableSchema } from '../warehouse/port.js';
 import type { DiscoveryDeps } from './context.js';
 import { askLlm } from './llm-gateway.js';
+import { loadEnginePrompt } from './pack-loader.js';
 import { dialectName } from './prompt-assembly.js';
 import type { SqlFixer } from './sql-executor.js';
 import { extractFixedSql, renderPreviousAttempts, renderTableColumns, tablesMentioned } from './sql-fixer.js';
 import { renderTemplate } from './template.js';
 
-const SQL_FIX_TEMPLATE = readFileSync(new URL('./prompts/sql_fix.md', import.meta.url), 'utf8');
 const SQL_FIX_VARIABLES = ['DIALECT', 'ORIGINAL_SQL', 'ERROR_MESSAGE', 'TABLE_COLUMNS', 'PREVIOUS_ATTEMPTS', 'VERIFICATION_CONTEXT'];
 /** A SQL fix needs room for one statement, not an essay. */
 const SQL_FIX_MAX_OUTPUT_TOKENS = 2_000;
@@ -21,7 +20,7 @@ export function createSqlFixer(
   return async ({ sql, error, previous }) => {
     const touched = tablesMentioned(sql, options.tables);
     const prompt = renderTemplate(
-      SQL_FIX_TEMPLATE,
+      loadEnginePrompt('sql_fix', SQL_FIX_VARIABLES),
       {
         DIALECT: dialectName(deps.warehouse.dialect),
         ORIGINAL_SQL: sql,

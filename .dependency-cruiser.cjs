@@ -1,0 +1,84 @@
+/**
+ * The layering Assay keeps (docs/architecture.md, "Layout"). `npm run lint` fails when an import
+ * breaks one of these rules; the message says which rule and why it exists.
+ */
+const ADAPTERS = [
+  '^src/store/(embedded|postgres|mongo)',
+  '^src/warehouse/(duckdb|postgres)/',
+  '^src/llm/(providers|simulator|offline-analyst)/',
+  '^src/llm/factory',
+  '^src/embed/(local|openai|bedrock)',
+  '^src/vector/(embedded|qdrant)',
+  '^src/fleet/',
+  '^src/composition',
+];
+const SDKS = ['@anthropic-ai/sdk', 'openai', '@aws-sdk/', 'bullmq', 'ioredis', '@duckdb/', '^pg$', 'mongodb', '@qdrant/', 'hono', '@bull-board/'];
+
+module.exports = {
+  forbidden: [
+    {
+      name: 'no-circular',
+      severity: 'error',
+      comment: 'Import cycles make load order matter and hide layering mistakes.',
+      from: {},
+      to: { circular: true },
+    },
+    {
+      name: 'domain-imports-nothing-of-the-project',
+      severity: 'error',
+      comment: 'src/domain is the innermost layer: the nouns, as zod schemas. It may import only zod and itself.',
+      from: { path: '^src/domain/' },
+      to: { path: '^(src|workers|queues)/', pathNot: '^src/domain/' },
+    },
+    {
+      name: 'discovery-reaches-no-adapter',
+      severity: 'error',
+      comment: 'The engine (src/discovery) talks to ports only; adapters are chosen in src/composition.ts.',
+      from: { path: '^src/discovery/' },
+      to: { path: ADAPTERS },
+    },
+    {
+      name: 'discovery-imports-no-sdk-or-queue',
+      severity: 'error',
+      comment: 'The engine must not depend on a provider SDK, a database driver or the job queue.',
+      from: { path: '^src/discovery/' },
+      to: { dependencyTypes: ['npm', 'npm-dev', 'npm-optional', 'npm-peer'], path: SDKS.map((name) => `node_modules/${name.replace(/^\^|\$$/g, '')}`) },
+    },
+    {
+      name: 'discovery-reads-no-files',
+      severity: 'error',
+      comment: 'Phases do no file I/O of their own: prompts and packs come through the pack loader.',
+      from: { path: '^src/discovery/', pathNot: '^src/discovery/(packs/|pack-loader)' },
+      to: { dependencyTypes: ['core'], path: '^(node:)?fs(/promises)?$' },
+    },
+    {
+      name: 'adapters-do-not-import-the-engine',
+      severity: 'error',
+      comment: 'An adapter implements a port; it must not reach back into the engine or the drivers above it.',
+      from: { path: ADAPTERS.filter((pattern) => !/fleet|composition/.test(pattern)) },
+      to: { path: ['^src/discovery/', '^workers/', '^src/api/', '^src/cli/', '^src/fleet/'] },
+    },
+    {
+      name: 'library-code-does-not-import-drivers',
+      severity: 'error',
+      comment: 'Only the CLI, the API and the workers drive the engine; lower layers never import them.',
+      from: { path: '^src/(domain|discovery|compaction|schema|llm|embed|vector|warehouse|store|config|errors|logging|report|eval)/' },
+      to: { path: ['^src/cli/', '^src/api/', '^workers/'] },
+    },
+    {
+      name: 'not-to-test',
+      severity: 'error',
+      comment: 'Production code never imports test code.',
+      from: { path: '^(src|workers|queues)/' },
+      to: { path: '^test/' },
+    },
+  ],
+  options: {
+    doNotFollow: { path: 'node_modules' },
+    parser: 'swc',
+    tsPreCompilationDeps: false,
+    tsConfig: { fileName: 'tsconfig.json' },
+    enhancedResolveOptions: { exportsFields: ['exports'], conditionNames: ['import', 'require', 'node', 'default'], extensions: ['.ts', '.js'] },
+    combinedDependencies: true,
+  },
+};
