@@ -18,5 +18,16 @@ export function printRunSummary(outcome: DiscoveryOutcome): void {
   });
   process.stdout.write(`${renderTable(['area', 'status', 'insights', 'confirmed', 'adjusted', 'rejected', 'other', 'steps used', 'steps dropped'], rows)}\n`);
   process.stdout.write(`recommendations: ${result.recommendations.length} · LLM calls: ${calls.length} · tokens in/out: ${input}/${output} · largest prompt: ${maxPrompt} tokens · cost: $${cost.toFixed(4)}\n`);
+  const telescope = result.telemetry.telescope;
+  if (telescope) {
+    const areas = Object.values(telescope.areas);
+    const strategies = Object.values(telescope.strategies);
+    const hits = strategies.reduce((sum, stats) => sum + stats.cache_hits, 0);
+    const lookups = hits + strategies.reduce((sum, stats) => sum + stats.cache_misses, 0);
+    const nodes = areas[0]?.nodes;
+    process.stdout.write(
+      `telescope: ${nodes ? `${nodes.l1} step abstracts, ${nodes.l2} groups` : 'no tree'} · drill-downs: ${areas.reduce((sum, area) => sum + area.drill_down_calls, 0)} · compaction cache: ${hits}/${lookups} hits\n`,
+    );
+  }
   if (result.summary.errors.length > 0) process.stdout.write(`errors:\n${result.summary.errors.map((error) => `  - ${error}`).join('\n')}\n`);
 }

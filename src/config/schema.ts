@@ -64,6 +64,33 @@ export const configSchema = z.object({
       maxStoredBytes: z.number().int().min(1_024).default(256 * 1024),
     })
     .default({ maxRows: 10_000, timeoutMs: 30_000, maxStoredBytes: 256 * 1024 }),
+  /** How analysis sees the exploration evidence, and which model tier each phase uses. */
+  compaction: z
+    .object({
+      /**
+       * `digests`: every picked step's digest within the area budget. `telescope`: the run index, the
+       * area's group and the best steps' digests, with drill-down (`{"expand": [ids]}`) for the rest.
+       */
+      evidence: z.enum(['digests', 'telescope']).default('digests'),
+      /** Drill-down requests the model may make per area with telescoped evidence (0: a flat first view only). */
+      maxExpansions: z.number().int().min(0).max(5).default(2),
+      /** Model tier per phase: `strong` is ASSAY_LLM, `fast` is ASSAY_FAST_LLM (the same model when unset). */
+      tiers: z
+        .object({
+          exploration: z.enum(['fast', 'strong']).default('strong'),
+          analysis: z.enum(['fast', 'strong']).default('strong'),
+          verification: z.enum(['fast', 'strong']).default('strong'),
+          recommendations: z.enum(['fast', 'strong']).default('strong'),
+          sql_fix: z.enum(['fast', 'strong']).default('fast'),
+          compaction: z.enum(['fast', 'strong']).default('fast'),
+        })
+        .default({ exploration: 'strong', analysis: 'strong', verification: 'strong', recommendations: 'strong', sql_fix: 'fast', compaction: 'fast' }),
+    })
+    .default({
+      evidence: 'digests',
+      maxExpansions: 2,
+      tiers: { exploration: 'strong', analysis: 'strong', verification: 'strong', recommendations: 'strong', sql_fix: 'fast', compaction: 'fast' },
+    }),
   /** Show the hidden system-test domain pack. */
   enableSystemTestPack: z.boolean().default(false),
   /** Per-model overrides of the model catalog: `{ "provider:model": { contextWindow, maxOutputTokens, ... } }`. */
@@ -103,4 +130,7 @@ export const ENV_BINDINGS: ReadonlyArray<{ env: string; path: string[]; kind: 's
   { env: 'ASSAY_SQL_MAX_ROWS', path: ['sql', 'maxRows'], kind: 'int' },
   { env: 'ASSAY_SQL_TIMEOUT_MS', path: ['sql', 'timeoutMs'], kind: 'int' },
   { env: 'ASSAY_ENABLE_SYSTEM_TEST', path: ['enableSystemTestPack'], kind: 'bool' },
+  { env: 'ASSAY_ANALYSIS_EVIDENCE', path: ['compaction', 'evidence'], kind: 'string' },
+  { env: 'ASSAY_MAX_EXPANSIONS', path: ['compaction', 'maxExpansions'], kind: 'int' },
+  { env: 'ASSAY_PHASE_TIERS', path: ['compaction', 'tiers'], kind: 'json' },
 ];

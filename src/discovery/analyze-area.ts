@@ -9,12 +9,14 @@ import type { AreaRun, ExplorationStep, Insight, Run } from '../domain/index.js'
 import { CancelledError, LlmError, NotFoundError, describeError } from '../errors/index.js';
 import { promptBudgetTokens, type PromptSection } from '../llm/prompt-builder.js';
 import { estimateTokens } from '../llm/tokens.js';
-import { assertRunActive, requireProject, type DiscoveryDeps } from './context.js';
+import { parseExpandRequest } from '../compaction/telescope/index.js';
+import { assertRunActive, modelFor, requireProject, type DiscoveryDeps } from './context.js';
 import { askUntilParsed } from './ask-until-parsed.js';
 import { listReformatNudge, parseInsights, type RawInsight } from './output-parser.js';
 import type { AnalysisArea } from './pack-schema.js';
 import { datasetNames, renderAnalysisPrompt } from './prompt-assembly.js';
 import { loadRunSetting } from './run-setting.js';
+import { expandForModel, mergeTelescopeTelemetry, openTelescope, type TelescopeSession } from './telescope-evidence.js';
 
 /** Reformat retries for an unusable analysis reply. */
 export const ANALYSIS_REFORMAT_RETRIES = 2;
@@ -106,34 +108,80 @@ export async function analyzeArea(deps: DiscoveryDeps, runId: string, areaId: st
       return { status: 'skipped', error: 'no relevant exploration steps', insight_ids: [] };
     }
 
-    const prompt = renderAnalysisPrompt(setting.pack, area, { dataset, totalQueries: block.selected_steps.length, queryResults: block.text });
+    const rankedSteps = block.selected_steps.map((picked) => picked.step);
+    const telescope: TelescopeSession | undefined =
+      deps.config.compaction.evidence === 'telescope'
+        ? await openTelescope(deps, {
+            runId,
+            areaId,
+            areaName: area.name,
+            source: setting.schema.warehouseHash,
+            steps,
+            rankedSteps,
+            budgetTokens,
+            referenceTokens: block.tokens,
+            family: entry.family,
+            ...(signal ? { signal } : {}),
+          })
+        : undefined;
+    const queryResults = telescope ? telescope.firstViewText : block.text;
+    const prompt = renderAnalysisPrompt(setting.pack, area, { dataset, totalQueries: block.selected_steps.length, queryResults });
     const sections: PromptSection[] = [
       { id: 'base-context', role: 'system', text: setting.baseContext, priority: 50, shrink: 'truncate', minTokens: 200 },
       { id: 'analysis', role: 'user', text: prompt, priority: 100, shrink: 'none' },
     ];
-    const answer = await askUntilParsed(deps, {
-      runId,
-      binding: deps.llm,
-      phase: 'analysis',
-      sections,
-      maxOutputTokens: ANALYSIS_MAX_OUTPUT_TOKENS,
-      signal,
-      area: areaId,
-      retries: ANALYSIS_REFORMAT_RETRIES,
-      parse: (reply) => {
-        const parsed = parseInsights(reply);
-        return parsed.ok ? { ok: true, value: parsed } : parsed;
-      },
-      nudge: (reason) => listReformatNudge('insights', reason),
-    });
-    if (!answer.ok) {
-      throw new LlmError(`analysis reply unusable after ${ANALYSIS_REFORMAT_RETRIES + 1} attempts: ${answer.reason}`, {
+    type AnalysisReply = { kind: 'insights'; value: Extract<ReturnType<typeof parseInsights>, { ok: true }> } | { kind: 'expand'; ids: string[] };
+    let promptTokensTotal = 0;
+    let answer: Awaited<ReturnType<typeof askUntilParsed<AnalysisReply>>>;
+    for (;;) {
+      const canExpand = telescope !== undefined && telescope.state.expansions < deps.config.compaction.maxExpansions;
+      answer = await askUntilParsed<AnalysisReply>(deps, {
+        runId,
+        ...modelFor(deps, 'analysis'),
+        phase: 'analysis',
+        sections,
+        maxOutputTokens: ANALYSIS_MAX_OUTPUT_TOKENS,
+        signal,
+        area: areaId,
+        retries: ANALYSIS_REFORMAT_RETRIES,
+        parse: (reply) => {
+          const ids = canExpand ? parseExpandRequest(reply) : null;
+          if (ids !== null) return { ok: true, value: { kind: 'expand', ids } };
+          const parsed = parseInsights(reply);
+          return parsed.ok ? { ok: true, value: { kind: 'insights', value: parsed } } : parsed;
+        },
+        nudge: (reason) => listReformatNudge('insights', reason),
+      });
+      promptTokensTotal += answer.promptTokensTotal;
+      if (!answer.ok || answer.value.kind === 'insights' || !telescope) break;
+      // drill-down: the request and the level below go into the conversation, and the model is asked again
+      sections.push(
+        { id: `expand-request-${telescope.state.expansions}`, role: 'assistant', text: JSON.stringify({ expand: answer.value.ids }), priority: 90, shrink: 'none' },
+        { id: `expansion-${telescope.state.expansions}`, role: 'user', text: expandForModel(telescope, answer.value.ids, Math.max(500, Math.floor(budgetTokens / 2)), entry.family), priority: 90, shrink: 'truncate', minTokens: 200 },
+      );
+    }
+    if (telescope) {
+      const areaFigures = {
+        nodes: telescope.tree.counts,
+        first_view_tokens: estimateTokens(telescope.firstViewText, entry.family),
+        drill_down_calls: telescope.state.expansions,
+        expanded_nodes: [...telescope.state.shown].filter((id) => !id.startsWith('L3-')),
+        prompt_tokens_total: promptTokensTotal,
+      };
+      await deps.store.updateRun(runId, (current) => ({
+        ...current,
+        telemetry: { ...current.telemetry, telescope: mergeTelescopeTelemetry(current.telemetry.telescope, areaId, areaFigures, telescope.compactor.stats()) },
+      }));
+    }
+    if (!answer.ok || answer.value.kind !== 'insights') {
+      const reason = answer.ok ? 'the model kept asking to expand nodes' : answer.reason;
+      throw new LlmError(`analysis reply unusable after ${ANALYSIS_REFORMAT_RETRIES + 1} attempts: ${reason}`, {
         kind: 'malformed_output',
         isRetryable: false,
         provider: deps.llm.provider.provider,
       });
     }
-    const parsed = answer.value;
+    const parsed = answer.value.value;
     const retries = answer.retries;
     const promptTokens = answer.promptTokens;
     const { insights, notes } = toInsights(area, parsed.items, citableSteps(steps), deps.now().toISOString());

@@ -18,20 +18,23 @@ export interface AskUntilParsedOptions<T> extends AskOptions {
   retries: number;
 }
 
+/** `promptTokens`: the largest prompt of the attempts; `promptTokensTotal`: all of them together. */
 export type AskUntilParsedResult<T> =
-  | { ok: true; value: T; retries: number; promptTokens: number }
-  | { ok: false; reason: string; retries: number; promptTokens: number };
+  | { ok: true; value: T; retries: number; promptTokens: number; promptTokensTotal: number }
+  | { ok: false; reason: string; retries: number; promptTokens: number; promptTokensTotal: number };
 
 /** Model errors propagate to the caller; only parse failures are retried here. */
 export async function askUntilParsed<T>(deps: Pick<DiscoveryDeps, 'store' | 'logger'>, options: AskUntilParsedOptions<T>): Promise<AskUntilParsedResult<T>> {
   const sections: PromptSection[] = [...options.sections];
   let promptTokens = 0;
+  let promptTokensTotal = 0;
   let reason = '';
   for (let attempt = 0; attempt <= options.retries; attempt++) {
     const reply = await askLlm(deps, { ...options, sections });
     promptTokens = Math.max(promptTokens, reply.record.prompt_tokens_estimated);
+    promptTokensTotal += reply.record.prompt_tokens_estimated;
     const parsed = options.parse(reply.text);
-    if (parsed.ok) return { ok: true, value: parsed.value, retries: attempt, promptTokens };
+    if (parsed.ok) return { ok: true, value: parsed.value, retries: attempt, promptTokens, promptTokensTotal };
     reason = parsed.reason;
     deps.logger.warn({ runId: options.runId, phase: options.phase, area: options.area, step: options.step, attempt, reason }, 'unusable model reply; nudging');
     sections.push(
@@ -39,5 +42,5 @@ export async function askUntilParsed<T>(deps: Pick<DiscoveryDeps, 'store' | 'log
       { id: `nudge-${attempt}`, role: 'user', text: options.nudge(parsed.reason), priority: 95, shrink: 'none' },
     );
   }
-  return { ok: false, reason, retries: options.retries, promptTokens };
+  return { ok: false, reason, retries: options.retries, promptTokens, promptTokensTotal };
 }

@@ -55,6 +55,17 @@ export interface DiscoveryDeps {
   now(): Date;
 }
 
+export type TieredPhase = keyof AssayConfig['compaction']['tiers'];
+
+/**
+ * The model a phase runs on, from `compaction.tiers` (model tiering): `strong` is the analysis model,
+ * `fast` the fast one. Spread into `askLlm` options, so every call records the tier that served it.
+ */
+export function modelFor(deps: Pick<DiscoveryDeps, 'config' | 'llm' | 'fastLlm'>, phase: TieredPhase): { binding: LlmBinding; tier: 'fast' | 'strong' } {
+  const tier = deps.config.compaction.tiers[phase];
+  return tier === 'fast' ? { binding: deps.fastLlm, tier } : { binding: deps.llm, tier };
+}
+
 export async function requireRun(deps: Pick<DiscoveryDeps, 'store'>, runId: string): Promise<Run> {
   const run = await deps.store.getRun(runId);
   if (!run) throw new NotFoundError(`run ${runId} does not exist`, { runId });

@@ -15,7 +15,7 @@ import { lookupSchema } from '../schema/lookup.js';
 import { searchTables } from '../schema/search.js';
 import { capRowsByBytes } from '../warehouse/row-cap.js';
 import { EXPLORER_ACTIONS, parseAction, reformatNudge, type ExplorationAction } from './action-parser.js';
-import { assertRunActive, requireProject, type DiscoveryDeps, type ProjectSchema } from './context.js';
+import { assertRunActive, modelFor, requireProject, type DiscoveryDeps, type ProjectSchema } from './context.js';
 import { askUntilParsed } from './ask-until-parsed.js';
 import { loadRunSetting, type RunSetting } from './run-setting.js';
 import { createSqlFixer } from './sql-fix-prompt.js';
@@ -87,7 +87,7 @@ async function askForAction(deps: DiscoveryDeps, run: Run, stepNumber: number, s
   try {
     const answer = await askUntilParsed(deps, {
       runId: run.id,
-      binding: deps.llm,
+      ...modelFor(deps, 'exploration'),
       phase: 'exploration',
       sections,
       maxOutputTokens: EXPLORATION_MAX_OUTPUT_TOKENS,

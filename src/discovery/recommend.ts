@@ -6,7 +6,7 @@
 import type { Insight, Recommendation, Run } from '../domain/index.js';
 import { CancelledError, LlmError, describeError } from '../errors/index.js';
 import type { PromptSection } from '../llm/prompt-builder.js';
-import { assertRunActive, requireProject, type DiscoveryDeps } from './context.js';
+import { assertRunActive, modelFor, requireProject, type DiscoveryDeps } from './context.js';
 import { askUntilParsed } from './ask-until-parsed.js';
 import { listReformatNudge, parseRecommendations, type RawRecommendation } from './output-parser.js';
 import { renderRecommendationsPrompt } from './prompt-assembly.js';
@@ -115,7 +115,7 @@ export async function recommend(deps: DiscoveryDeps, runId: string, signal?: Abo
     ];
     const answer = await askUntilParsed(deps, {
       runId,
-      binding: deps.llm,
+      ...modelFor(deps, 'recommendations'),
       phase: 'recommendations',
       sections,
       maxOutputTokens: RECOMMENDATION_MAX_OUTPUT_TOKENS,

@@ -1,7 +1,7 @@
 /** The fixer the SQL executor calls: the sql_fix prompt, grounded on the touched tables, through the fast model. */
 import type { LlmPhase } from '../domain/index.js';
 import type { TableSchema } from '../warehouse/port.js';
-import type { DiscoveryDeps } from './context.js';
+import { modelFor, type DiscoveryDeps } from './context.js';
 import { askLlm } from './llm-gateway.js';
 import { loadEnginePrompt } from './pack-loader.js';
 import { dialectName } from './prompt-assembly.js';
@@ -33,7 +33,7 @@ export function createSqlFixer(
     );
     const reply = await askLlm(deps, {
       runId: options.runId,
-      binding: deps.fastLlm,
+      ...modelFor(deps, 'sql_fix'),
       phase: options.phase ?? 'sql_fix',
       sections: [{ id: 'sql-fix', role: 'user', text: prompt, priority: 100, shrink: 'truncate' }],
       maxOutputTokens: SQL_FIX_MAX_OUTPUT_TOKENS,

@@ -12,7 +12,7 @@ import { MAX_LOOKUPS_PER_VERIFICATION } from '../schema/constants.js';
 import { lookupSchema } from '../schema/lookup.js';
 import type { QueryResult } from '../warehouse/port.js';
 import { VERIFIER_ACTIONS, parseAction, reformatNudge } from './action-parser.js';
-import { assertRunActive, requireProject, type DiscoveryDeps } from './context.js';
+import { assertRunActive, modelFor, requireProject, type DiscoveryDeps } from './context.js';
 import { askLlm } from './llm-gateway.js';
 import { dialectName, filterRule } from './prompt-assembly.js';
 import { classifyVerification } from './rules.js';
@@ -112,7 +112,7 @@ export async function verifyInsight(deps: DiscoveryDeps, runId: string, insightI
     const forced = lookups >= MAX_LOOKUPS_PER_VERIFICATION;
     let reply: string;
     try {
-      reply = (await askLlm(deps, { runId, binding: deps.llm, phase: 'verification', sections, maxOutputTokens: VERIFICATION_MAX_OUTPUT_TOKENS, signal, area: insight.analysis_area })).text;
+      reply = (await askLlm(deps, { runId, ...modelFor(deps, 'verification'), phase: 'verification', sections, maxOutputTokens: VERIFICATION_MAX_OUTPUT_TOKENS, signal, area: insight.analysis_area })).text;
     } catch (error) {
       if (error instanceof CancelledError) throw error;
       lastProblem = `the model call failed: ${describeError(error)}`;

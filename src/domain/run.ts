@@ -13,7 +13,7 @@ export const runTypeSchema = z.enum(['full', 'partial', 'failed', 'cancelled']);
 export type RunType = z.infer<typeof runTypeSchema>;
 
 /** Phases that spend LLM tokens, for usage accounting. */
-export const llmPhaseSchema = z.enum(['exploration', 'sql_fix', 'analysis', 'verification', 'recommendations', 'schema_index', 'other']);
+export const llmPhaseSchema = z.enum(['exploration', 'sql_fix', 'analysis', 'verification', 'recommendations', 'schema_index', 'compaction', 'other']);
 export type LlmPhase = z.infer<typeof llmPhaseSchema>;
 
 /** One LLM request, as recorded in the run telemetry. */
@@ -33,6 +33,8 @@ export const llmCallRecordSchema = z.object({
   overflow_retry: z.boolean().default(false),
   area: z.string().optional(),
   step: z.number().int().optional(),
+  /** The model tier that served the call (`fast` for compaction and SQL fixes by default). */
+  tier: z.enum(['fast', 'strong']).optional(),
 });
 export type LlmCallRecord = z.infer<typeof llmCallRecordSchema>;
 
@@ -66,10 +68,37 @@ export const areaRunSchema = z.object({
 });
 export type AreaRun = z.infer<typeof areaRunSchema>;
 
+export const compactionStatsSchema = z.object({
+  input_tokens: z.number().int(),
+  output_tokens: z.number().int(),
+  saved_pct: z.number(),
+  cache_hits: z.number().int(),
+  cache_misses: z.number().int(),
+  llm_calls: z.number().int(),
+});
+
+export const telescopeAreaSchema = z.object({
+  nodes: z.object({ l0: z.number().int(), l1: z.number().int(), l2: z.number().int(), ln: z.number().int() }),
+  first_view_tokens: z.number().int(),
+  drill_down_calls: z.number().int(),
+  expanded_nodes: z.array(z.string()).default([]),
+  /** Prompt tokens of every analysis call of the area, expansions included. */
+  prompt_tokens_total: z.number().int(),
+});
+
+export const telescopeTelemetrySchema = z.object({
+  evidence: z.enum(['digests', 'telescope']),
+  areas: z.record(z.string(), telescopeAreaSchema).default({}),
+  strategies: z.record(z.string(), compactionStatsSchema).default({}),
+});
+export type TelescopeTelemetry = z.infer<typeof telescopeTelemetrySchema>;
+
 export const runTelemetrySchema = z.object({
   llm_calls: z.array(llmCallRecordSchema).default([]),
   /** Totals keyed by phase, then by model. */
   usage_by_phase: z.record(z.string(), z.record(z.string(), usageTotalsSchema)).default({}),
+  /** Totals keyed by model tier (`fast`, `strong`): what compaction and SQL fixes cost against reasoning. */
+  usage_by_tier: z.record(z.string(), usageTotalsSchema).default({}),
   schema_tokens: z.number().int().default(0),
   schema_table_count: z.number().int().default(0),
   schema_lookup_calls: z.number().int().default(0),
@@ -78,6 +107,8 @@ export const runTelemetrySchema = z.object({
   analysis_step_search_calls: z.number().int().default(0),
   analysis_steps_dropped: z.number().int().default(0),
   phase_durations_ms: z.record(z.string(), z.number()).default({}),
+  /** The telescope tree (issue 12): nodes, per-strategy compaction stats, drill-down use. */
+  telescope: telescopeTelemetrySchema.optional(),
 });
 export type RunTelemetry = z.infer<typeof runTelemetrySchema>;
 

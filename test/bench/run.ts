@@ -6,9 +6,10 @@
 import type { Bench } from './bench.js';
 import { compactionBench } from './compaction.js';
 import { promptBoundBench } from './prompt-bound.js';
+import { telescopeBench } from './telescope.js';
 import { timingsBench } from './timings.js';
 
-const benches: Bench[] = [compactionBench, promptBoundBench, timingsBench];
+const benches: Bench[] = [compactionBench, promptBoundBench, telescopeBench, timingsBench];
 
 async function main(names: string[]): Promise<number> {
   const unknown = names.filter((name) => !benches.some((bench) => bench.name === name));

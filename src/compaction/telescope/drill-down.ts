@@ -8,19 +8,30 @@
 import { estimateTokens, type TokenFamily } from '../../llm/tokens.js';
 import type { TelescopeNode, TelescopeTree } from './tree.js';
 
-/** Expansion requests the model may make in one phase (analysis of one area, or recommendations). */
+/** Expansion requests the model may make in one phase by default (`compaction.maxExpansions`). */
 export const MAX_EXPANSIONS_PER_PHASE = 2;
 /** Node ids one expansion request may name. */
 export const MAX_NODES_PER_EXPANSION = 8;
-/** Share of the evidence budget the first view fills with full step abstracts. */
-export const FIRST_VIEW_ABSTRACT_SHARE = 0.35;
+/**
+ * Share of the digests-only evidence (every picked step's digest, as the `digests` mode would send it)
+ * that the first view spends on full step abstracts; the rest is reached by expansion.
+ */
+export const FIRST_VIEW_ABSTRACT_SHARE = 0.25;
 
-export const EXPAND_INSTRUCTIONS = [
+const TREE_LEGEND = [
   'The evidence below is a tree of summaries. Node ids look like L1-3f9a2c1b04de: L3 is the run index, L2 a group of steps,',
-  'L1 one step\'s full result digest, L0 a step\'s raw rows. Lines starting with [id] are nodes you have not seen in full.',
-  `If the evidence shown is not enough, you may reply with ONLY {"expand": ["<node id>", …]} (at most ${MAX_NODES_PER_EXPANSION} ids,`,
-  `at most ${MAX_EXPANSIONS_PER_PHASE} times) to see the level below those nodes; otherwise answer exactly as instructed.`,
+  "L1 one step's full result digest, L0 a step's raw rows. Lines starting with [id] are nodes you have not seen in full.",
 ].join(' ');
+
+/** What the model is told about the tree: the legend, and how to drill down when it may. */
+export function expandInstructions(maxExpansions: number): string {
+  if (maxExpansions <= 0) return `${TREE_LEGEND} Only what is shown is available: answer from it.`;
+  return [
+    TREE_LEGEND,
+    `If the evidence shown is not enough, you may reply with ONLY {"expand": ["<node id>", …]} (at most ${MAX_NODES_PER_EXPANSION} ids,`,
+    `at most ${maxExpansions} times) to see the level below those nodes; otherwise answer exactly as instructed.`,
+  ].join(' ');
+}
 
 export interface DrillDownState {
   shown: Set<string>;
@@ -35,8 +46,20 @@ function render(node: TelescopeNode): string {
   return `=== ${node.id} (${node.title}) ===\n${node.text}`;
 }
 
-/** The first view for one area: index, the area's group, and the top-ranked step abstracts within the share. */
-export function firstView(tree: TelescopeTree, areaId: string, rankedSteps: readonly number[], budgetTokens: number, family: TokenFamily, state: DrillDownState): string {
+/**
+ * The first view for one area: index, the area's group, and the top-ranked step abstracts within
+ * `FIRST_VIEW_ABSTRACT_SHARE` of `referenceTokens` (what the digests-only evidence would cost), never
+ * past `budgetTokens`.
+ */
+export function firstView(
+  tree: TelescopeTree,
+  areaId: string,
+  rankedSteps: readonly number[],
+  budget: { budgetTokens: number; referenceTokens: number },
+  family: TokenFamily,
+  state: DrillDownState,
+): string {
+  const { budgetTokens } = budget;
   const parts: string[] = [render(tree.index)];
   state.shown.add(tree.index.id);
   const groupId = tree.areaGroups.get(areaId);
@@ -46,7 +69,7 @@ export function firstView(tree: TelescopeTree, areaId: string, rankedSteps: read
     state.shown.add(group.id);
   }
   let used = estimateTokens(parts.join('\n\n'), family);
-  const abstractBudget = Math.floor(budgetTokens * FIRST_VIEW_ABSTRACT_SHARE);
+  const abstractBudget = Math.floor(Math.min(budgetTokens, budget.referenceTokens) * FIRST_VIEW_ABSTRACT_SHARE);
   let abstracts = 0;
   for (const step of rankedSteps) {
     const node = tree.nodes.get(tree.stepNodes.get(step) ?? '');

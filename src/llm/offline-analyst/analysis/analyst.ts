@@ -5,7 +5,7 @@
  * clears the bars.
  */
 import type { LlmRequest } from '../../port.js';
-import { userTexts } from '../phase.js';
+import { analysisEvidence, nodesToExpand } from './drill-down.js';
 import { purposeAreaIds, readAnalysisArea, readDigests, type DigestStep } from '../readers/digests.js';
 import { compareText, mentionsStem, wordsOf } from '../text.js';
 import { findCliff, findConcentration, findEarlyFirstAction, findStoppingPoint } from './distributions.js';
@@ -68,6 +68,7 @@ export function findInsights(prompt: string): Finding[] {
 }
 
 export function analyse(request: LlmRequest): string {
-  const prompt = userTexts(request)[0] ?? '';
-  return JSON.stringify({ insights: findInsights(prompt).map(toInsight) });
+  const expand = nodesToExpand(request);
+  if (expand) return JSON.stringify({ expand });
+  return JSON.stringify({ insights: findInsights(analysisEvidence(request)).map(toInsight) });
 }

@@ -168,10 +168,10 @@ describe('drilling down', () => {
   it('first shows the index, the area group and as many top-ranked step abstracts as the share allows', async () => {
     const tree = await buildTelescopeTree({ steps: demoSteps(), areas: AREAS, compactor: compactor(), family: 'default' });
     const state = newDrillDownState();
-    const roomy = firstView(tree, 'durations', [3, 1], 100_000, 'default', state);
+    const roomy = firstView(tree, 'durations', [3, 1], { budgetTokens: 100_000, referenceTokens: 100_000 }, 'default', state);
     expect(roomy).toContain(`=== ${tree.stepNodes.get(3)} (step 3) ===`);
     expect(roomy).toContain(`=== ${tree.stepNodes.get(1)} (step 1) ===`);
-    const tight = firstView(tree, 'durations', [3, 1], 600, 'default', newDrillDownState());
+    const tight = firstView(tree, 'durations', [3, 1], { budgetTokens: 100_000, referenceTokens: 600 }, 'default', newDrillDownState());
     expect(tight).toContain(`=== ${tree.areaGroups.get('durations')}`);
     expect(tight).not.toContain('=== L1-');
   });
@@ -179,7 +179,7 @@ describe('drilling down', () => {
   it('expands a group to its step abstracts, a shown step to its raw rows, within the budget, never twice', async () => {
     const tree = await buildTelescopeTree({ steps: demoSteps(), areas: AREAS, compactor: compactor(), family: 'default' });
     const state = newDrillDownState();
-    firstView(tree, 'durations', [3, 1], 600, 'default', state);
+    firstView(tree, 'durations', [3, 1], { budgetTokens: 100_000, referenceTokens: 600 }, 'default', state);
     const group = tree.areaGroups.get('durations') ?? '';
     const opened = expand(tree, [group, 'L1-000000000000'], 100_000, 'default', state);
     expect(opened.shown).toEqual([tree.stepNodes.get(1), tree.stepNodes.get(3)]);

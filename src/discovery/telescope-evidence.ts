@@ -1,0 +1,97 @@
+/**
+ * Telescoped evidence for one area's analysis (issue 12, `compaction.evidence: telescope`): the run's
+ * telescope tree built through the content-addressed cache in the run store, a first view within the
+ * area budget, and the expansions the model asks for with `{"expand": [ids]}`. Narratives are written by
+ * the fast tier only when a real fast model is configured (the offline analyst writes none).
+ */
+import {
+  buildTelescopeTree,
+  createCompactor,
+  expand,
+  expandInstructions,
+  firstView,
+  newDrillDownState,
+  shippedStrategies,
+  type Compactor,
+  type DrillDownState,
+  type Summarizer,
+  type TelescopeTree,
+} from '../compaction/telescope/index.js';
+import type { ExplorationStep, TelescopeTelemetry } from '../domain/index.js';
+import type { TokenFamily } from '../llm/tokens.js';
+import { modelFor, type DiscoveryDeps } from './context.js';
+import { askLlm } from './llm-gateway.js';
+
+export interface TelescopeSession {
+  tree: TelescopeTree;
+  compactor: Compactor;
+  state: DrillDownState;
+  /** The text that replaces `{{QUERY_RESULTS}}`. */
+  firstViewText: string;
+}
+
+function fastSummarizer(deps: DiscoveryDeps, runId: string, areaId: string): Summarizer | undefined {
+  const model = modelFor(deps, 'compaction');
+  // the offline analyst cannot write narratives; a run without a real fast model keeps deterministic nodes only
+  if (model.binding.provider.provider === 'offline') return undefined;
+  return async ({ prompt, maxOutputTokens, signal }) =>
+    (
+      await askLlm(deps, {
+        runId,
+        ...model,
+        phase: 'compaction',
+        area: areaId,
+        maxOutputTokens,
+        signal,
+        sections: [{ id: 'compaction', role: 'user', text: prompt, priority: 100, shrink: 'truncate', minTokens: 200 }],
+      })
+    ).text;
+}
+
+export async function openTelescope(
+  deps: DiscoveryDeps,
+  input: { runId: string; areaId: string; areaName: string; source: string; steps: readonly ExplorationStep[]; rankedSteps: readonly number[]; budgetTokens: number; referenceTokens: number; family: TokenFamily; signal?: AbortSignal },
+): Promise<TelescopeSession> {
+  const fast = fastSummarizer(deps, input.runId, input.areaId);
+  const compactor = createCompactor({ registry: shippedStrategies(), cache: deps.store, source: input.source, family: input.family, summarizers: fast ? { fast } : {} });
+  const tree = await buildTelescopeTree({
+    steps: input.steps,
+    areas: [{ id: input.areaId, name: input.areaName, steps: input.rankedSteps }],
+    compactor,
+    family: input.family,
+    ...(input.signal ? { signal: input.signal } : {}),
+  });
+  const state = newDrillDownState();
+  const view = firstView(tree, input.areaId, input.rankedSteps, { budgetTokens: input.budgetTokens, referenceTokens: input.referenceTokens }, input.family, state);
+  return { tree, compactor, state, firstViewText: `${expandInstructions(deps.config.compaction.maxExpansions)}\n\n${view}` };
+}
+
+/** The expansion text for the model's next turn. */
+export function expandForModel(session: TelescopeSession, ids: readonly string[], budgetTokens: number, family: TokenFamily): string {
+  const result = expand(session.tree, ids, budgetTokens, family, session.state);
+  return `Expanded nodes:\n\n${result.text}\n\nNow answer as instructed (or expand again if you still need to).`;
+}
+
+/** Adds one area's telescope figures and the compactor's stats to the run telemetry. */
+export function mergeTelescopeTelemetry(
+  current: TelescopeTelemetry | undefined,
+  areaId: string,
+  area: TelescopeTelemetry['areas'][string],
+  strategies: TelescopeTelemetry['strategies'],
+): TelescopeTelemetry {
+  const merged: TelescopeTelemetry = { evidence: 'telescope', areas: { ...(current?.areas ?? {}), [areaId]: area }, strategies: { ...(current?.strategies ?? {}) } };
+  for (const [name, stats] of Object.entries(strategies)) {
+    const before = merged.strategies[name];
+    const input = (before?.input_tokens ?? 0) + stats.input_tokens;
+    const output = (before?.output_tokens ?? 0) + stats.output_tokens;
+    merged.strategies[name] = {
+      input_tokens: input,
+      output_tokens: output,
+      saved_pct: input === 0 ? 0 : Math.round(1000 * (1 - output / input)) / 10,
+      cache_hits: (before?.cache_hits ?? 0) + stats.cache_hits,
+      cache_misses: (before?.cache_misses ?? 0) + stats.cache_misses,
+      llm_calls: (before?.llm_calls ?? 0) + stats.llm_calls,
+    };
+  }
+  return merged;
+}

@@ -1,0 +1,62 @@
+import { afterEach, describe, expect, it } from 'vitest';
+import { runDiscoveryLocally } from '../../../src/fleet/local/runner.js';
+import type { LlmRequest } from '../../../src/llm/port.js';
+import { createOfflineAnalyst } from '../../../src/llm/offline-analyst/index.js';
+import { createHarness, type Harness } from '../../support/engine-harness.js';
+import { phaseOf } from './scripted-brain.js';
+
+let harness: Harness | undefined;
+afterEach(async () => {
+  await harness?.close();
+  harness = undefined;
+});
+
+async function runWith(evidence: 'digests' | 'telescope', brain = createOfflineAnalyst(), maxExpansions = 2) {
+  harness = await createHarness(brain);
+  harness.deps.config = { ...harness.deps.config, compaction: { ...harness.deps.config.compaction, evidence, maxExpansions } };
+  const run = await harness.newRun({ maxSteps: 12 });
+  const result = await runDiscoveryLocally(harness.deps, run.id, { concurrency: 2 });
+  const stored = await harness.deps.store.getRun(run.id);
+  await harness.close();
+  harness = undefined;
+  return { result, run: stored };
+}
+
+describe('when analysis reads telescoped evidence (compaction.evidence: telescope)', () => {
+  it('finds what the digests find, drilling down where the first view held steps back, and records the tree in the telemetry', async () => {
+    const digests = await runWith('digests');
+    const telescoped = await runWith('telescope');
+    expect(telescoped.result.insights.map((insight) => insight.name).sort()).toEqual(digests.result.insights.map((insight) => insight.name).sort());
+    const telemetry = telescoped.run?.telemetry.telescope;
+    expect(telemetry?.evidence).toBe('telescope');
+    const areas = Object.values(telemetry?.areas ?? {});
+    expect(areas.length).toBeGreaterThan(0);
+    expect(areas.every((area) => area.nodes.l1 > 0 && area.nodes.ln === 1)).toBe(true);
+    expect(areas.some((area) => area.drill_down_calls > 0)).toBe(true);
+    expect(telemetry?.strategies.result_digest?.cache_misses).toBeGreaterThan(0);
+    expect(digests.run?.telemetry.telescope).toBeUndefined();
+    const analysisCalls = telescoped.run?.telemetry.llm_calls.filter((call) => call.phase === 'analysis') ?? [];
+    expect(analysisCalls.every((call) => call.tier === 'strong')).toBe(true);
+    expect(telescoped.run?.telemetry.usage_by_tier.strong?.calls).toBeGreaterThanOrEqual(analysisCalls.length);
+  });
+
+  it('stops honouring expand requests after the allowed number and records the area as failed, never looping', async () => {
+    const analysisPrompts: string[] = [];
+    const analyst = createOfflineAnalyst();
+    const greedy = (request: LlmRequest): string => {
+      if (phaseOf(request) !== 'analysis') return analyst(request) as string;
+      analysisPrompts.push(request.messages.map((message) => message.content).join('\n'));
+      const id = /\[(L1-[0-9a-f]{12})\]/.exec(analysisPrompts[0] ?? '')?.[1] ?? 'L1-000000000000';
+      return JSON.stringify({ expand: [id] });
+    };
+    const { result, run } = await runWith('telescope', greedy, 1);
+    const analysed = run?.areas.filter((area) => area.status !== 'skipped') ?? [];
+    expect(analysed.length).toBeGreaterThan(0);
+    expect(analysed.every((area) => area.status === 'failed' && /unusable/.test(area.error ?? ''))).toBe(true);
+    // per area: the first ask, one honoured expansion, then the refused request and its 2 reformat retries
+    const perArea = (run?.telemetry.llm_calls ?? []).filter((call) => call.phase === 'analysis' && call.area === analysed[0]?.area_id);
+    expect(perArea).toHaveLength(1 + 1 + 2);
+    expect(analysisPrompts.some((prompt) => prompt.includes('Expanded nodes:'))).toBe(true);
+    expect(result.run_type).toBeDefined();
+  });
+});
