@@ -4,6 +4,7 @@
  */
 import { z } from 'zod';
 import { LLM_WORKER_DEFAULTS, jobOptions, keySchema, resultOrCancelled, runIdSchema, type QueueContract } from './contract.js';
+import { STAGE_RETRY } from '../src/discovery/pipeline/error-policy.js';
 
 export const ANALYZE_AREA_QUEUE = 'analyze-area';
 export const ANALYZE_AREA_JOB = 'area';
@@ -32,6 +33,6 @@ export const analyzeAreaQueue: QueueContract<typeof ANALYZE_AREA_QUEUE, AnalyzeA
   payload: analyzeAreaPayloadSchema,
   result: analyzeAreaResultSchema,
   jobId: (payload) => `${payload.runId}-area-${payload.areaId}`,
-  defaultJobOptions: jobOptions({ attempts: 3, backoffDelayMs: 10_000 }),
+  defaultJobOptions: jobOptions(STAGE_RETRY.analyze),
   worker: { ...LLM_WORKER_DEFAULTS, concurrency: 4 },
 };

@@ -5,6 +5,7 @@
  */
 import { z } from 'zod';
 import { jobOptions, resultOrCancelled, runIdSchema, type QueueContract } from './contract.js';
+import { STAGE_RETRY } from '../src/discovery/pipeline/error-policy.js';
 
 export const COORDINATOR_QUEUE = 'coordinator';
 export const COORDINATOR_JOB = 'run';
@@ -34,7 +35,7 @@ export const coordinatorQueue: QueueContract<typeof COORDINATOR_QUEUE, Coordinat
   result: coordinatorResultSchema,
   jobId: (payload) => payload.runId,
   defaultJobOptions: {
-    ...jobOptions({ attempts: 5, backoffDelayMs: 2_000 }),
+    ...jobOptions(STAGE_RETRY.prepare),
     // a finished run's job stays a month so a repeated launch of the same run id stays a no-op
     removeOnComplete: { age: 30 * 24 * 3_600 },
   },

@@ -4,6 +4,7 @@
  */
 import { z } from 'zod';
 import { LLM_WORKER_DEFAULTS, jobOptions, resultOrCancelled, runIdSchema, type QueueContract } from './contract.js';
+import { STAGE_RETRY } from '../src/discovery/pipeline/error-policy.js';
 
 export const EXPLORE_QUEUE = 'explore';
 export const EXPLORE_JOB = 'step';
@@ -22,6 +23,6 @@ export const exploreQueue: QueueContract<typeof EXPLORE_QUEUE, ExplorePayload, E
   payload: explorePayloadSchema,
   result: exploreResultSchema,
   jobId: (payload) => `${payload.runId}-explore-${payload.step}`,
-  defaultJobOptions: jobOptions({ attempts: 3, backoffDelayMs: 5_000 }),
+  defaultJobOptions: jobOptions(STAGE_RETRY.explore),
   worker: { ...LLM_WORKER_DEFAULTS, concurrency: 4 },
 };

@@ -1,6 +1,7 @@
 /** Queue `recommend`: recommendations from the run's compacted insights, once every area has settled. */
 import { z } from 'zod';
 import { LLM_WORKER_DEFAULTS, jobOptions, resultOrCancelled, runIdSchema, type QueueContract } from './contract.js';
+import { STAGE_RETRY } from '../src/discovery/pipeline/error-policy.js';
 
 export const RECOMMEND_QUEUE = 'recommend';
 export const RECOMMEND_JOB = 'recommendations';
@@ -17,6 +18,6 @@ export const recommendQueue: QueueContract<typeof RECOMMEND_QUEUE, RecommendPayl
   payload: recommendPayloadSchema,
   result: recommendResultSchema,
   jobId: (payload) => `${payload.runId}-recommend`,
-  defaultJobOptions: jobOptions({ attempts: 3, backoffDelayMs: 10_000 }),
+  defaultJobOptions: jobOptions(STAGE_RETRY.recommend),
   worker: { ...LLM_WORKER_DEFAULTS, concurrency: 4 },
 };

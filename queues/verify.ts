@@ -1,6 +1,7 @@
 /** Queue `verify`: grounded verification of one insight, a child of its area's job. */
 import { z } from 'zod';
 import { LLM_WORKER_DEFAULTS, jobOptions, keySchema, resultOrCancelled, runIdSchema, type QueueContract } from './contract.js';
+import { STAGE_RETRY } from '../src/discovery/pipeline/error-policy.js';
 
 export const VERIFY_QUEUE = 'verify';
 export const VERIFY_JOB = 'insight';
@@ -17,7 +18,7 @@ export const verifyQueue: QueueContract<typeof VERIFY_QUEUE, VerifyPayload, Veri
   payload: verifyPayloadSchema,
   result: verifyResultSchema,
   jobId: (payload) => `${payload.runId}-verify-${payload.insightId}`,
-  defaultJobOptions: jobOptions({ attempts: 3, backoffDelayMs: 5_000 }),
+  defaultJobOptions: jobOptions(STAGE_RETRY.verify),
   // one short model call and one COUNT query each: the most parallel queue
   worker: { ...LLM_WORKER_DEFAULTS, concurrency: 8 },
 };

@@ -8,7 +8,7 @@ import { verifyQueue, type AnalyzeAreaPayload, type AnalyzeAreaResult } from '..
 import { analyzeArea } from '../src/discovery/analyze-area.js';
 import { requireRun } from '../src/discovery/context.js';
 import { addChild, readChildOutcomes } from '../src/fleet/bullmq/children.js';
-import { failVerification } from '../src/fleet/bullmq/reconcile.js';
+import { failVerification } from '../src/discovery/pipeline/index.js';
 import type { JobContext, JobHandler } from './handler.js';
 
 async function gather(context: JobContext<AnalyzeAreaPayload>): Promise<AnalyzeAreaResult> {

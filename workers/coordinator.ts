@@ -1,14 +1,13 @@
 /**
- * The coordinator: a state machine over the run, one BullMQ job per run. Each stage enqueues its
- * work as children of this job (deterministic ids, `ignoreDependencyOnFailure`), records the next
- * stage in the job's data, and parks the job in `waiting-children` (`WaitingChildrenError`); BullMQ
- * re-enters it when every child has settled. Heavy work always happens in the children.
+ * The coordinator: the BullMQ driver of the run pipeline (`src/discovery/pipeline`), one job per run.
+ * It asks the pure state machine what comes next, applies the transition's update to the run, and
+ * runs the command: `prepare` inline (a few store reads and the schema), every other stage as children
+ * with deterministic ids (`ignoreDependencyOnFailure`), recording the stage in flight in the job's data
+ * and parking the job in `waiting-children`; BullMQ re-enters it when the children settle, and their
+ * outcomes (values, or failures after their last attempt) become the stage's result. The in-process
+ * runner drives the same machine, so both end a run the same way.
  *
- *   schema → prepare → explore (one step at a time) → analyze (areas in parallel, each the parent
- *   of its verifications) → recommend → finalize
- *
- * A cancelled run is finalized as cancelled on the next entry; a failed child is reconciled into the
- * run document, so the run ends `partial` or `failed` instead of waiting forever.
+ *   schema (fleet only: the index job) → prepare → explore 1 … n → analyze → recommend → finalize
  */
 import { WaitingChildrenError } from 'bullmq';
 import {
@@ -23,15 +22,13 @@ import {
 } from '../queues/index.js';
 import { requireRun } from '../src/discovery/context.js';
 import { finalizeRun } from '../src/discovery/finalize.js';
+import { classifyStageError, nextStage, type StageResult, type Transition } from '../src/discovery/pipeline/index.js';
 import { prepareRun } from '../src/discovery/prepare.js';
 import { runStatusFor } from '../src/discovery/rules.js';
-import { CancelledError, describeError } from '../src/errors/index.js';
+import type { Run } from '../src/domain/index.js';
+import { CancelledError } from '../src/errors/index.js';
 import { addChild, readChildOutcomes } from '../src/fleet/bullmq/children.js';
-import { failRecommendations, failUnsettledAreas, stopExplorationAt } from '../src/fleet/bullmq/reconcile.js';
 import type { JobContext, JobHandler } from './handler.js';
-
-/** Progress shown once analysis starts (exploration reports up to 60). */
-const ANALYSIS_PROGRESS = 62;
 
 type Context = JobContext<CoordinatorPayload>;
 
@@ -42,100 +39,107 @@ async function finish(context: Context, fatalError?: string): Promise<Coordinato
   return { runId, runType: result.run_type, status: runStatusFor(result.run_type) };
 }
 
-/** Records the next stage, then parks the job until its children settle. False: nothing pending, go on now. */
-async function advanceAndWait(context: Context, next: CoordinatorPayload): Promise<CoordinatorPayload> {
-  await context.job.updateData(next);
+/** Records the stage in flight, then parks the job until its children settle. False: nothing pending, go on now. */
+async function parkUntilSettled(context: Context, inFlight: CoordinatorPayload): Promise<false> {
+  await context.job.updateData(inFlight);
   if (await context.job.moveToWaitingChildren(context.token)) throw new WaitingChildrenError();
-  return next;
+  return false;
 }
 
-/** One stage; returns the state to run next, or the run's final result. */
-async function runStage(context: Context, state: CoordinatorPayload): Promise<CoordinatorPayload | CoordinatorResult> {
-  const { deps, job, queues } = context;
-  const { runId } = state;
-  switch (state.stage) {
-    case 'schema': {
-      await addChild(queues, indexQueue, { runId }, job);
-      return advanceAndWait(context, { ...state, stage: 'prepare' });
-    }
-    case 'prepare': {
-      const schemaFailure = (await readChildOutcomes(job)).failureOf(indexQueue.name, indexQueue.jobId({ runId }));
-      if (schemaFailure !== undefined) return finish(context, `prepare failed: the schema index job failed: ${schemaFailure}`);
-      try {
-        await prepareRun(deps, runId, context.signal);
-      } catch (error) {
-        if (error instanceof CancelledError) throw error;
-        context.logger.error({ err: error }, 'prepare failed');
-        return finish(context, `prepare failed: ${describeError(error)}`);
-      }
-      return { ...state, stage: 'explore', step: 0 };
-    }
+/** `prepare` runs inline: a final failure ends the run; anything retryable fails this attempt of the job. */
+async function runPrepare(context: Context): Promise<StageResult> {
+  const { runId } = context.payload;
+  const schemaFailure = (await readChildOutcomes(context.job)).failureOf(indexQueue.name, indexQueue.jobId({ runId }));
+  if (schemaFailure !== undefined) return { stage: 'prepare', failure: `the schema index job failed: ${schemaFailure}` };
+  try {
+    await prepareRun(context.deps, runId, context.signal);
+    return { stage: 'prepare' };
+  } catch (error) {
+    const classified = classifyStageError(error);
+    if (classified.kind !== 'final') throw error;
+    context.logger.error({ err: error }, 'prepare failed');
+    return { stage: 'prepare', failure: classified.reason };
+  }
+}
+
+/** The result of the stage whose children just settled. */
+async function settledResult(context: Context, inFlight: CoordinatorPayload, run: Run): Promise<StageResult> {
+  const { runId } = inFlight;
+  const outcomes = await readChildOutcomes(context.job);
+  switch (inFlight.stage) {
     case 'explore': {
-      let next = Math.max(state.step, 1);
-      if (state.step > 0) {
-        const outcomes = await readChildOutcomes(job);
-        const jobId = exploreQueue.jobId({ runId, step: state.step });
-        const value = outcomes.valueOf(exploreQueue.name, jobId);
-        const outcome = value === undefined ? undefined : exploreResultSchema.parse(value);
-        // a step cancelled while its run is still live (the run is checked before every stage) ends exploration like a failed one
-        const failure = outcomes.failureOf(exploreQueue.name, jobId) ?? (outcome && isCancelledResult(outcome) ? outcome.reason : undefined);
-        if (failure !== undefined) {
-          await deps.store.updateRun(runId, (run) => stopExplorationAt(run, state.step, failure));
-          return { ...state, stage: 'analyze' };
-        }
-        if (outcome && !isCancelledResult(outcome)) {
-          if (outcome.finished) return { ...state, stage: 'analyze' };
-          next = state.step + 1;
-        }
-      }
-      const run = await requireRun(deps, runId);
-      if (next > run.settings.max_steps) return { ...state, stage: 'analyze' };
-      if ((await addChild(queues, exploreQueue, { runId, step: next }, job)) === 'failed_before') {
-        await deps.store.updateRun(runId, (current) => stopExplorationAt(current, next, 'failed on an earlier delivery'));
-        return { ...state, stage: 'analyze' };
-      }
-      return advanceAndWait(context, { ...state, step: next });
+      const jobId = exploreQueue.jobId({ runId, step: inFlight.step });
+      const value = outcomes.valueOf(exploreQueue.name, jobId);
+      const outcome = value === undefined ? undefined : exploreResultSchema.parse(value);
+      // a step cancelled while its run is still live (the run is checked before every stage) ends exploration like a failed one
+      const failure = outcomes.failureOf(exploreQueue.name, jobId) ?? (outcome && isCancelledResult(outcome) ? outcome.reason : undefined);
+      if (failure !== undefined) return { stage: 'explore', step: inFlight.step, finished: true, failure };
+      return { stage: 'explore', step: inFlight.step, finished: outcome !== undefined && !isCancelledResult(outcome) && outcome.finished };
     }
     case 'analyze': {
-      const run = await deps.store.updateRun(runId, (current) => ({ ...current, phase: 'analysis', phase_detail: 'analysing areas', progress: Math.max(current.progress, ANALYSIS_PROGRESS) }));
-      // every area, settled or not: a repeated add re-attaches a job still running, and is a no-op otherwise
-      for (const area of run.areas) await addChild(queues, analyzeAreaQueue, { runId, areaId: area.area_id, stage: 'analyze' }, job);
-      return advanceAndWait(context, { ...state, stage: 'recommend' });
-    }
-    case 'recommend': {
-      const outcomes = await readChildOutcomes(job);
-      const run = await requireRun(deps, runId);
       const failures = new Map<string, string>();
       for (const area of run.areas) {
         const failure = outcomes.failureOf(analyzeAreaQueue.name, analyzeAreaQueue.jobId({ runId, areaId: area.area_id, stage: 'analyze' }));
         if (failure !== undefined) failures.set(area.area_id, failure);
       }
-      await deps.store.updateRun(runId, (current) => failUnsettledAreas(current, failures));
-      await addChild(queues, recommendQueue, { runId }, job);
-      return advanceAndWait(context, { ...state, stage: 'finalize' });
+      return { stage: 'analyze', failures };
     }
-    case 'finalize': {
-      const failure = (await readChildOutcomes(job)).failureOf(recommendQueue.name, recommendQueue.jobId({ runId }));
-      if (failure !== undefined) await deps.store.updateRun(runId, (run) => failRecommendations(run, failure));
-      return finish(context);
-    }
+    case 'recommend':
+      return { stage: 'recommend', failure: outcomes.failureOf(recommendQueue.name, recommendQueue.jobId({ runId })) };
+    default:
+      throw new TypeError(`the coordinator has no children to settle in stage ${inFlight.stage}`);
   }
 }
 
-function isFinalResult(value: CoordinatorPayload | CoordinatorResult): value is CoordinatorResult {
-  return !('stage' in value);
-}
-
 export const coordinate: JobHandler<CoordinatorPayload, CoordinatorResult> = async (context) => {
-  let state = context.payload;
+  const { deps, job, queues } = context;
+  const { runId } = context.payload;
+  let inFlight = context.payload;
   try {
     for (;;) {
-      const run = await requireRun(context.deps, state.runId);
+      const run = await requireRun(deps, runId);
       if (run.status === 'cancelled') return await finish(context);
-      context.logger.debug({ stage: state.stage, step: state.step }, 'coordinator stage');
-      const outcome = await runStage(context, state);
-      if (isFinalResult(outcome)) return outcome;
-      state = outcome;
+      context.logger.debug({ stage: inFlight.stage, step: inFlight.step }, 'coordinator stage');
+
+      let transition: Transition;
+      if (inFlight.stage === 'schema') {
+        await addChild(queues, indexQueue, { runId }, job);
+        inFlight = { runId, stage: 'prepare', step: 0 };
+        await parkUntilSettled(context, inFlight);
+        continue;
+      } else if (inFlight.stage === 'prepare') {
+        transition = nextStage(await runPrepare(context), run.settings.max_steps);
+      } else if (inFlight.stage === 'finalize') {
+        return await finish(context);
+      } else {
+        transition = nextStage(await settledResult(context, inFlight, run), run.settings.max_steps);
+      }
+
+      // apply and run commands until one has children to wait for
+      for (;;) {
+        if (transition.update) await deps.store.updateRun(runId, transition.update);
+        const { command } = transition;
+        if (command.do === 'finalize') return await finish(context, command.fatalError);
+        if (command.do === 'explore') {
+          if ((await addChild(queues, exploreQueue, { runId, step: command.step }, job)) === 'failed_before') {
+            transition = nextStage({ stage: 'explore', step: command.step, finished: true, failure: 'failed on an earlier delivery' }, run.settings.max_steps);
+            continue;
+          }
+          inFlight = { runId, stage: 'explore', step: command.step };
+        } else if (command.do === 'analyze') {
+          const current = await requireRun(deps, runId);
+          // every area, settled or not: a repeated add re-attaches a job still running, and is a no-op otherwise
+          for (const area of current.areas) await addChild(queues, analyzeAreaQueue, { runId, areaId: area.area_id, stage: 'analyze' }, job);
+          inFlight = { runId, stage: 'analyze', step: 0 };
+        } else if (command.do === 'recommend') {
+          await addChild(queues, recommendQueue, { runId }, job);
+          inFlight = { runId, stage: 'recommend', step: 0 };
+        } else {
+          throw new TypeError(`the pipeline never starts over: unexpected command ${command.do}`);
+        }
+        await parkUntilSettled(context, inFlight);
+        break;
+      }
     }
   } catch (error) {
     // the run was cancelled under a stage: finalize it here. A cancelled run never aborts the

@@ -1,16 +1,13 @@
 /**
- * What a job's failure means for BullMQ, decided in one place: retry with backoff, fail now, pause
- * the queue for a provider's rate limit, complete as cancelled, or hand the job back to another
- * worker because this one is shutting down.
+ * What a job's failure means for BullMQ: the pipeline's one error policy (`classifyStageError`) mapped
+ * onto BullMQ's controls — retry with backoff, fail now, pause the queue for a provider's rate limit,
+ * complete as cancelled — plus the two things only a worker knows: BullMQ's own control-flow signals,
+ * and handing a job back to another worker because this one is shutting down.
  */
 import { DelayedError, RateLimitError, WaitingChildrenError, WaitingError } from 'bullmq';
-import { AssayError, CancelledError, LlmError, type ErrorCode } from '../src/errors/index.js';
+import { classifyStageError } from '../src/discovery/pipeline/index.js';
 
-/** Pause after a 429 that did not say how long to wait. */
-export const DEFAULT_RATE_LIMIT_PAUSE_MS = 30_000;
-
-/** Failures no retry can fix: bad input, a missing run, a broken pack or config, refused SQL. */
-const PERMANENT_CODES: ReadonlySet<ErrorCode> = new Set(['validation', 'not_found', 'conflict', 'pack', 'config', 'unsafe_sql']);
+export { DEFAULT_RATE_LIMIT_PAUSE_MS } from '../src/discovery/pipeline/index.js';
 
 export type JobFailure =
   /** BullMQ's own control-flow signals (waiting for children, moved to delayed/wait, rate limited): pass through. */
@@ -26,20 +23,19 @@ function isBullmqControl(error: unknown): boolean {
   return error instanceof WaitingChildrenError || error instanceof DelayedError || error instanceof WaitingError || error instanceof RateLimitError;
 }
 
-function isCancellation(error: unknown): boolean {
-  return error instanceof CancelledError || (error instanceof LlmError && error.kind === 'aborted');
-}
-
 export function classifyJobFailure(error: unknown, state: { shuttingDown: boolean; aborted: boolean }): JobFailure {
   if (isBullmqControl(error)) return { action: 'control' };
+  const classified = classifyStageError(error);
   // during shutdown, whatever an aborted job threw (a cancelled call, an interrupted query) is the abort's doing
-  if (state.shuttingDown && (state.aborted || isCancellation(error))) return { action: 'hand_over' };
-  if (isCancellation(error)) return { action: 'cancelled', reason: (error as Error).message };
-  if (error instanceof LlmError) {
-    if (error.kind === 'rate_limit') return { action: 'rate_limited', pauseMs: error.info.retryAfterMs ?? DEFAULT_RATE_LIMIT_PAUSE_MS };
-    if (!error.info.isRetryable) return { action: 'unrecoverable', reason: `${error.kind}: ${error.message}` };
-    return { action: 'retry' };
+  if (state.shuttingDown && (state.aborted || classified.kind === 'cancelled')) return { action: 'hand_over' };
+  switch (classified.kind) {
+    case 'cancelled':
+      return { action: 'cancelled', reason: classified.reason };
+    case 'rate_limited':
+      return { action: 'rate_limited', pauseMs: classified.retryAfterMs };
+    case 'final':
+      return { action: 'unrecoverable', reason: classified.reason };
+    case 'retryable':
+      return { action: 'retry' };
   }
-  if (error instanceof AssayError && PERMANENT_CODES.has(error.code)) return { action: 'unrecoverable', reason: `${error.code}: ${error.message}` };
-  return { action: 'retry' };
 }

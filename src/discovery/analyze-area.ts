@@ -15,6 +15,7 @@ import { askUntilParsed } from './ask-until-parsed.js';
 import { listReformatNudge, parseInsights, type RawInsight } from './output-parser.js';
 import type { AnalysisArea } from './pack-schema.js';
 import { datasetNames, renderAnalysisPrompt } from './prompt-assembly.js';
+import { rethrowUnlessFinal } from './pipeline/error-policy.js';
 import { loadRunSetting } from './run-setting.js';
 import { expandForModel, mergeTelescopeTelemetry, openTelescope, type TelescopeSession } from './telescope-evidence.js';
 
@@ -204,6 +205,8 @@ export async function analyzeArea(deps: DiscoveryDeps, runId: string, areaId: st
     return { status: 'completed', insight_ids: insights.map((insight) => insight.id) };
   } catch (error) {
     if (error instanceof CancelledError) throw error;
+    // retryable failures go back to the driver with the area still `running`; a redelivery redoes it
+    rethrowUnlessFinal(error);
     const message = describeError(error);
     deps.logger.error({ runId, area: areaId, err: error }, 'area analysis failed');
     await updateArea(deps, runId, areaId, (current) => ({ ...current, status: 'failed', error: message, duration_ms: Date.now() - started }));

@@ -16,6 +16,7 @@ import { searchTables } from '../schema/search.js';
 import { capRowsByBytes } from '../warehouse/row-cap.js';
 import { EXPLORER_ACTIONS, parseAction, reformatNudge, type ExplorationAction } from './action-parser.js';
 import { assertRunActive, modelFor, requireProject, type DiscoveryDeps, type ProjectSchema } from './context.js';
+import { rethrowUnlessFinal } from './pipeline/error-policy.js';
 import { askUntilParsed } from './ask-until-parsed.js';
 import { loadRunSetting, type RunSetting } from './run-setting.js';
 import { createSqlFixer } from './sql-fix-prompt.js';
@@ -104,6 +105,8 @@ async function askForAction(deps: DiscoveryDeps, run: Run, stepNumber: number, s
   } catch (error) {
     if (error instanceof CancelledError) throw error;
     if (error instanceof LlmError && error.kind === 'aborted') throw new CancelledError('exploration aborted', { cause: error });
+    // a rate limit or a transient failure is the driver's to retry; only a final failure becomes an error step
+    rethrowUnlessFinal(error);
     return { error: `the model call failed: ${describeError(error)}`, llmFailed: true };
   }
 }

@@ -3,6 +3,7 @@
  * telemetry (llm_calls, usage_by_phase) as it happens, so a crash loses no accounting.
  */
 import type { LlmCallRecord, LlmPhase, UsageTotals } from '../domain/index.js';
+import type { LlmErrorKind } from '../errors/index.js';
 import { callLlm } from '../llm/budgeted-call.js';
 import type { PromptSection } from '../llm/prompt-builder.js';
 import { mergeUsageByPhase, summariseUsage } from '../llm/usage.js';
@@ -53,6 +54,9 @@ export async function recordLlmCall(deps: Pick<DiscoveryDeps, 'store'>, runId: s
   }));
 }
 
+/** Retried inside one call; a rate limit goes straight to the driver (error policy). */
+export const IN_CALL_RETRY_KINDS: ReadonlySet<LlmErrorKind> = new Set(['transient', 'timeout']);
+
 export async function askLlm(deps: Pick<DiscoveryDeps, 'store' | 'logger'>, options: AskOptions): Promise<AskResult> {
   const { response, record } = await callLlm({
     provider: options.binding.provider,
@@ -62,6 +66,7 @@ export async function askLlm(deps: Pick<DiscoveryDeps, 'store' | 'logger'>, opti
     signal: options.signal,
     ...(options.maxOutputTokens === undefined ? {} : { maxOutputTokens: options.maxOutputTokens }),
     temperature: options.temperature ?? 0,
+    retry: { retryKinds: IN_CALL_RETRY_KINDS },
     ...(options.area === undefined ? {} : { area: options.area }),
     ...(options.step === undefined ? {} : { step: options.step }),
   });

@@ -9,6 +9,7 @@ import type { PromptSection } from '../llm/prompt-builder.js';
 import { assertRunActive, modelFor, requireProject, type DiscoveryDeps } from './context.js';
 import { askUntilParsed } from './ask-until-parsed.js';
 import { listReformatNudge, parseRecommendations, type RawRecommendation } from './output-parser.js';
+import { rethrowUnlessFinal } from './pipeline/error-policy.js';
 import { renderRecommendationsPrompt } from './prompt-assembly.js';
 import { loadRunSetting } from './run-setting.js';
 
@@ -138,6 +139,7 @@ export async function recommend(deps: DiscoveryDeps, runId: string, signal?: Abo
     return recommendations;
   } catch (error) {
     if (error instanceof CancelledError) throw error;
+    rethrowUnlessFinal(error);
     deps.logger.error({ runId, err: error }, 'recommendations failed');
     await deps.store.updateRun(runId, (current) => ({ ...current, recommendation_log: { ...current.recommendation_log, status: 'failed', error: describeError(error) } }));
     return [];

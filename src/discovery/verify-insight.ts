@@ -15,6 +15,7 @@ import { VERIFIER_ACTIONS, parseAction, reformatNudge } from './action-parser.js
 import { assertRunActive, modelFor, requireProject, type DiscoveryDeps } from './context.js';
 import { askLlm } from './llm-gateway.js';
 import { dialectName, filterRule } from './prompt-assembly.js';
+import { rethrowUnlessFinal } from './pipeline/error-policy.js';
 import { classifyVerification } from './rules.js';
 import { loadRunSetting } from './run-setting.js';
 import { createSqlFixer } from './sql-fix-prompt.js';
@@ -115,6 +116,7 @@ export async function verifyInsight(deps: DiscoveryDeps, runId: string, insightI
       reply = (await askLlm(deps, { runId, ...modelFor(deps, 'verification'), phase: 'verification', sections, maxOutputTokens: VERIFICATION_MAX_OUTPUT_TOKENS, signal, area: insight.analysis_area })).text;
     } catch (error) {
       if (error instanceof CancelledError) throw error;
+      rethrowUnlessFinal(error);
       lastProblem = `the model call failed: ${describeError(error)}`;
       break;
     }

@@ -24,6 +24,11 @@ export interface RetryOptions {
   random?: () => number;
   now?: () => number;
   sleep?: (ms: number, signal?: AbortSignal) => Promise<void>;
+  /**
+   * Kinds retried here. @defaultValue RETRYABLE_LLM_ERROR_KINDS. The discovery phases leave `rate_limit`
+   * out, so a 429 reaches their driver at once (the fleet pauses the whole queue for the retry-after).
+   */
+  retryKinds?: ReadonlySet<LlmErrorKind>;
   /** Told before each wait (for logs and metrics). */
   onRetry?: (event: RetryEvent) => void;
 }
@@ -86,7 +91,7 @@ export async function withRetry<T>(operation: (attempt: number) => Promise<T>, o
     try {
       return await operation(attempt);
     } catch (error) {
-      if (!isRetryableLlmError(error) || attempt >= maxAttempts) throw error;
+      if (!isRetryableLlmError(error) || !(options.retryKinds ?? RETRYABLE_LLM_ERROR_KINDS).has(error.info.kind) || attempt >= maxAttempts) throw error;
       const retryAfterMs = error.info.retryAfterMs;
       if (retryAfterMs !== undefined && retryAfterMs > maxRetryAfterMs) throw error;
       const delayMs = backoffDelayMs(attempt, retryAfterMs, options);

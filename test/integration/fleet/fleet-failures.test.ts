@@ -38,7 +38,7 @@ describe.skipIf(redisServerMissing)('when an area job fails after all its retrie
     expect(finished.run_type).toBe('partial');
     const revenue = finished.areas.find((area) => area.area_id === 'revenue');
     expect(revenue?.status).toBe('failed');
-    expect(revenue?.error).toMatch(/analysis job failed: disk full/);
+    expect(revenue?.error).toMatch(/analysis failed: disk full/);
     expect(finished.areas.find((area) => area.area_id === 'conversion')?.status).toBe('completed');
     const result = await fleet.harness.deps.store.getResult(run.id);
     expect(result?.insights.map((insight) => [insight.id, insight.validation?.status])).toEqual([['conversion-1', 'adjusted']]);
@@ -76,7 +76,7 @@ describe.skipIf(redisServerMissing)('when a verify job fails after all its retri
           store.updateRun(id, (run) => {
             const next = mutate(run);
             const validations = next.areas.flatMap((area) => area.insights.map((insight) => insight.validation));
-            if (validations.some((validation) => validation && !validation.reasoning.startsWith('verification job failed'))) throw new Error('disk full');
+            if (validations.some((validation) => validation && !validation.reasoning.startsWith('verification failed'))) throw new Error('disk full');
             return next;
           }),
       };
@@ -90,7 +90,7 @@ describe.skipIf(redisServerMissing)('when a verify job fails after all its retri
     const insight = finished.areas[0]?.insights[0];
     expect(finished.status).toBe('completed');
     expect(finished.areas[0]?.status).toBe('completed');
-    expect(insight?.validation).toMatchObject({ status: 'error', verified_count: null, reasoning: 'verification job failed: disk full' });
+    expect(insight?.validation).toMatchObject({ status: 'error', verified_count: null, reasoning: 'verification failed: disk full' });
     expect(insight?.affected_count).toBe(120);
     expect(await (await fleet.producer.queue('verify').getJob(`${run.id}-verify-conversion-1`))?.getState()).toBe('failed');
   });

@@ -1,6 +1,6 @@
 import { describe, expect, it } from 'vitest';
-import { runSchema, type Run } from '../../../src/domain/index.js';
-import { failRecommendations, failUnsettledAreas, failVerification, stopExplorationAt } from '../../../src/fleet/bullmq/reconcile.js';
+import { runSchema, type Run } from '../../../../src/domain/index.js';
+import { failRecommendations, failUnsettledAreas, failVerification, stopExplorationAt } from '../../../../src/discovery/pipeline/index.js';
 
 const STAMP = '2026-11-23T09:00:00.000Z';
 
@@ -25,21 +25,21 @@ function runWith(fields: Record<string, unknown>): Run {
   });
 }
 
-describe('reconciling a run after a child job failed without recording its outcome', () => {
+describe('reconciling a run after a unit of work failed for good without recording its outcome', () => {
   it('fails only the areas that never settled, with the job failure when there is one', () => {
     const run = runWith({ areas: [area('done', 'completed'), area('crashed', 'running'), area('lost', 'pending'), area('empty', 'skipped')] });
     const reconciled = failUnsettledAreas(run, new Map([['crashed', 'disk full']]));
     expect(reconciled.areas.map((entry) => [entry.area_id, entry.status, entry.error])).toEqual([
       ['done', 'completed', undefined],
-      ['crashed', 'failed', 'analysis job failed: disk full'],
-      ['lost', 'failed', 'analysis job failed: it settled without recording an outcome'],
+      ['crashed', 'failed', 'analysis failed: disk full'],
+      ['lost', 'failed', 'analysis failed: it settled without recording an outcome'],
       ['empty', 'skipped', undefined],
     ]);
   });
 
   it('ends exploration at the failed step once, keeping an earlier reason', () => {
     const stopped = stopExplorationAt(runWith({}), 3, 'warehouse down');
-    expect([stopped.exploration_done_reason, stopped.error]).toEqual(['llm_error', 'exploration stopped at step 3: its job failed: warehouse down']);
+    expect([stopped.exploration_done_reason, stopped.error]).toEqual(['llm_error', 'exploration stopped at step 3: warehouse down']);
     const finishedEarlier = runWith({ exploration_done_reason: 'done' });
     expect(stopExplorationAt(finishedEarlier, 3, 'warehouse down')).toBe(finishedEarlier);
   });
@@ -50,13 +50,13 @@ describe('reconciling a run after a child job failed without recording its outco
     const once = failVerification(run, 'conversion-1', 'disk full', new Date(STAMP));
     const twice = failVerification(once, 'conversion-2', 'disk full', new Date(STAMP));
     const [first, second] = twice.areas[0]!.insights;
-    expect(first?.validation).toMatchObject({ status: 'error', verified_count: null, original_count: 120, reasoning: 'verification job failed: disk full' });
+    expect(first?.validation).toMatchObject({ status: 'error', verified_count: null, original_count: 120, reasoning: 'verification failed: disk full' });
     expect(first?.affected_count).toBe(120);
     expect(second?.validation).toMatchObject({ status: 'confirmed', verified_count: 118 });
   });
 
   it('fails recommendations only while they are still pending', () => {
-    expect(failRecommendations(runWith({}), 'timeout').recommendation_log).toMatchObject({ status: 'failed', error: 'recommendation job failed: timeout' });
+    expect(failRecommendations(runWith({}), 'timeout').recommendation_log).toMatchObject({ status: 'failed', error: 'recommendations failed: timeout' });
     const written = runWith({ recommendation_log: { status: 'completed' } });
     expect(failRecommendations(written, 'timeout')).toBe(written);
   });

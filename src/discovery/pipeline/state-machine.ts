@@ -1,0 +1,71 @@
+/**
+ * The run pipeline as one pure state machine, driven the same way by the BullMQ coordinator and the
+ * in-process runner:
+ *
+ *   prepare → explore 1 … n → analyze (areas, each with its verifications) → recommend → finalize
+ *
+ * A driver executes the command, reports how the stage ended, and applies the transition's update to
+ * the run document (atomically, through the store) before executing the next command. Nothing here
+ * does I/O, so both drivers share exactly the same transitions and failure semantics.
+ */
+import type { Run } from '../../domain/index.js';
+import { enterAnalysis, failRecommendations, failUnsettledAreas, stopExplorationAt } from './run-rules.js';
+
+export type PipelineStage = 'prepare' | 'explore' | 'analyze' | 'recommend' | 'finalize';
+
+export interface PipelineState {
+  stage: PipelineStage;
+  /** The exploration step in flight (stage `explore`); 0 otherwise. */
+  step: number;
+}
+
+/** How a stage ended, as its driver saw it; `failure` is set only when the work failed for good. */
+export type StageResult =
+  | { stage: 'prepare'; failure?: string | undefined }
+  | { stage: 'explore'; step: number; finished: boolean; failure?: string | undefined }
+  /** Areas whose work failed for good without recording an outcome, with the reason. */
+  | { stage: 'analyze'; failures: ReadonlyMap<string, string> }
+  | { stage: 'recommend'; failure?: string | undefined };
+
+export type PipelineCommand =
+  | { do: 'prepare' }
+  | { do: 'explore'; step: number }
+  | { do: 'analyze' }
+  | { do: 'recommend' }
+  | { do: 'finalize'; fatalError?: string };
+
+export interface Transition {
+  state: PipelineState;
+  command: PipelineCommand;
+  /** Applied to the run document before the command runs. */
+  update?: (run: Run) => Run;
+}
+
+export const PIPELINE_START: Transition = { state: { stage: 'prepare', step: 0 }, command: { do: 'prepare' } };
+
+function toAnalysis(update?: (run: Run) => Run): Transition {
+  return { state: { stage: 'analyze', step: 0 }, command: { do: 'analyze' }, update: (run) => enterAnalysis(update ? update(run) : run) };
+}
+
+/** The next stage after `result`, for a run with `maxSteps` exploration steps. */
+export function nextStage(result: StageResult, maxSteps: number): Transition {
+  switch (result.stage) {
+    case 'prepare':
+      if (result.failure !== undefined) return { state: { stage: 'finalize', step: 0 }, command: { do: 'finalize', fatalError: `prepare failed: ${result.failure}` } };
+      return maxSteps >= 1 ? { state: { stage: 'explore', step: 1 }, command: { do: 'explore', step: 1 } } : toAnalysis();
+    case 'explore': {
+      if (result.failure !== undefined) {
+        const reason = result.failure;
+        return toAnalysis((run) => stopExplorationAt(run, result.step, reason));
+      }
+      if (result.finished || result.step + 1 > maxSteps) return toAnalysis();
+      return { state: { stage: 'explore', step: result.step + 1 }, command: { do: 'explore', step: result.step + 1 } };
+    }
+    case 'analyze':
+      return { state: { stage: 'recommend', step: 0 }, command: { do: 'recommend' }, update: (run) => failUnsettledAreas(run, result.failures) };
+    case 'recommend': {
+      const reason = result.failure;
+      return { state: { stage: 'finalize', step: 0 }, command: { do: 'finalize' }, ...(reason !== undefined ? { update: (run: Run) => failRecommendations(run, reason) } : {}) };
+    }
+  }
+}
