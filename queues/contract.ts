@@ -74,8 +74,10 @@ export function jobOptions(options: { attempts: number; backoffDelayMs: number }
  * a job is routine, not a poison message.
  */
 export const LLM_WORKER_DEFAULTS: Omit<WorkerDefaults, 'concurrency'> = {
-  lockDurationMs: 120_000,
-  stalledIntervalMs: 60_000,
+  // a killed pod's job is running again within lock expiry + one stalled check: ≤ 25 s. The lock is
+  // renewed every 7.5 s while the job runs; digests yield the event loop long before that.
+  lockDurationMs: 15_000,
+  stalledIntervalMs: 10_000,
   maxStalledCount: 2,
   callsLlm: true,
 };

@@ -40,5 +40,6 @@ export const coordinatorQueue: QueueContract<typeof COORDINATOR_QUEUE, Coordinat
     removeOnComplete: { age: 30 * 24 * 3_600 },
   },
   // stage transitions are a few store reads and writes: many runs per process, a short lock
-  worker: { concurrency: 16, lockDurationMs: 60_000, stalledIntervalMs: 30_000, maxStalledCount: 2, callsLlm: false },
+  // its stages are idempotent, so stalls are survivable; past the limit the stuck-run reconciler takes over
+  worker: { concurrency: 16, lockDurationMs: 15_000, stalledIntervalMs: 10_000, maxStalledCount: 5, callsLlm: false },
 };

@@ -9,6 +9,7 @@ import type { QueueContract } from './contract.js';
 import { coordinatorQueue } from './coordinator.js';
 import { exploreQueue } from './explore.js';
 import { indexQueue } from './index-queue.js';
+import { maintenanceQueue } from './maintenance.js';
 import { recommendQueue } from './recommend.js';
 import { verifyQueue } from './verify.js';
 
@@ -19,8 +20,9 @@ export * from './index-queue.js';
 export * from './analyze-area.js';
 export * from './verify.js';
 export * from './recommend.js';
+export * from './maintenance.js';
 
-export const QUEUES = [coordinatorQueue, exploreQueue, indexQueue, analyzeAreaQueue, verifyQueue, recommendQueue] as const;
+export const QUEUES = [coordinatorQueue, exploreQueue, indexQueue, analyzeAreaQueue, verifyQueue, recommendQueue, maintenanceQueue] as const;
 export type QueueName = (typeof QUEUES)[number]['name'];
 export const QUEUE_NAMES: readonly QueueName[] = QUEUES.map((queue) => queue.name);
 
@@ -32,13 +34,13 @@ export function queueContract(name: QueueName): QueueContract {
 
 /**
  * Queues deployed together (one Kubernetes Deployment each): sequential exploration with the
- * indexing it depends on; the fan-out of areas and their verifications; and the two light, rare
- * stages that start and end a run.
+ * indexing it depends on; the fan-out of areas and their verifications; and the light, rare
+ * stages that start and end a run, with the fleet's housekeeping.
  */
 export const QUEUE_GROUPS: Readonly<Record<string, readonly QueueName[]>> = {
   explore: ['explore', 'index'],
   analyze: ['analyze-area', 'verify'],
-  control: ['coordinator', 'recommend'],
+  control: ['coordinator', 'recommend', 'maintenance'],
 };
 
 /** `explore, index` → the queue names; empty means every queue. Unknown names are a config error. */

@@ -21,6 +21,7 @@ import {
   type CoordinatorResult,
 } from '../queues/index.js';
 import { requireRun } from '../src/discovery/context.js';
+import { isFinalStep } from '../src/discovery/explore-step.js';
 import { finalizeRun } from '../src/discovery/finalize.js';
 import { classifyStageError, nextStage, type StageResult, type Transition } from '../src/discovery/pipeline/index.js';
 import { prepareRun } from '../src/discovery/prepare.js';
@@ -74,7 +75,11 @@ async function settledResult(context: Context, inFlight: CoordinatorPayload, run
       // a step cancelled while its run is still live (the run is checked before every stage) ends exploration like a failed one
       const failure = outcomes.failureOf(exploreQueue.name, jobId) ?? (outcome && isCancelledResult(outcome) ? outcome.reason : undefined);
       if (failure !== undefined) return { stage: 'explore', step: inFlight.step, finished: true, failure };
-      return { stage: 'explore', step: inFlight.step, finished: outcome !== undefined && !isCancelledResult(outcome) && outcome.finished };
+      if (outcome !== undefined && !isCancelledResult(outcome)) return { stage: 'explore', step: inFlight.step, finished: outcome.finished };
+      // a recovered coordinator finds the step's job done before it (not attached to this parent): the store says how it ended
+      const stored = (await context.deps.store.listSteps(runId)).find((step) => step.step === inFlight.step);
+      if (!stored) return { stage: 'explore', step: inFlight.step, finished: true, failure: `step ${inFlight.step} settled without a stored result` };
+      return { stage: 'explore', step: inFlight.step, finished: isFinalStep(stored, run) };
     }
     case 'analyze': {
       const failures = new Map<string, string>();

@@ -8,6 +8,7 @@ import { coordinate } from './coordinator.js';
 import { explore } from './explore.js';
 import type { JobHandler } from './handler.js';
 import { indexSchema } from './index-worker.js';
+import { maintain } from './maintenance.js';
 import { writeRecommendations } from './recommend.js';
 import { verify } from './verify.js';
 
@@ -21,6 +22,7 @@ export const HANDLERS: { readonly [Name in QueueName]: HandlerFor<Name> } = {
   'analyze-area': analyzeAreaJob,
   verify,
   recommend: writeRecommendations,
+  maintenance: maintain,
 };
 
 /** The handler of `name`, for a payload already parsed by that queue's schema. */

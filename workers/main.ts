@@ -7,7 +7,9 @@
  */
 import type { Server } from 'node:http';
 import { hostname } from 'node:os';
-import { parseQueueSelection } from '../queues/index.js';
+import { MAINTENANCE_TASKS, maintenanceQueue, parseQueueSelection } from '../queues/index.js';
+import { sweepRunCollections } from '../src/discovery/maintenance.js';
+import type { QueueSet } from '../src/fleet/bullmq/queue-set.js';
 import { composeRuntime } from '../src/composition.js';
 import type { AssayConfig } from '../src/config/index.js';
 import { subscribeToCancellations } from '../src/fleet/bullmq/cancellation.js';
@@ -16,6 +18,15 @@ import { createQueueSet } from '../src/fleet/bullmq/queue-set.js';
 import type { Logger } from '../src/logging/index.js';
 import { startHealthServer } from './health.js';
 import { startWorkerRegistry, type WorkerRegistry } from './registry.js';
+
+/** The maintenance job schedulers: upserted by every pod that consumes the queue (an upsert of the same id is one schedule). */
+export async function scheduleMaintenance(producer: QueueSet, config: AssayConfig): Promise<void> {
+  const queue = producer.queue(maintenanceQueue.name);
+  const every = { 'reconcile-runs': config.fleet.reconcileIntervalMs, 'sweep-collections': config.fleet.sweepIntervalMs };
+  for (const task of MAINTENANCE_TASKS) {
+    await queue.upsertJobScheduler(task, { every: every[task] }, { name: maintenanceQueue.jobName, data: { task }, opts: maintenanceQueue.defaultJobOptions });
+  }
+}
 
 export interface WorkerProcessOptions {
   /** Comma-separated queues; overrides `fleet.queues`. */
@@ -39,7 +50,14 @@ export async function startWorkerProcess(config: AssayConfig, options: WorkerPro
   const producer = createQueueSet({ connection: producerConnection, prefix });
   const concurrency = options.concurrency ?? config.fleet.concurrency;
   // the pod name, so Bull Board and job records show which pod processed a job
-  const registry = await startWorkerRegistry({ redisUrl: config.redisUrl, prefix, queues, deps: runtime, producer, logger, workerName: hostname(), ...(concurrency ? { concurrency } : {}) });
+  const workerOverrides = {
+    ...(config.fleet.lockDurationMs === undefined ? {} : { lockDurationMs: config.fleet.lockDurationMs }),
+    ...(config.fleet.stalledIntervalMs === undefined ? {} : { stalledIntervalMs: config.fleet.stalledIntervalMs }),
+  };
+  const registry = await startWorkerRegistry({ redisUrl: config.redisUrl, prefix, queues, deps: runtime, producer, logger, workerName: hostname(), workerOverrides, ...(concurrency ? { concurrency } : {}) });
+  if (queues.includes(maintenanceQueue.name)) await scheduleMaintenance(producer, config);
+  // a run killed before finalize left its collection behind: sweep once at start, then on the schedule
+  await sweepRunCollections(runtime).catch((error: unknown) => logger.warn({ err: error }, 'start-up sweep of run collections failed'));
   const subscriber = openSubscriberConnection(config.redisUrl);
   await subscribeToCancellations(subscriber, prefix, (runId) => registry.abortRun(runId), logger);
   let health: Server | undefined;

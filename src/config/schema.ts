@@ -35,8 +35,16 @@ export const configSchema = z.object({
       shutdownTimeoutMs: z.number().int().min(1_000).default(25_000),
       /** Port of the worker's /healthz and /readyz endpoints; 0 = none. */
       healthPort: z.number().int().min(0).max(65_535).default(0),
+      /** Job lock and stalled-check interval for every queue, overriding the queue contract (recovery time ≈ lock + interval). */
+      lockDurationMs: z.number().int().min(1_000).optional(),
+      stalledIntervalMs: z.number().int().min(500).optional(),
+      /** How often the stuck-run reconciler and the orphan collection sweep run (queue `maintenance`). */
+      reconcileIntervalMs: z.number().int().min(1_000).default(30_000),
+      sweepIntervalMs: z.number().int().min(10_000).default(3_600_000),
+      /** A run untouched this long with a failed or missing coordinator is stuck (the reconciler's grace). */
+      stuckRunGraceMs: z.number().int().min(0).default(60_000),
     })
-    .default({ queuePrefix: 'bull', queues: '', shutdownTimeoutMs: 25_000, healthPort: 0 }),
+    .default({ queuePrefix: 'bull', queues: '', shutdownTimeoutMs: 25_000, healthPort: 0, reconcileIntervalMs: 30_000, sweepIntervalMs: 3_600_000, stuckRunGraceMs: 60_000 }),
   anthropicApiKey: z.string().optional(),
   anthropicBaseUrl: z.string().url().optional(),
   openaiApiKey: z.string().optional(),
@@ -115,6 +123,10 @@ export const ENV_BINDINGS: ReadonlyArray<{ env: string; path: string[]; kind: 's
   { env: 'ASSAY_WORKER_CONCURRENCY', path: ['fleet', 'concurrency'], kind: 'int' },
   { env: 'ASSAY_WORKER_SHUTDOWN_TIMEOUT_MS', path: ['fleet', 'shutdownTimeoutMs'], kind: 'int' },
   { env: 'ASSAY_WORKER_HEALTH_PORT', path: ['fleet', 'healthPort'], kind: 'int' },
+  { env: 'ASSAY_LOCK_DURATION_MS', path: ['fleet', 'lockDurationMs'], kind: 'int' },
+  { env: 'ASSAY_STALLED_INTERVAL_MS', path: ['fleet', 'stalledIntervalMs'], kind: 'int' },
+  { env: 'ASSAY_RECONCILE_INTERVAL_MS', path: ['fleet', 'reconcileIntervalMs'], kind: 'int' },
+  { env: 'ASSAY_SWEEP_INTERVAL_MS', path: ['fleet', 'sweepIntervalMs'], kind: 'int' },
   { env: 'ANTHROPIC_API_KEY', path: ['anthropicApiKey'], kind: 'string', secret: true },
   { env: 'ANTHROPIC_BASE_URL', path: ['anthropicBaseUrl'], kind: 'string' },
   { env: 'OPENAI_API_KEY', path: ['openaiApiKey'], kind: 'string', secret: true },

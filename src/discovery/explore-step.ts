@@ -264,6 +264,7 @@ export async function exploreStep(deps: DiscoveryDeps, runId: string, stepNumber
 }
 
 /** Whether a stored step ended exploration (for a redelivered job). */
-function isFinalStep(step: ExplorationStep, run: Run): boolean {
+/** Whether exploration ends with this stored step. */
+export function isFinalStep(step: ExplorationStep, run: Run): boolean {
   return step.action === 'done' || step.step >= run.settings.max_steps || (step.action === 'error' && run.exploration_done_reason === 'llm_error');
 }

@@ -145,6 +145,8 @@ export const runSchema = z.object({
   /** Steps made so far (the steps themselves are stored separately, keyed by (run_id, step)). */
   steps_completed: z.number().int().default(0),
   exploration_done_reason: z.enum(['done', 'max_steps', 'llm_error', 'cancelled']).optional(),
+  /** Times the stuck-run reconciler re-enqueued this run's coordinator (its job failed or was lost). */
+  recoveries: z.number().int().min(0).default(0),
   counters: z
     .object({
       total_queries: z.number().int().default(0),

@@ -6,6 +6,7 @@
 import type { Command } from 'commander';
 import { BULL_BOARD_PATH, createApi, createApiMetrics, startApiServer, type ApiMetrics } from '../../api/index.js';
 import { composeRuntime, type Runtime } from '../../composition.js';
+import { sweepRunCollections } from '../../discovery/maintenance.js';
 import type { AssayConfig } from '../../config/index.js';
 import { ValidationError } from '../../errors/index.js';
 import type { RunLauncher } from '../../fleet/port.js';
@@ -62,6 +63,8 @@ async function bindLauncher(kind: RunnerKind, runtime: Runtime, config: AssayCon
 /** Composes the runtime, the launcher and the API, and listens. Used by the command and by the end-to-end test. */
 export async function serveApi(config: AssayConfig, options: ApiCommandOptions, logger: Logger): Promise<ServedApi> {
   const runtime = await composeRuntime(config, { logger });
+  // a run killed before finalize left its vector collection behind: the API sweeps at start too
+  await sweepRunCollections(runtime).catch((error: unknown) => logger.warn({ err: error }, 'start-up sweep of run collections failed'));
   try {
     let metrics: ApiMetrics | undefined;
     const binding = await bindLauncher(options.runner, runtime, config, logger, options.maxConcurrentRuns, (runId) => {

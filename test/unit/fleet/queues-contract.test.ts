@@ -22,6 +22,7 @@ const SAMPLE_PAYLOADS: Record<string, unknown> = {
   'analyze-area': { runId: RUN_ID, areaId: 'conversion' },
   verify: { runId: RUN_ID, insightId: 'conversion-2' },
   recommend: { runId: RUN_ID },
+  maintenance: { task: 'reconcile-runs' },
 };
 
 describe('the queue contract', () => {
