@@ -13,7 +13,7 @@ import { createLlmProvider } from './llm/factory.js';
 import { createOfflineAnalyst } from './llm/offline-analyst/index.js';
 import type { OfflineBrain } from './llm/providers/offline.js';
 import { silentLogger, type Logger } from './logging/index.js';
-import { createRunStore } from './store/index.js';
+import { openRunStore } from './store/index.js';
 import type { RunStore } from './store/port.js';
 import { createVectorIndex } from './vector/index.js';
 import { openWarehouse } from './warehouse/index.js';
@@ -47,7 +47,7 @@ export async function composeRuntime(config: AssayConfig, options: ComposeOption
     timeoutMs: config.sql.timeoutMs,
     maxStoredBytes: config.sql.maxStoredBytes,
   });
-  const store: RunStore = createRunStore(config.store, { dataDir: config.dataDir });
+  const store: RunStore = await openRunStore(config.store, { dataDir: config.dataDir });
   const embedder = createEmbedder(config.embedder, config);
   const vectorIndex = createVectorIndex(config.vectorIndex, { dataDir: config.dataDir });
   const llm = bindLlm(config.llm, config, logger, offlineBrain);
@@ -61,7 +61,7 @@ export async function composeRuntime(config: AssayConfig, options: ComposeOption
     fastLlm,
     embedder,
     vectorIndex,
-    schema: createSchemaSource({ config, warehouse, embedder, vectorIndex, logger }),
+    schema: createSchemaSource({ config, store, warehouse, embedder, vectorIndex, logger }),
     loadPack(slug) {
       let pack = packCache.get(slug);
       if (!pack) {

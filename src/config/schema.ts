@@ -19,7 +19,7 @@ export const configSchema = z.object({
   embedder: z.string().min(1).default('local'),
   /** `embedded` or a Qdrant URL. */
   vectorIndex: z.string().min(1).default('embedded'),
-  /** `embedded` or a MongoDB URL. */
+  /** `embedded` (files, one process) or `postgres://…` (shared by a fleet); `ASSAY_STORE`. */
   store: z.string().min(1).default('embedded'),
   redisUrl: z.string().min(1).default('redis://127.0.0.1:6379'),
   /** The worker fleet (BullMQ on `redisUrl`). */
@@ -117,6 +117,7 @@ export const ENV_BINDINGS: ReadonlyArray<{ env: string; path: string[]; kind: 's
   { env: 'ASSAY_EMBEDDER', path: ['embedder'], kind: 'string' },
   { env: 'QDRANT_URL', path: ['vectorIndex'], kind: 'string', secret: true },
   { env: 'MONGO_URL', path: ['store'], kind: 'string', secret: true },
+  { env: 'ASSAY_STORE', path: ['store'], kind: 'string', secret: true },
   { env: 'REDIS_URL', path: ['redisUrl'], kind: 'string', secret: true },
   { env: 'ASSAY_QUEUE_PREFIX', path: ['fleet', 'queuePrefix'], kind: 'string' },
   { env: 'ASSAY_WORKER_QUEUES', path: ['fleet', 'queues'], kind: 'string' },

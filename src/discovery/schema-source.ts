@@ -7,13 +7,14 @@ import type { Project } from '../domain/index.js';
 import type { Embedder } from '../embed/port.js';
 import { AssayError } from '../errors/index.js';
 import type { Logger } from '../logging/index.js';
-import { assessSchemaIndex, createSchemaCache, indexProjectSchema, renderCatalog, schemaCacheDir, schemaCacheKey } from '../schema/index.js';
+import { assessSchemaIndex, createSchemaCache, indexProjectSchema, renderCatalog, schemaCacheKey } from '../schema/index.js';
+import type { RunStore } from '../store/port.js';
 import type { VectorIndex } from '../vector/port.js';
 import type { Warehouse } from '../warehouse/port.js';
 import type { ProjectSchema, SchemaSource } from './context.js';
 
-export function createSchemaSource(deps: { config: AssayConfig; warehouse: Warehouse; embedder: Embedder; vectorIndex: VectorIndex; logger: Logger }): SchemaSource {
-  const cache = createSchemaCache({ dir: schemaCacheDir(deps.config.dataDir) });
+export function createSchemaSource(deps: { config: AssayConfig; store: RunStore; warehouse: Warehouse; embedder: Embedder; vectorIndex: VectorIndex; logger: Logger }): SchemaSource {
+  const cache = createSchemaCache({ store: deps.store });
   return {
     async load(project: Project, options): Promise<ProjectSchema> {
       // the same key `assay index` writes under, so a pre-built index is found

@@ -3,7 +3,6 @@
  * (already proven to run here), with a small lookup_schema loop for tables those steps don't cover.
  * Writes only the validation block: the claimed count is never overwritten.
  */
-import { readFileSync } from 'node:fs';
 import type { ExplorationStep, Insight, InsightValidation, Run } from '../domain/index.js';
 import { CancelledError, NotFoundError, describeError } from '../errors/index.js';
 import type { PromptSection } from '../llm/prompt-builder.js';
@@ -14,6 +13,7 @@ import type { QueryResult } from '../warehouse/port.js';
 import { VERIFIER_ACTIONS, parseAction, reformatNudge } from './action-parser.js';
 import { assertRunActive, modelFor, requireProject, type DiscoveryDeps } from './context.js';
 import { askLlm } from './llm-gateway.js';
+import { loadEnginePrompt } from './pack-loader.js';
 import { dialectName, filterRule } from './prompt-assembly.js';
 import { rethrowUnlessFinal } from './pipeline/error-policy.js';
 import { classifyVerification } from './rules.js';
@@ -22,7 +22,6 @@ import { createSqlFixer } from './sql-fix-prompt.js';
 import { executeWithFixes } from './sql-executor.js';
 import { renderTemplate } from './template.js';
 
-const VERIFICATION_TEMPLATE = readFileSync(new URL('./prompts/verification.md', import.meta.url), 'utf8');
 const VERIFICATION_VARIABLES = ['INSIGHT', 'SOURCE_QUERIES', 'SCHEMA_INFO', 'DIALECT', 'LOOKUP_BUDGET', 'FILTER_RULE'];
 /** Output budget of one verification turn: one statement or one lookup. */
 const VERIFICATION_MAX_OUTPUT_TOKENS = 2_000;
@@ -90,7 +89,7 @@ export async function verifyInsight(deps: DiscoveryDeps, runId: string, insightI
   const sourceQueries = renderSourceQueries(insight, steps);
   const render = (lookupsLeft: number) =>
     renderTemplate(
-      VERIFICATION_TEMPLATE,
+      loadEnginePrompt('verification', VERIFICATION_VARIABLES),
       {
         INSIGHT: insightForPrompt(insight),
         SOURCE_QUERIES: sourceQueries,

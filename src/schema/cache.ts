@@ -1,25 +1,21 @@
 /**
- * The schema cache: a project's described tables, keyed by (projectId, warehouseHash), one JSON file
- * per key under `dir`, written crash-safely. Entries older than the TTL come back as `stale` with
+ * The schema cache: a project's described tables, keyed by (projectId, warehouseHash), kept in the run
+ * store's TTL cache so every process and pod of a fleet shares it (no pod needs a local disk). Entries older than the TTL come back as `stale` with
  * their tables, so the caller can re-index (and keep working meanwhile) instead of failing a week
  * later as the reference did.
  */
-import { rm } from 'node:fs/promises';
-import { join } from 'node:path';
 import { z } from 'zod';
 import { cellSchema } from '../domain/index.js';
 import { ValidationError } from '../errors/index.js';
-import { readJsonFile, writeFileAtomic } from '../store/atomic-file.js';
+import type { RunStore } from '../store/port.js';
 import { warehouseConfigHash } from '../warehouse/warehouse-url.js';
 import type { TableSchema } from '../warehouse/port.js';
 import { SCHEMA_CACHE_TTL_MS } from './constants.js';
 
-/** The schema cache's place inside the data directory. */
-export const SCHEMA_CACHE_SUBDIR = 'schema-cache';
-
-export function schemaCacheDir(dataDir: string): string {
-  return join(dataDir, SCHEMA_CACHE_SUBDIR);
-}
+/** The run-store cache namespace of schema entries. */
+export const SCHEMA_CACHE_NAMESPACE = 'schema';
+/** Entries are stored for this many TTLs, so a stale one can still serve while it is rebuilt. */
+const SCHEMA_CACHE_RETENTION_FACTOR = 10;
 
 /**
  * The cache key of a project's warehouse: the warehouse's credential-free config hash over the
@@ -66,7 +62,8 @@ export interface SchemaCache {
 }
 
 export interface SchemaCacheOptions {
-  dir: string;
+  /** Where entries live: the run store's TTL cache, shared by every process and pod of a fleet. */
+  store: Pick<RunStore, 'cacheGet' | 'cachePut' | 'cacheDelete'>;
   /** @defaultValue 7 days (SCHEMA_CACHE_TTL_MS) */
   ttlMs?: number;
   /** @defaultValue Date.now */
@@ -82,21 +79,16 @@ function checkKey(kind: string, value: string): void {
 export function createSchemaCache(options: SchemaCacheOptions): SchemaCache {
   const ttlMs = options.ttlMs ?? SCHEMA_CACHE_TTL_MS;
   const now = options.now ?? Date.now;
-  const projectDir = (projectId: string): string => join(options.dir, projectId);
-  const fileOf = (projectId: string, hash: string): string => join(projectDir(projectId), `${hash}.json`);
+  const { store } = options;
+  const keyOf = (projectId: string, hash: string): string => `${projectId}:${hash}`;
 
   return {
     async get(projectId, hash) {
       checkKey('project id', projectId);
       checkKey('warehouse hash', hash);
-      let raw: unknown;
-      try {
-        raw = await readJsonFile(fileOf(projectId, hash));
-      } catch {
-        return { status: 'missing', reason: 'unreadable' };
-      }
-      if (raw === null) return { status: 'missing', reason: 'absent' };
-      const parsed = cacheFileSchema.safeParse(raw);
+      const entry = await store.cacheGet(SCHEMA_CACHE_NAMESPACE, keyOf(projectId, hash));
+      if (entry === null) return { status: 'missing', reason: 'absent' };
+      const parsed = cacheFileSchema.safeParse(entry.value);
       if (!parsed.success || parsed.data.project_id !== projectId || parsed.data.warehouse_hash !== hash) return { status: 'missing', reason: 'unreadable' };
       const builtAtMs = Date.parse(parsed.data.built_at);
       if (Number.isNaN(builtAtMs)) return { status: 'missing', reason: 'unreadable' };
@@ -108,19 +100,20 @@ export function createSchemaCache(options: SchemaCacheOptions): SchemaCache {
       checkKey('project id', projectId);
       checkKey('warehouse hash', hash);
       const builtAt = new Date(now()).toISOString();
-      const file = { version: CACHE_FORMAT_VERSION, project_id: projectId, warehouse_hash: hash, built_at: builtAt, tables };
-      await writeFileAtomic(fileOf(projectId, hash), JSON.stringify(file));
+      const entry = { version: CACHE_FORMAT_VERSION, project_id: projectId, warehouse_hash: hash, built_at: builtAt, tables };
+      // kept well past the TTL: a stale entry still serves while the index is rebuilt
+      await store.cachePut(SCHEMA_CACHE_NAMESPACE, keyOf(projectId, hash), entry, { ttlMs: ttlMs * SCHEMA_CACHE_RETENTION_FACTOR });
       return { builtAt };
     },
 
     async invalidate(projectId, hash) {
       checkKey('project id', projectId);
       if (hash === undefined) {
-        await rm(projectDir(projectId), { recursive: true, force: true });
+        await store.cacheDelete(SCHEMA_CACHE_NAMESPACE, undefined, { prefix: `${projectId}:` });
         return;
       }
       checkKey('warehouse hash', hash);
-      await rm(fileOf(projectId, hash), { force: true });
+      await store.cacheDelete(SCHEMA_CACHE_NAMESPACE, keyOf(projectId, hash));
     },
   };
 }

@@ -9,7 +9,7 @@ export { createTableResolver, normaliseTableRef, type Resolution, type TableReso
 export { lookupSchema, renderTableDetail, type LookupContext, type LookupResult } from './lookup.js';
 export { searchTables, clampSearchTopK, type SearchHit, type SearchResult, type SearchTablesOptions } from './search.js';
 export { discoverSchema, type DiscoverSchemaOptions } from './discovery.js';
-export { createSchemaCache, schemaCacheDir, schemaCacheKey, SCHEMA_CACHE_SUBDIR, type SchemaCache, type SchemaCacheEntry, type SchemaCacheOptions } from './cache.js';
+export { createSchemaCache, schemaCacheKey, SCHEMA_CACHE_NAMESPACE, type SchemaCache, type SchemaCacheEntry, type SchemaCacheOptions } from './cache.js';
 export { templateBlurb, schemaEmbeddingText, type BlurbContext } from './blurb.js';
 export {
   buildSchemaIndex,

@@ -18,9 +18,10 @@ import {
 import { NotFoundError, ValidationError } from '../errors/index.js';
 import { KeyedLock } from '../concurrency/keyed-lock.js';
 import { readJsonFile, writeFileAtomic } from './atomic-file.js';
+import { SAFE_ID, assertSafeId } from './ids.js';
+import { lockStoreDirectory } from './process-lock.js';
 import type { CacheEntry, RunStore } from './port.js';
 
-const SAFE_ID = /^[A-Za-z0-9_-]{1,80}$/;
 
 const cacheEntrySchema = z.object({ value: z.unknown(), stored_at: z.string(), expires_at: z.string() });
 
@@ -30,10 +31,6 @@ function cacheName(namespace: string): string {
   return namespace;
 }
 
-function assertSafeId(kind: string, id: string): void {
-  // ids become file names: refuse anything that could escape the store directory
-  if (!SAFE_ID.test(id)) throw new ValidationError(`${kind} id "${id}" must be 1-80 letters, digits, _ or -`, [{ path: `${kind}_id`, message: 'unsafe id' }]);
-}
 
 async function listJsonFiles(dir: string): Promise<string[]> {
   try {
@@ -55,6 +52,7 @@ async function readParsed<S extends z.ZodType>(schema: S, path: string): Promise
  */
 export function createEmbeddedRunStore(options: { dir: string }): RunStore {
   const root = options.dir;
+  const release = lockStoreDirectory(root);
   const mutex = new KeyedLock();
   const projectPath = (id: string) => join(root, 'projects', `${id}.json`);
   const runDir = (id: string) => join(root, 'runs', id);
@@ -208,6 +206,8 @@ export function createEmbeddedRunStore(options: { dir: string }): RunStore {
       }
     },
 
-    async close() {},
+    async close() {
+      release();
+    },
   };
 }

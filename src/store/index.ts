@@ -1,5 +1,6 @@
-/** RunStore: where projects, runs, steps, results and feedback live. Embedded files by default; MongoDB in the fleet. */
+/** RunStore: where projects, runs, steps, results, feedback, API keys and caches live. Embedded files by default; PostgreSQL for a fleet. */
 import { join } from 'node:path';
+import { redactUrl } from '../config/load.js';
 import { ConfigError } from '../errors/index.js';
 import { createEmbeddedRunStore } from './embedded.js';
 import type { RunStore } from './port.js';
@@ -7,10 +8,15 @@ import type { RunStore } from './port.js';
 export type { RunStore } from './port.js';
 export { createEmbeddedRunStore } from './embedded.js';
 
-export function createRunStore(spec: string, options: { dataDir: string }): RunStore {
+/** Opens the store a spec names: `embedded` (files under the data dir, one process), `postgres://…` (shared). */
+export async function openRunStore(spec: string, options: { dataDir: string }): Promise<RunStore> {
   if (spec === 'embedded') return createEmbeddedRunStore({ dir: join(options.dataDir, 'store') });
-  if (spec.startsWith('mongodb://') || spec.startsWith('mongodb+srv://')) {
-    throw new ConfigError('the MongoDB run store is not implemented yet: unset MONGO_URL to use the embedded store');
+  if (spec.startsWith('postgres://') || spec.startsWith('postgresql://')) {
+    const { createPostgresRunStore } = await import('./postgres.js');
+    return createPostgresRunStore({ url: spec });
   }
-  throw new ConfigError(`store "${spec}" is not recognised: use "embedded" or a mongodb:// URL (MONGO_URL)`);
+  if (spec.startsWith('mongodb://') || spec.startsWith('mongodb+srv://')) {
+    throw new ConfigError('the MongoDB run store is not built yet: use ASSAY_STORE=postgres://… for a shared store, or "embedded" for one process');
+  }
+  throw new ConfigError(`store "${redactUrl(spec)}" is not recognised: use "embedded", postgres://… (ASSAY_STORE) or mongodb://… (MONGO_URL)`);
 }

@@ -76,7 +76,7 @@ export async function createHarness(brain: OfflineBrain, options: HarnessOptions
     fastLlm: llm,
     embedder,
     vectorIndex,
-    schema: createSchemaSource({ config, warehouse, embedder, vectorIndex, logger: silentLogger }),
+    schema: createSchemaSource({ config, store, warehouse, embedder, vectorIndex, logger: silentLogger }),
     loadPack: (slug) => loadPack(slug, { includeHidden: true }),
     logger: silentLogger,
     // a deterministic clock: one second per reading

@@ -3,7 +3,8 @@ import type { Command } from 'commander';
 import { loadPack } from '../../discovery/pack-loader.js';
 import { createEmbedder } from '../../embed/index.js';
 import { ValidationError } from '../../errors/index.js';
-import { createSchemaCache, indexProjectSchema, renderCatalog, schemaCacheDir, schemaCacheKey, type SchemaIndexProgress } from '../../schema/index.js';
+import { createSchemaCache, indexProjectSchema, renderCatalog, schemaCacheKey, type SchemaIndexProgress } from '../../schema/index.js';
+import { openRunStore } from '../../store/index.js';
 import { createVectorIndex } from '../../vector/index.js';
 import { openWarehouse } from '../../warehouse/index.js';
 import { cliConfig, cliLogger, printJson, renderTable } from '../context.js';
@@ -39,7 +40,8 @@ export function register(program: Command): void {
       const areaKeywords = options.pack ? [...new Set(loadPack(options.pack, { includeHidden: config.enableSystemTestPack }).areas.flatMap((area) => area.keywords))] : [];
       const embedder = createEmbedder(config.embedder, config);
       const vectorIndex = createVectorIndex(config.vectorIndex, { dataDir: config.dataDir });
-      const cache = createSchemaCache({ dir: schemaCacheDir(config.dataDir) });
+      const store = await openRunStore(config.store, { dataDir: config.dataDir });
+      const cache = createSchemaCache({ store });
       const warehouse = await openWarehouse(url, { files, timeoutMs: config.sql.timeoutMs });
       const started = performance.now();
       let lastPhase = '';
@@ -83,6 +85,7 @@ export function register(program: Command): void {
       } finally {
         await warehouse.close();
         await vectorIndex.close();
+        await store.close();
       }
     });
 }

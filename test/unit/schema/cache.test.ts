@@ -1,21 +1,25 @@
-import { mkdtemp, readdir, rm, writeFile } from 'node:fs/promises';
+import { mkdtemp, rm } from 'node:fs/promises';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { afterEach, beforeEach, describe, expect, it } from 'vitest';
 import { ValidationError } from '../../../src/errors/index.js';
 import { createSchemaCache } from '../../../src/schema/cache.js';
-import { SCHEMA_CACHE_TTL_MS } from '../../../src/schema/constants.js';
+import { createEmbeddedRunStore } from '../../../src/store/index.js';
+import type { RunStore } from '../../../src/store/port.js';
 import { shopTables } from './fixtures.js';
 
 let dir: string;
+let store: RunStore;
 let clock: number;
 const DAY = 24 * 60 * 60 * 1000;
 
 beforeEach(async () => {
   dir = await mkdtemp(join(tmpdir(), 'assay-schema-cache-'));
+  store = createEmbeddedRunStore({ dir });
   clock = Date.parse('2025-03-01T00:00:00Z');
 });
 afterEach(async () => {
+  await store.close();
   await rm(dir, { recursive: true, force: true });
 });
 
@@ -23,12 +27,12 @@ describe('the schema cache', () => {
   const hash = 'a'.repeat(64);
 
   it('is missing before anything is stored', async () => {
-    const cache = createSchemaCache({ dir, now: () => clock });
+    const cache = createSchemaCache({ store, now: () => clock });
     expect(await cache.get('shop', hash)).toEqual({ status: 'missing', reason: 'absent' });
   });
 
   it('returns what was stored as fresh within the TTL, and as stale (with the tables) after it', async () => {
-    const cache = createSchemaCache({ dir, now: () => clock });
+    const cache = createSchemaCache({ store, now: () => clock });
     const { builtAt } = await cache.put('shop', hash, shopTables());
     expect(builtAt).toBe('2025-03-01T00:00:00.000Z');
     clock += 6 * DAY;
@@ -42,22 +46,21 @@ describe('the schema cache', () => {
   });
 
   it('keys entries by project and warehouse', async () => {
-    const cache = createSchemaCache({ dir, now: () => clock });
+    const cache = createSchemaCache({ store, now: () => clock });
     await cache.put('shop', hash, shopTables());
     expect((await cache.get('other', hash)).status).toBe('missing');
     expect((await cache.get('shop', 'b'.repeat(64))).status).toBe('missing');
   });
 
-  it('treats a corrupt file as missing so the caller rebuilds it', async () => {
-    const cache = createSchemaCache({ dir, now: () => clock });
+  it('treats an entry of another shape as missing so the caller rebuilds it', async () => {
+    const cache = createSchemaCache({ store, now: () => clock });
     await cache.put('shop', hash, shopTables());
-    const [file] = await readdir(join(dir, 'shop'));
-    await writeFile(join(dir, 'shop', file as string), '{"version":1,"tables":[{"oops"');
+    await store.cachePut('schema', `shop:${hash}`, { version: 1, tables: [{ oops: true }] }, { ttlMs: DAY });
     expect(await cache.get('shop', hash)).toEqual({ status: 'missing', reason: 'unreadable' });
   });
 
   it('forgets one warehouse or the whole project on invalidate', async () => {
-    const cache = createSchemaCache({ dir, now: () => clock });
+    const cache = createSchemaCache({ store, now: () => clock });
     const other = 'b'.repeat(64);
     await cache.put('shop', hash, shopTables());
     await cache.put('shop', other, shopTables());
@@ -68,8 +71,8 @@ describe('the schema cache', () => {
     expect((await cache.get('shop', other)).status).toBe('missing');
   });
 
-  it('refuses project ids that could escape its directory', async () => {
-    const cache = createSchemaCache({ dir });
+  it('refuses project ids that are not plain keys', async () => {
+    const cache = createSchemaCache({ store });
     await expect(cache.get('../etc', hash)).rejects.toBeInstanceOf(ValidationError);
   });
 });

@@ -5,6 +5,8 @@ import { afterEach, beforeEach, describe, expect, it } from 'vitest';
 import { createLocalEmbedder } from '../../../src/embed/local.js';
 import { NotFoundError } from '../../../src/errors/index.js';
 import { createSchemaCache, type SchemaCache } from '../../../src/schema/cache.js';
+import { createEmbeddedRunStore } from '../../../src/store/index.js';
+import type { RunStore } from '../../../src/store/port.js';
 import { assessSchemaIndex, indexProjectSchema } from '../../../src/schema/index-project.js';
 import { createEmbeddedVectorIndex } from '../../../src/vector/embedded.js';
 import type { VectorIndex } from '../../../src/vector/port.js';
@@ -16,16 +18,19 @@ const DAY = 24 * 60 * 60 * 1000;
 let dir: string;
 let clock: number;
 let cache: SchemaCache;
+let store: RunStore;
 let vectorIndex: VectorIndex;
 
 beforeEach(async () => {
   dir = await mkdtemp(join(tmpdir(), 'assay-index-project-'));
   clock = Date.now();
-  cache = createSchemaCache({ dir: join(dir, 'schema-cache'), now: () => clock });
+  store = createEmbeddedRunStore({ dir: join(dir, 'store') });
+  cache = createSchemaCache({ store, now: () => clock });
   vectorIndex = createEmbeddedVectorIndex({ dir: join(dir, 'vectors') });
 });
 afterEach(async () => {
   await vectorIndex.close();
+  await store.close();
   await rm(dir, { recursive: true, force: true });
 });
 

@@ -1,0 +1,250 @@
+/**
+ * RunStore on PostgreSQL: the store a fleet of processes and pods shares. Documents are JSONB rows;
+ * steps, results, feedback, API keys and the TTL cache have their own tables, so no row grows with the
+ * run. `updateRun` takes the run's row lock (`SELECT … FOR UPDATE`) for the read-modify-write: two
+ * processes updating one run queue behind each other instead of overwriting each other, and no retry
+ * loop is needed (a version column is still bumped, for observers). Migrations are applied in code at
+ * open, under an advisory lock, so several pods starting at once apply each one exactly once.
+ */
+import pg from 'pg';
+import type { z } from 'zod';
+import {
+  apiKeyRecordSchema,
+  discoveryResultSchema,
+  explorationStepSchema,
+  feedbackSchema,
+  projectSchema,
+  runSchema,
+  type ApiKeyRecord,
+  type DiscoveryResult,
+  type ExplorationStep,
+  type Feedback,
+  type Project,
+  type Run,
+} from '../domain/index.js';
+import { ConfigError, NotFoundError, ValidationError } from '../errors/index.js';
+import { assertSafeId } from './ids.js';
+import type { CacheEntry, RunStore } from './port.js';
+
+/** Advisory lock key of the migrations (an arbitrary constant: "assay" in ASCII). */
+const MIGRATION_LOCK_KEY = 0x6173736179;
+/** Expired cache rows are deleted on every Nth write (reads ignore them anyway). */
+const CACHE_SWEEP_EVERY_WRITES = 200;
+
+/** Each entry moves the schema one version up; never edit a released entry, append a new one. */
+const MIGRATIONS: readonly string[] = [
+  `CREATE TABLE IF NOT EXISTS {s}.assay_projects (id text PRIMARY KEY, doc jsonb NOT NULL, updated_at timestamptz NOT NULL DEFAULT now());
+   CREATE TABLE IF NOT EXISTS {s}.assay_runs (id text PRIMARY KEY, project_id text NOT NULL, created_at text NOT NULL, status text NOT NULL, version integer NOT NULL DEFAULT 1, doc jsonb NOT NULL);
+   CREATE INDEX IF NOT EXISTS assay_runs_project_created ON {s}.assay_runs (project_id, created_at DESC, id DESC);
+   CREATE INDEX IF NOT EXISTS assay_runs_in_flight ON {s}.assay_runs (status) WHERE status IN ('pending', 'running');
+   CREATE TABLE IF NOT EXISTS {s}.assay_steps (run_id text NOT NULL, step integer NOT NULL, doc jsonb NOT NULL, PRIMARY KEY (run_id, step));
+   CREATE TABLE IF NOT EXISTS {s}.assay_results (run_id text PRIMARY KEY, project_id text NOT NULL, doc jsonb NOT NULL);
+   CREATE TABLE IF NOT EXISTS {s}.assay_feedback (run_id text NOT NULL, target_type text NOT NULL, target_id text NOT NULL, project_id text NOT NULL,
+     doc jsonb NOT NULL, written bigserial NOT NULL, PRIMARY KEY (run_id, target_type, target_id));
+   CREATE INDEX IF NOT EXISTS assay_feedback_project ON {s}.assay_feedback (project_id, written);
+   CREATE TABLE IF NOT EXISTS {s}.assay_api_keys (id text PRIMARY KEY, created_at text NOT NULL, doc jsonb NOT NULL);
+   CREATE TABLE IF NOT EXISTS {s}.assay_cache (namespace text NOT NULL, key text NOT NULL, value jsonb NOT NULL, stored_at timestamptz NOT NULL,
+     expires_at timestamptz NOT NULL, PRIMARY KEY (namespace, key));
+   CREATE INDEX IF NOT EXISTS assay_cache_expiry ON {s}.assay_cache (expires_at);`,
+];
+
+export interface PostgresRunStoreOptions {
+  /** `postgres://user:password@host:5432/db` (from ASSAY_STORE; never logged). */
+  url: string;
+  /** The PostgreSQL schema holding Assay's tables. @defaultValue `public` */
+  schema?: string;
+  /** Connections in the pool. @defaultValue 10 */
+  poolSize?: number;
+}
+
+function parseWith<S extends z.ZodType>(schema: S, value: unknown): z.infer<S> {
+  return schema.parse(value) as z.infer<S>;
+}
+
+export async function createPostgresRunStore(options: PostgresRunStoreOptions): Promise<RunStore> {
+  const schemaName = options.schema ?? 'public';
+  if (!/^[a-z_][a-z0-9_]{0,62}$/.test(schemaName)) throw new ConfigError(`store schema "${schemaName}" must be a lower-case PostgreSQL identifier`);
+  const s = `"${schemaName}"`;
+  const pool = new pg.Pool({ connectionString: options.url, max: options.poolSize ?? 10 });
+  // an idle client's connection error must not crash the process; the next query reports it
+  pool.on('error', () => undefined);
+  let cacheWrites = 0;
+
+  async function migrate(): Promise<void> {
+    const client = await pool.connect();
+    try {
+      await client.query('BEGIN');
+      await client.query('SELECT pg_advisory_xact_lock($1)', [MIGRATION_LOCK_KEY]);
+      await client.query(`CREATE SCHEMA IF NOT EXISTS ${s}`);
+      await client.query(`CREATE TABLE IF NOT EXISTS ${s}.assay_schema_version (version integer NOT NULL)`);
+      const current = (await client.query<{ version: number }>(`SELECT max(version) AS version FROM ${s}.assay_schema_version`)).rows[0]?.version ?? 0;
+      for (let index = current; index < MIGRATIONS.length; index++) {
+        await client.query((MIGRATIONS[index] as string).replaceAll('{s}', s));
+        await client.query(`INSERT INTO ${s}.assay_schema_version (version) VALUES ($1)`, [index + 1]);
+      }
+      await client.query('COMMIT');
+    } catch (error) {
+      await client.query('ROLLBACK').catch(() => undefined);
+      throw error;
+    } finally {
+      client.release();
+    }
+  }
+
+  try {
+    await migrate();
+  } catch (error) {
+    await pool.end();
+    throw new ConfigError(`the PostgreSQL run store could not be opened: ${(error as Error).message} (check ASSAY_STORE)`, { cause: error });
+  }
+
+  async function transaction<T>(work: (client: pg.PoolClient) => Promise<T>): Promise<T> {
+    const client = await pool.connect();
+    try {
+      await client.query('BEGIN');
+      const result = await work(client);
+      await client.query('COMMIT');
+      return result;
+    } catch (error) {
+      await client.query('ROLLBACK').catch(() => undefined);
+      throw error;
+    } finally {
+      client.release();
+    }
+  }
+
+  const docs = async <S extends z.ZodType>(schema: S, sql: string, params: unknown[]): Promise<z.infer<S>[]> =>
+    (await pool.query<{ doc: unknown }>(sql, params)).rows.map((row) => parseWith(schema, row.doc));
+
+  const store: RunStore = {
+    async upsertProject(project: Project) {
+      assertSafeId('project', project.id);
+      const doc = projectSchema.parse(project);
+      await pool.query(`INSERT INTO ${s}.assay_projects (id, doc, updated_at) VALUES ($1, $2, now()) ON CONFLICT (id) DO UPDATE SET doc = EXCLUDED.doc, updated_at = now()`, [doc.id, doc]);
+    },
+    async getProject(id) {
+      assertSafeId('project', id);
+      return (await docs(projectSchema, `SELECT doc FROM ${s}.assay_projects WHERE id = $1`, [id]))[0] ?? null;
+    },
+    async listProjects() {
+      return docs(projectSchema, `SELECT doc FROM ${s}.assay_projects ORDER BY id`, []);
+    },
+
+    async createRun(run: Run) {
+      assertSafeId('run', run.id);
+      const doc = runSchema.parse(run);
+      const inserted = await pool.query<{ doc: unknown }>(
+        `INSERT INTO ${s}.assay_runs (id, project_id, created_at, status, doc) VALUES ($1, $2, $3, $4, $5) ON CONFLICT (id) DO NOTHING RETURNING doc`,
+        [doc.id, doc.project_id, doc.created_at, doc.status, doc],
+      );
+      if (inserted.rows[0]) return doc;
+      return (await store.getRun(run.id)) as Run;
+    },
+    async getRun(id) {
+      assertSafeId('run', id);
+      return (await docs(runSchema, `SELECT doc FROM ${s}.assay_runs WHERE id = $1`, [id]))[0] ?? null;
+    },
+    async updateRun(id, mutate) {
+      assertSafeId('run', id);
+      return transaction(async (client) => {
+        const row = (await client.query<{ doc: unknown }>(`SELECT doc FROM ${s}.assay_runs WHERE id = $1 FOR UPDATE`, [id])).rows[0];
+        if (!row) throw new NotFoundError(`run ${id} does not exist`, { runId: id });
+        const current = runSchema.parse(row.doc);
+        const next = runSchema.parse({ ...mutate(structuredClone(current)), id, updated_at: new Date().toISOString() });
+        await client.query(`UPDATE ${s}.assay_runs SET doc = $2, status = $3, version = version + 1 WHERE id = $1`, [id, next, next.status]);
+        return next;
+      });
+    },
+    async listRuns(projectId, listOptions) {
+      return docs(runSchema, `SELECT doc FROM ${s}.assay_runs WHERE project_id = $1 ORDER BY created_at DESC, id DESC LIMIT $2`, [projectId, listOptions?.limit ?? null]);
+    },
+
+    async upsertStep(step: ExplorationStep) {
+      assertSafeId('run', step.run_id);
+      const doc = explorationStepSchema.parse(step);
+      await pool.query(`INSERT INTO ${s}.assay_steps (run_id, step, doc) VALUES ($1, $2, $3) ON CONFLICT (run_id, step) DO UPDATE SET doc = EXCLUDED.doc`, [doc.run_id, doc.step, doc]);
+    },
+    async listSteps(runId) {
+      assertSafeId('run', runId);
+      return docs(explorationStepSchema, `SELECT doc FROM ${s}.assay_steps WHERE run_id = $1 ORDER BY step`, [runId]);
+    },
+
+    async putResult(result: DiscoveryResult) {
+      assertSafeId('run', result.run_id);
+      const doc = discoveryResultSchema.parse(result);
+      await pool.query(`INSERT INTO ${s}.assay_results (run_id, project_id, doc) VALUES ($1, $2, $3) ON CONFLICT (run_id) DO UPDATE SET doc = EXCLUDED.doc`, [doc.run_id, doc.project_id, doc]);
+    },
+    async getResult(runId) {
+      assertSafeId('run', runId);
+      return (await docs(discoveryResultSchema, `SELECT doc FROM ${s}.assay_results WHERE run_id = $1`, [runId]))[0] ?? null;
+    },
+    async listResults(projectId, listOptions) {
+      return docs(
+        discoveryResultSchema,
+        `SELECT r.doc FROM ${s}.assay_results r JOIN ${s}.assay_runs u ON u.id = r.run_id WHERE r.project_id = $1 ORDER BY u.created_at DESC, u.id DESC LIMIT $2`,
+        [projectId, listOptions?.limit ?? null],
+      );
+    },
+
+    async upsertFeedback(feedback: Feedback) {
+      assertSafeId('project', feedback.project_id);
+      const doc = feedbackSchema.parse(feedback);
+      // a changed verdict moves to the end, like a new one
+      await pool.query(
+        `INSERT INTO ${s}.assay_feedback (run_id, target_type, target_id, project_id, doc) VALUES ($1, $2, $3, $4, $5)
+         ON CONFLICT (run_id, target_type, target_id) DO UPDATE SET doc = EXCLUDED.doc, project_id = EXCLUDED.project_id,
+           written = nextval(pg_get_serial_sequence('${s}.assay_feedback', 'written'))`,
+        [doc.run_id, doc.target_type, doc.target_id, doc.project_id, doc],
+      );
+    },
+    async listFeedback(projectId) {
+      assertSafeId('project', projectId);
+      return docs(feedbackSchema, `SELECT doc FROM ${s}.assay_feedback WHERE project_id = $1 ORDER BY written`, [projectId]);
+    },
+
+    async putApiKey(key: ApiKeyRecord) {
+      assertSafeId('api_key', key.id);
+      const doc = apiKeyRecordSchema.parse(key);
+      await pool.query(`INSERT INTO ${s}.assay_api_keys (id, created_at, doc) VALUES ($1, $2, $3) ON CONFLICT (id) DO UPDATE SET doc = EXCLUDED.doc`, [doc.id, doc.created_at, doc]);
+    },
+    async getApiKey(id) {
+      if (!/^[A-Za-z0-9_-]{1,80}$/.test(id)) return null;
+      return (await docs(apiKeyRecordSchema, `SELECT doc FROM ${s}.assay_api_keys WHERE id = $1`, [id]))[0] ?? null;
+    },
+    async listApiKeys() {
+      return docs(apiKeyRecordSchema, `SELECT doc FROM ${s}.assay_api_keys ORDER BY created_at, id`, []);
+    },
+
+    async cacheGet(namespace, key) {
+      const row = (
+        await pool.query<{ value: unknown; stored_at: Date; expires_at: Date }>(
+          `SELECT value, stored_at, expires_at FROM ${s}.assay_cache WHERE namespace = $1 AND key = $2 AND expires_at > now()`,
+          [namespace, key],
+        )
+      ).rows[0];
+      return row ? ({ value: row.value, stored_at: row.stored_at.toISOString(), expires_at: row.expires_at.toISOString() } satisfies CacheEntry) : null;
+    },
+    async cachePut(namespace, key, value, { ttlMs }) {
+      if (value === undefined) throw new ValidationError(`cache ${namespace}/${key}: a value is required`);
+      await pool.query(
+        `INSERT INTO ${s}.assay_cache (namespace, key, value, stored_at, expires_at) VALUES ($1, $2, $3, now(), now() + $4 * interval '1 millisecond')
+         ON CONFLICT (namespace, key) DO UPDATE SET value = EXCLUDED.value, stored_at = EXCLUDED.stored_at, expires_at = EXCLUDED.expires_at`,
+        [namespace, key, JSON.stringify(value), ttlMs],
+      );
+      if (++cacheWrites % CACHE_SWEEP_EVERY_WRITES === 0) await pool.query(`DELETE FROM ${s}.assay_cache WHERE expires_at <= now()`);
+    },
+    async cacheDelete(namespace, key, deleteOptions) {
+      if (key !== undefined) {
+        await pool.query(`DELETE FROM ${s}.assay_cache WHERE namespace = $1 AND key = $2`, [namespace, key]);
+        return;
+      }
+      const prefix = (deleteOptions?.prefix ?? '').replace(/[\\%_]/g, (character) => `\\${character}`);
+      await pool.query(`DELETE FROM ${s}.assay_cache WHERE namespace = $1 AND key LIKE $2`, [namespace, `${prefix}%`]);
+    },
+
+    async close() {
+      await pool.end();
+    },
+  };
+  return store;
+}
