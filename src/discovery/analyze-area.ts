@@ -5,7 +5,7 @@
  */
 import { assembleAreaQueryResults } from '../compaction/area-query-results.js';
 import { searchStepsForArea } from '../compaction/run-step-index.js';
-import type { AreaRun, ExplorationStep, Insight, Run } from '../domain/index.js';
+import { claimSchema, type AreaRun, type ExplorationStep, type Insight, type Run } from '../domain/index.js';
 import { CancelledError, LlmError, NotFoundError, describeError } from '../errors/index.js';
 import { promptBudgetTokens, type PromptSection } from '../llm/prompt-builder.js';
 import { estimateTokens } from '../llm/tokens.js';
@@ -23,6 +23,19 @@ import { expandForModel, mergeTelescopeTelemetry, openTelescope, type TelescopeS
 export const ANALYSIS_REFORMAT_RETRIES = 2;
 /** Output budget of one analysis call: room for a dozen detailed insights. */
 export const ANALYSIS_MAX_OUTPUT_TOKENS = 8_192;
+/**
+ * What every analysis prompt adds to the pack's item shape: a measurable claim the verifier recounts
+ * with SQL it builds itself (src/domain/claim.ts). Without one, only the insight's count is checked.
+ */
+export const CLAIM_INSTRUCTIONS = [
+  'Give every insight a "claim" the warehouse can recount, in this shape (use exact table and column names from the evidence):',
+  '"claim": {"metric": {"kind": "count|share|mean|median|sum|rate|duration_mean|distinct_count", "table": "schema.table", "column": "…",',
+  '"start_column": "…", "end_column": "…", "unit": "days", "condition": {"column": "…", "op": "=", "value": …}, "filters": [], "label": "…"},',
+  '"segment": {"column": "…", "value": …, "grain": "month"}, "comparison": {"kind": "rest"} | {"kind": "all"} | {"kind": "group", "group": {"column": "…", "value": …}},',
+  '"value": <the metric on the segment>, "comparison_value": <the metric on the comparison side>, "direction": "higher|lower"}.',
+  'Only column/start_column/end_column/unit/condition/grain where the kind needs them. The verifier recomputes both values: a claim whose direction does not hold is rejected.',
+].join('\n');
+
 /** Insights kept per area; more is noise for the reader and for recommendations. */
 export const MAX_INSIGHTS_PER_AREA = 12;
 
@@ -40,7 +53,12 @@ export function toInsights(area: Pick<AnalysisArea, 'id'>, raw: readonly RawInsi
     const cited = [...new Set(item.source_steps)].sort((a, b) => a - b);
     const unknown = cited.filter((step) => !citable.has(step));
     if (unknown.length > 0) notes.push(`${area.id}-${index + 1}: dropped citations of steps ${unknown.join(', ')} (no such successful query)`);
+    const claim = item.claim === undefined ? undefined : claimSchema.safeParse(item.claim);
+    if (claim && !claim.success) {
+      notes.push(`${area.id}-${index + 1}: dropped a malformed claim (${claim.error.issues.slice(0, 2).map((issue) => `${issue.path.join('.') || 'claim'}: ${issue.message}`).join('; ')}); only its count can be checked`);
+    }
     return {
+      ...(claim?.success ? { claim: claim.data } : {}),
       id: `${area.id}-${index + 1}`,
       analysis_area: area.id,
       name: item.name,
@@ -129,7 +147,7 @@ export async function analyzeArea(deps: DiscoveryDeps, runId: string, areaId: st
     const prompt = renderAnalysisPrompt(setting.pack, area, { dataset, totalQueries: block.selected_steps.length, queryResults });
     const sections: PromptSection[] = [
       { id: 'base-context', role: 'system', text: setting.baseContext, priority: 50, shrink: 'truncate', minTokens: 200 },
-      { id: 'analysis', role: 'user', text: prompt, priority: 100, shrink: 'none' },
+      { id: 'analysis', role: 'user', text: `${prompt}\n\n${CLAIM_INSTRUCTIONS}`, priority: 100, shrink: 'none' },
     ];
     type AnalysisReply = { kind: 'insights'; value: Extract<ReturnType<typeof parseInsights>, { ok: true }> } | { kind: 'expand'; ids: string[] };
     let promptTokensTotal = 0;

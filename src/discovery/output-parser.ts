@@ -38,6 +38,8 @@ export const rawInsightSchema = z.object({
   indicators: z.array(z.string()).optional(),
   target_segment: z.string().optional(),
   source_steps: z.array(z.preprocess(toNumber, z.number().int().min(1))).default([]),
+  /** Checked against the claim schema when the insight is built: a malformed claim is dropped, not the insight. */
+  claim: z.unknown().optional(),
 });
 export type RawInsight = z.infer<typeof rawInsightSchema>;
 

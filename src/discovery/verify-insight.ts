@@ -1,10 +1,12 @@
 /**
- * Phase 6, one insight: recount what the insight claims, grounded on the SQL of the steps it cites
- * (already proven to run here), with a small lookup_schema loop for tables those steps don't cover.
- * Writes only the validation block: the claimed count is never overwritten.
+ * Phase 6, one insight: recount what the insight claims. A structured claim (metric, segment,
+ * comparison, values, direction) is recounted on both sides with SQL the verifier builds itself and
+ * judged on direction and magnitude. An insight without one only has its count recounted, grounded on
+ * the SQL of the steps it cites, with a small lookup_schema loop — and its reasoning says the effect
+ * was not checked. Writes only the validation block: the claimed values are never overwritten.
  */
-import type { ExplorationStep, Insight, InsightValidation, Run } from '../domain/index.js';
-import { CancelledError, NotFoundError, describeError } from '../errors/index.js';
+import type { Claim, ExplorationStep, Insight, InsightValidation, Run } from '../domain/index.js';
+import { CancelledError, NotFoundError, UnsafeSqlError, WarehouseError, describeError } from '../errors/index.js';
 import type { PromptSection } from '../llm/prompt-builder.js';
 import { createSchemaBudget } from '../schema/budget.js';
 import { MAX_LOOKUPS_PER_VERIFICATION } from '../schema/constants.js';
@@ -12,6 +14,8 @@ import { lookupSchema } from '../schema/lookup.js';
 import type { QueryResult } from '../warehouse/port.js';
 import { VERIFIER_ACTIONS, parseAction, reformatNudge } from './action-parser.js';
 import { assertRunActive, modelFor, requireProject, type DiscoveryDeps } from './context.js';
+import { buildClaimSql } from './claims/claim-sql.js';
+import { judgeClaim } from './claims/claim-verdict.js';
 import { askLlm } from './llm-gateway.js';
 import { loadEnginePrompt } from './pack-loader.js';
 import { dialectName, filterRule } from './prompt-assembly.js';
@@ -68,11 +72,57 @@ async function storeValidation(deps: DiscoveryDeps, runId: string, insightId: st
   }));
 }
 
+/**
+ * A structured claim is recounted with SQL the verifier builds itself (both sides of the comparison),
+ * and judged on direction and magnitude; no model is asked.
+ */
+async function recountClaim(deps: DiscoveryDeps, run: Run, claim: Claim, at: string, signal?: AbortSignal): Promise<InsightValidation> {
+  const project = await requireProject(deps, run.project_id);
+  const setting = await loadRunSetting(deps, run, project, signal);
+  const base = { original_count: claim.value, validated_at: at, lookups_used: 0 };
+  const built = buildClaimSql(claim, setting.schema.tables);
+  if (!built.ok) return { ...base, status: 'rejected', verified_count: null, query: '', reasoning: `the claim cannot be recounted: ${built.reason}` };
+  let row: Record<string, unknown> | undefined;
+  try {
+    row = (await deps.warehouse.query(built.sql, { maxRows: 1, timeoutMs: deps.config.sql.timeoutMs, ...(signal ? { signal } : {}) })).rows[0];
+  } catch (error) {
+    if (error instanceof CancelledError) throw error;
+    if (!(error instanceof WarehouseError || error instanceof UnsafeSqlError)) throw error;
+    return { ...base, status: 'error', verified_count: null, query: built.sql, reasoning: `the recount query failed: ${describeError(error)}` };
+  }
+  const number = (value: unknown): number | null => {
+    const parsed = typeof value === 'string' && value.trim() !== '' ? Number(value) : typeof value === 'bigint' ? Number(value) : value;
+    return typeof parsed === 'number' && Number.isFinite(parsed) ? parsed : null;
+  };
+  const recount = { segmentValue: number(row?.segment_value), comparisonValue: number(row?.comparison_value), segmentRows: number(row?.segment_rows) ?? 0 };
+  const verdict = judgeClaim(claim, recount);
+  return {
+    ...base,
+    status: verdict.status,
+    verified_count: recount.segmentValue,
+    query: built.sql,
+    reasoning: verdict.reasoning,
+    claim_check: {
+      value: recount.segmentValue,
+      comparison_value: recount.comparisonValue,
+      direction_holds: verdict.directionHolds,
+      relative_error: verdict.relativeError,
+      segment_rows: recount.segmentRows,
+      sql: built.sql,
+    },
+  };
+}
+
 export async function verifyInsight(deps: DiscoveryDeps, runId: string, insightId: string, signal?: AbortSignal): Promise<InsightValidation> {
   const run = await assertRunActive(deps, runId, signal);
   const insight = findInsight(run, insightId);
   if (insight.validation) return insight.validation;
   const now = () => deps.now().toISOString();
+  if (insight.claim) {
+    const validation = await recountClaim(deps, run, insight.claim, now(), signal);
+    await storeValidation(deps, runId, insightId, validation);
+    return validation;
+  }
   const claimed = insight.affected_count;
   const base = { original_count: claimed, validated_at: now(), lookups_used: 0 };
 
@@ -147,7 +197,9 @@ export async function verifyInsight(deps: DiscoveryDeps, runId: string, insightI
     });
     const verified = outcome.result ? extractCount(outcome.result) : null;
     const classified = classifyVerification(claimed, verified, outcome.result ? undefined : outcome.error);
-    validation = { ...base, lookups_used: lookups, status: classified.status, verified_count: verified, query: outcome.executedSql, reasoning: classified.reasoning };
+    // without a claim only the segment's size was recounted: say so, so no reader takes it for a checked effect
+    const scope = classified.status === 'confirmed' || classified.status === 'adjusted' ? ' (segment size only: the insight stated no claim, so its effect was not recounted)' : '';
+    validation = { ...base, lookups_used: lookups, status: classified.status, verified_count: verified, query: outcome.executedSql, reasoning: `${classified.reasoning}${scope}` };
   }
   await storeValidation(deps, runId, insightId, validation);
   return validation;
