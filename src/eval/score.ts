@@ -1,6 +1,9 @@
 /**
- * Scoring a run against a demo warehouse's planted truths: which planted patterns some insight found,
- * how many insights verification confirmed, and how many recommendations link to insights.
+ * Scoring a run against a demo warehouse's planted truths, strictly: a pattern is found only by an
+ * insight that verification did not reject (nor fail to check) which names the pattern's words and
+ * cites a query on its tables; `found_with_checked_claim` counts those whose claim was recounted and
+ * held (direction and all). Precision is the share of usable insights that found some pattern — made-up
+ * findings cost. `assay eval --min-recall` turns recall into an exit code.
  */
 import type { DiscoveryResult, ExplorationStep, Insight } from '../domain/index.js';
 import type { PlantedPattern } from '../warehouse/demo/index.js';
@@ -15,6 +18,8 @@ export interface PatternMatch {
   /** The insight that found it, if any. */
   insight_id: string | null;
   matched_keywords: string[];
+  /** The finding insight's claim was recounted and held (confirmed or adjusted with its direction). */
+  claim_checked: boolean;
 }
 
 export interface EvalScore {
@@ -22,6 +27,11 @@ export interface EvalScore {
   planted: number;
   found: number;
   recall: number;
+  /** Patterns found by an insight whose claim was recounted and held. */
+  found_with_checked_claim: number;
+  /** Usable (not rejected, not errored) insights that found some pattern, over all usable insights. */
+  precision: number;
+  rejected: number;
   insights: number;
   confirmed_share: number;
   recommendations_linked_share: number;
@@ -49,15 +59,26 @@ function touchesTables(insight: Insight, stepsByNumber: ReadonlyMap<number, Expl
   });
 }
 
+/** An insight verification rejected, or could not check, finds nothing. */
+export function isUsable(insight: Insight): boolean {
+  const status = insight.validation?.status;
+  return status !== 'rejected' && status !== 'error';
+}
+
+function claimHeld(insight: Insight): boolean {
+  return insight.validation?.claim_check?.direction_holds === true && (insight.validation.status === 'confirmed' || insight.validation.status === 'adjusted');
+}
+
 export function matchPattern(pattern: PlantedPattern, insights: readonly Insight[], steps: readonly ExplorationStep[]): PatternMatch {
   const stepsByNumber = new Map(steps.map((step) => [step.step, step] as const));
   const needed = Math.min(MIN_KEYWORD_MATCHES, pattern.keywords.length);
-  let best: PatternMatch = { pattern: pattern.id, area: pattern.area, found: false, insight_id: null, matched_keywords: [] };
-  for (const insight of insights) {
+  let best: PatternMatch = { pattern: pattern.id, area: pattern.area, found: false, insight_id: null, matched_keywords: [], claim_checked: false };
+  for (const insight of insights.filter(isUsable)) {
     const text = insightText(insight);
     const matched = pattern.keywords.filter((keyword) => containsKeyword(text, keyword));
     const found = matched.length >= needed && touchesTables(insight, stepsByNumber, pattern.tables);
-    if (found && (!best.found || matched.length > best.matched_keywords.length)) best = { ...best, found: true, insight_id: insight.id, matched_keywords: matched };
+    const better = !best.found || (claimHeld(insight) && !best.claim_checked) || (claimHeld(insight) === best.claim_checked && matched.length > best.matched_keywords.length);
+    if (found && better) best = { ...best, found: true, insight_id: insight.id, matched_keywords: matched, claim_checked: claimHeld(insight) };
     else if (!best.found && matched.length > best.matched_keywords.length) best = { ...best, matched_keywords: matched };
   }
   return best;
@@ -66,6 +87,8 @@ export function matchPattern(pattern: PlantedPattern, insights: readonly Insight
 export function scoreRun(kind: string, patterns: readonly PlantedPattern[], result: DiscoveryResult, steps: readonly ExplorationStep[]): EvalScore {
   const matches = patterns.map((pattern) => matchPattern(pattern, result.insights, steps));
   const found = matches.filter((match) => match.found).length;
+  const usable = result.insights.filter(isUsable);
+  const finding = new Set(usable.filter((insight) => patterns.some((pattern) => matchPattern(pattern, [insight], steps).found)).map((insight) => insight.id));
   const confirmed = result.insights.filter((insight) => insight.validation?.status === 'confirmed').length;
   const linked = result.recommendations.filter((rec) => rec.related_insight_ids.length > 0).length;
   const share = (part: number, whole: number) => (whole === 0 ? 0 : Math.round((part / whole) * 1000) / 1000);
@@ -74,6 +97,9 @@ export function scoreRun(kind: string, patterns: readonly PlantedPattern[], resu
     planted: patterns.length,
     found,
     recall: share(found, patterns.length),
+    found_with_checked_claim: matches.filter((match) => match.claim_checked).length,
+    precision: share(finding.size, usable.length),
+    rejected: result.insights.length - usable.length,
     insights: result.insights.length,
     confirmed_share: share(confirmed, result.insights.length),
     recommendations_linked_share: share(linked, result.recommendations.length),

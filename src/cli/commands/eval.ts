@@ -20,7 +20,11 @@ export function register(program: Command): void {
     .option('--max-steps <n>', 'exploration steps', (value) => Number.parseInt(value, 10), 24)
     .option('--json', 'print one JSON object instead of tables')
     .option('--out <dir>', 'where to keep the run artefacts (default: a temporary directory)')
-    .action(async (options: { kind: string; maxSteps: number; json?: boolean; out?: string }, command: Command) => {
+    .option('--min-recall <share>', 'exit with code 1 when recall is below this share (0-1)', (value) => Number(value))
+    .action(async (options: { kind: string; maxSteps: number; json?: boolean; out?: string; minRecall?: number }, command: Command) => {
+      if (options.minRecall !== undefined && !(options.minRecall >= 0 && options.minRecall <= 1)) {
+        throw new ValidationError(`--min-recall must be a share between 0 and 1, got "${String(options.minRecall)}"`, [{ path: 'min-recall', message: 'between 0 and 1' }]);
+      }
       if (!(EVAL_KINDS as readonly string[]).includes(options.kind)) {
         throw new ValidationError(`--kind must be one of ${EVAL_KINDS.join(', ')}, got "${options.kind}"`, [{ path: 'kind', message: 'unknown kind' }]);
       }
@@ -38,15 +42,23 @@ export function register(program: Command): void {
       const runtime = await composeRuntime(config, { logger: cliLogger(config) });
       const steps = await runtime.store.listSteps(outcome.run.id).finally(() => runtime.close());
       const score = scoreRun(kind, truths.patterns, outcome.result, steps);
+      const belowThreshold = options.minRecall !== undefined && score.recall < options.minRecall;
+      if (belowThreshold) process.exitCode = 1;
       if (options.json) {
         const { patterns: _patterns, ...summary } = score;
-        printJson(summary);
+        printJson({ ...summary, ...(options.minRecall === undefined ? {} : { min_recall: options.minRecall, passed: !belowThreshold }) });
         return;
       }
-      process.stdout.write(`${renderTable(['pattern', 'area', 'found', 'insight', 'keywords matched'], score.patterns.map((match) => [match.pattern, match.area, match.found ? 'yes' : 'no', match.insight_id ?? '', match.matched_keywords.join(', ')]))}\n`);
       process.stdout.write(
-        `${renderTable(['kind', 'planted', 'found', 'recall', 'insights', 'confirmed share', 'recommendations linked'], [[score.kind, score.planted, score.found, score.recall, score.insights, score.confirmed_share, score.recommendations_linked_share]])}\n`,
+        `${renderTable(['pattern', 'area', 'found', 'claim recounted', 'insight', 'keywords matched'], score.patterns.map((match) => [match.pattern, match.area, match.found ? 'yes' : 'no', match.claim_checked ? 'yes' : 'no', match.insight_id ?? '', match.matched_keywords.join(', ')]))}\n`,
       );
+      process.stdout.write(
+        `${renderTable(
+          ['kind', 'planted', 'found', 'with recounted claim', 'recall', 'precision', 'insights', 'rejected', 'confirmed share', 'recommendations linked'],
+          [[score.kind, score.planted, score.found, score.found_with_checked_claim, score.recall, score.precision, score.insights, score.rejected, score.confirmed_share, score.recommendations_linked_share]],
+        )}\n`,
+      );
+      if (belowThreshold) process.stderr.write(`recall ${score.recall} is below --min-recall ${options.minRecall}\n`);
       process.stdout.write(`report: ${outcome.reportPath}\n`);
     });
 }

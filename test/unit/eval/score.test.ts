@@ -75,5 +75,27 @@ describe('scoreRun', () => {
     });
     const score = scoreRun('ecommerce', [pattern, { ...pattern, id: 'other', keywords: ['refund', 'electronics', 'rising'] }], result, [step(1, 'SELECT * FROM main.sessions'), step(2, 'SELECT 2')]);
     expect(score).toMatchObject({ planted: 2, found: 1, recall: 0.5, insights: 2, confirmed_share: 0.5, recommendations_linked_share: 0.5 });
+    // the rejected insight is out; the one usable insight found a pattern
+    expect(score).toMatchObject({ rejected: 1, precision: 1, found_with_checked_claim: 0 });
+  });
+});
+
+describe('when the eval is strict', () => {
+  const steps = [step(1, 'SELECT device FROM main.sessions')];
+
+  it('never counts a rejected insight, however well it names the pattern (the made-up "desktop is worst" case)', () => {
+    const rejected = insight('conversion-1', 'Desktop checkout abandonment is worst, mobile device fine', [1], 'rejected');
+    expect(matchPattern(pattern, [rejected], steps).found).toBe(false);
+  });
+
+  it('prefers an insight whose claim was recounted and held, and reports it', () => {
+    const countOnly = insight('conversion-1', 'Mobile checkout abandonment 2.9x desktop', [1], 'confirmed');
+    const recounted = insightSchema.parse({
+      ...countOnly,
+      id: 'conversion-2',
+      validation: { status: 'adjusted', verified_count: 0.6, original_count: 0.7, validated_at: 't', claim_check: { value: 0.6, comparison_value: 0.2, direction_holds: true, relative_error: 0.14, segment_rows: 40, sql: 'SELECT 1' } },
+    });
+    expect(matchPattern(pattern, [countOnly, recounted], steps)).toMatchObject({ found: true, insight_id: 'conversion-2', claim_checked: true });
+    expect(matchPattern(pattern, [countOnly], steps)).toMatchObject({ found: true, claim_checked: false });
   });
 });
