@@ -13,9 +13,7 @@ export const INDEX_SCHEMA_JOB = 'schema';
 export const indexPayloadSchema = z.object({ runId: runIdSchema });
 export type IndexPayload = z.infer<typeof indexPayloadSchema>;
 
-export const indexResultSchema = resultOrCancelled(
-  z.object({ runId: runIdSchema, tables: z.number().int(), collection: z.string() }),
-);
+export const indexResultSchema = resultOrCancelled(z.object({ runId: runIdSchema, tables: z.number().int(), collection: z.string() }));
 export type IndexResult = z.infer<typeof indexResultSchema>;
 
 export const indexQueue: QueueContract<typeof INDEX_QUEUE, IndexPayload, IndexResult> = {

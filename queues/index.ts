@@ -22,7 +22,15 @@ export * from './verify.js';
 export * from './recommend.js';
 export * from './maintenance.js';
 
-export const QUEUES = [coordinatorQueue, exploreQueue, indexQueue, analyzeAreaQueue, verifyQueue, recommendQueue, maintenanceQueue] as const;
+export const QUEUES = [
+  coordinatorQueue,
+  exploreQueue,
+  indexQueue,
+  analyzeAreaQueue,
+  verifyQueue,
+  recommendQueue,
+  maintenanceQueue,
+] as const;
 export type QueueName = (typeof QUEUES)[number]['name'];
 export const QUEUE_NAMES: readonly QueueName[] = QUEUES.map((queue) => queue.name);
 

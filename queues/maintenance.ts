@@ -15,7 +15,12 @@ export type MaintenanceTask = (typeof MAINTENANCE_TASKS)[number];
 export const maintenancePayloadSchema = z.object({ task: z.enum(MAINTENANCE_TASKS) });
 export type MaintenancePayload = z.infer<typeof maintenancePayloadSchema>;
 
-export const maintenanceResultSchema = z.object({ task: z.enum(MAINTENANCE_TASKS), requeued: z.number().int().default(0), failed: z.number().int().default(0), dropped: z.number().int().default(0) });
+export const maintenanceResultSchema = z.object({
+  task: z.enum(MAINTENANCE_TASKS),
+  requeued: z.number().int().default(0),
+  failed: z.number().int().default(0),
+  dropped: z.number().int().default(0),
+});
 export type MaintenanceResult = z.infer<typeof maintenanceResultSchema>;
 
 export const maintenanceQueue: QueueContract<typeof MAINTENANCE_QUEUE, MaintenancePayload, MaintenanceResult> = {

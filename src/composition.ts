@@ -33,7 +33,10 @@ export function bindLlm(spec: string, config: AssayConfig, logger: Logger, offli
   const provider = createLlmProvider(spec, config, { offlineBrain });
   const { entry, known } = lookupModel(spec, config.models);
   if (!known) {
-    logger.warn({ llm: spec, contextWindow: entry.contextWindow, maxOutputTokens: entry.maxOutputTokens }, 'model not in the catalog: using conservative limits (override them under "models" in the config)');
+    logger.warn(
+      { llm: spec, contextWindow: entry.contextWindow, maxOutputTokens: entry.maxOutputTokens },
+      'model not in the catalog: using conservative limits (override them under "models" in the config)',
+    );
   }
   return { provider, entry };
 }

@@ -20,10 +20,16 @@ async function gather(context: JobContext<AnalyzeAreaPayload>): Promise<AnalyzeA
   // in a cancelled run a verification that did not happen is not a failure
   const unverified = run.status === 'cancelled' ? [] : (area?.insights ?? []).filter((insight) => !insight.validation);
   for (const insight of unverified) {
-    const failure = outcomes.failureOf(verifyQueue.name, verifyQueue.jobId({ runId, insightId: insight.id })) ?? 'it settled without recording a validation';
+    const failure =
+      outcomes.failureOf(verifyQueue.name, verifyQueue.jobId({ runId, insightId: insight.id })) ??
+      'it settled without recording a validation';
     await deps.store.updateRun(runId, (run) => failVerification(run, insight.id, failure, deps.now()));
   }
-  if (unverified.length > 0) context.logger.warn({ unverified: unverified.map((insight) => insight.id) }, 'some verifications failed; their insights are marked error');
+  if (unverified.length > 0)
+    context.logger.warn(
+      { unverified: unverified.map((insight) => insight.id) },
+      'some verifications failed; their insights are marked error',
+    );
   return { runId, areaId, status: area?.status ?? 'failed', insightIds: area?.insight_ids ?? [], verificationFailures: unverified.length };
 }
 

@@ -75,16 +75,21 @@ async function settledResult(context: Context, inFlight: CoordinatorPayload, run
       // a step cancelled while its run is still live (the run is checked before every stage) ends exploration like a failed one
       const failure = outcomes.failureOf(exploreQueue.name, jobId) ?? (outcome && isCancelledResult(outcome) ? outcome.reason : undefined);
       if (failure !== undefined) return { stage: 'explore', step: inFlight.step, finished: true, failure };
-      if (outcome !== undefined && !isCancelledResult(outcome)) return { stage: 'explore', step: inFlight.step, finished: outcome.finished };
+      if (outcome !== undefined && !isCancelledResult(outcome))
+        return { stage: 'explore', step: inFlight.step, finished: outcome.finished };
       // a recovered coordinator finds the step's job done before it (not attached to this parent): the store says how it ended
       const stored = (await context.deps.store.listSteps(runId)).find((step) => step.step === inFlight.step);
-      if (!stored) return { stage: 'explore', step: inFlight.step, finished: true, failure: `step ${inFlight.step} settled without a stored result` };
+      if (!stored)
+        return { stage: 'explore', step: inFlight.step, finished: true, failure: `step ${inFlight.step} settled without a stored result` };
       return { stage: 'explore', step: inFlight.step, finished: isFinalStep(stored, run) };
     }
     case 'analyze': {
       const failures = new Map<string, string>();
       for (const area of run.areas) {
-        const failure = outcomes.failureOf(analyzeAreaQueue.name, analyzeAreaQueue.jobId({ runId, areaId: area.area_id, stage: 'analyze' }));
+        const failure = outcomes.failureOf(
+          analyzeAreaQueue.name,
+          analyzeAreaQueue.jobId({ runId, areaId: area.area_id, stage: 'analyze' }),
+        );
         if (failure !== undefined) failures.set(area.area_id, failure);
       }
       return { stage: 'analyze', failures };
@@ -127,14 +132,18 @@ export const coordinate: JobHandler<CoordinatorPayload, CoordinatorResult> = asy
         if (command.do === 'finalize') return await finish(context, command.fatalError);
         if (command.do === 'explore') {
           if ((await addChild(queues, exploreQueue, { runId, step: command.step }, job)) === 'failed_before') {
-            transition = nextStage({ stage: 'explore', step: command.step, finished: true, failure: 'failed on an earlier delivery' }, run.settings.max_steps);
+            transition = nextStage(
+              { stage: 'explore', step: command.step, finished: true, failure: 'failed on an earlier delivery' },
+              run.settings.max_steps,
+            );
             continue;
           }
           inFlight = { runId, stage: 'explore', step: command.step };
         } else if (command.do === 'analyze') {
           const current = await requireRun(deps, runId);
           // every area, settled or not: a repeated add re-attaches a job still running, and is a no-op otherwise
-          for (const area of current.areas) await addChild(queues, analyzeAreaQueue, { runId, areaId: area.area_id, stage: 'analyze' }, job);
+          for (const area of current.areas)
+            await addChild(queues, analyzeAreaQueue, { runId, areaId: area.area_id, stage: 'analyze' }, job);
           inFlight = { runId, stage: 'analyze', step: 0 };
         } else if (command.do === 'recommend') {
           await addChild(queues, recommendQueue, { runId }, job);

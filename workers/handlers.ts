@@ -13,7 +13,8 @@ import { writeRecommendations } from './recommend.js';
 import { verify } from './verify.js';
 
 type ContractOf<Name extends QueueName> = Extract<(typeof QUEUES)[number], { name: Name }>;
-type HandlerFor<Name extends QueueName> = ContractOf<Name> extends QueueContract<Name, infer Payload, infer Result> ? JobHandler<Payload, Result> : never;
+type HandlerFor<Name extends QueueName> =
+  ContractOf<Name> extends QueueContract<Name, infer Payload, infer Result> ? JobHandler<Payload, Result> : never;
 
 export const HANDLERS: { readonly [Name in QueueName]: HandlerFor<Name> } = {
   coordinator: coordinate,

@@ -20,7 +20,12 @@ export type JobFailure =
   | { action: 'retry' };
 
 function isBullmqControl(error: unknown): boolean {
-  return error instanceof WaitingChildrenError || error instanceof DelayedError || error instanceof WaitingError || error instanceof RateLimitError;
+  return (
+    error instanceof WaitingChildrenError ||
+    error instanceof DelayedError ||
+    error instanceof WaitingError ||
+    error instanceof RateLimitError
+  );
 }
 
 export function classifyJobFailure(error: unknown, state: { shuttingDown: boolean; aborted: boolean }): JobFailure {

@@ -24,7 +24,11 @@ export async function scheduleMaintenance(producer: QueueSet, config: AssayConfi
   const queue = producer.queue(maintenanceQueue.name);
   const every = { 'reconcile-runs': config.fleet.reconcileIntervalMs, 'sweep-collections': config.fleet.sweepIntervalMs };
   for (const task of MAINTENANCE_TASKS) {
-    await queue.upsertJobScheduler(task, { every: every[task] }, { name: maintenanceQueue.jobName, data: { task }, opts: maintenanceQueue.defaultJobOptions });
+    await queue.upsertJobScheduler(
+      task,
+      { every: every[task] },
+      { name: maintenanceQueue.jobName, data: { task }, opts: maintenanceQueue.defaultJobOptions },
+    );
   }
 }
 
@@ -54,7 +58,17 @@ export async function startWorkerProcess(config: AssayConfig, options: WorkerPro
     ...(config.fleet.lockDurationMs === undefined ? {} : { lockDurationMs: config.fleet.lockDurationMs }),
     ...(config.fleet.stalledIntervalMs === undefined ? {} : { stalledIntervalMs: config.fleet.stalledIntervalMs }),
   };
-  const registry = await startWorkerRegistry({ redisUrl: config.redisUrl, prefix, queues, deps: runtime, producer, logger, workerName: hostname(), workerOverrides, ...(concurrency ? { concurrency } : {}) });
+  const registry = await startWorkerRegistry({
+    redisUrl: config.redisUrl,
+    prefix,
+    queues,
+    deps: runtime,
+    producer,
+    logger,
+    workerName: hostname(),
+    workerOverrides,
+    ...(concurrency ? { concurrency } : {}),
+  });
   if (queues.includes(maintenanceQueue.name)) await scheduleMaintenance(producer, config);
   // a run killed before finalize left its collection behind: sweep once at start, then on the schedule
   await sweepRunCollections(runtime).catch((error: unknown) => logger.warn({ err: error }, 'start-up sweep of run collections failed'));
@@ -92,4 +106,3 @@ export async function runWorkerProcess(config: AssayConfig, options: WorkerProce
     process.once('SIGINT', onSignal);
   });
 }
-

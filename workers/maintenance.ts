@@ -3,7 +3,13 @@
  * Every pod may run them; each verdict is applied through the store's atomic update and BullMQ's own
  * job operations, so two pods reconciling the same run at once do no harm.
  */
-import { COORDINATOR_JOB, coordinatorPayloadSchema, coordinatorQueue, type MaintenancePayload, type MaintenanceResult } from '../queues/index.js';
+import {
+  COORDINATOR_JOB,
+  coordinatorPayloadSchema,
+  coordinatorQueue,
+  type MaintenancePayload,
+  type MaintenanceResult,
+} from '../queues/index.js';
 import { finalizeRun } from '../src/discovery/finalize.js';
 import { runsInFlight, sweepRunCollections } from '../src/discovery/maintenance.js';
 import { judgeRun, type CoordinatorState } from '../src/discovery/pipeline/index.js';

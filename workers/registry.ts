@@ -63,8 +63,12 @@ export async function startWorkerRegistry(options: WorkerRegistryOptions): Promi
     // three declared parameters: BullMQ only creates the per-job AbortSignal for processors that take one
     return async (job: Job, token: string | undefined, signal: AbortSignal | undefined): Promise<unknown> => {
       const parsed = contract.payload.safeParse(job.data);
-      if (!parsed.success) throw new UnrecoverableError(`invalid ${contract.name} payload: ${parsed.error.issues.map((issue) => `${issue.path.join('.')}: ${issue.message}`).join('; ')}`);
-      if (!token || !signal || !job.id) throw new UnrecoverableError(`${contract.name} job started without a lock token, abort signal or id`);
+      if (!parsed.success)
+        throw new UnrecoverableError(
+          `invalid ${contract.name} payload: ${parsed.error.issues.map((issue) => `${issue.path.join('.')}: ${issue.message}`).join('; ')}`,
+        );
+      if (!token || !signal || !job.id)
+        throw new UnrecoverableError(`${contract.name} job started without a lock token, abort signal or id`);
       const payload = parsed.data as { runId: string };
       const logger = childLogger(options.logger, { queue: contract.name, jobId: job.id, runId: payload.runId });
       const handOver = async (durationMs: number): Promise<never> => {
@@ -125,7 +129,12 @@ export async function startWorkerRegistry(options: WorkerRegistryOptions): Promi
     });
     worker.on('failed', (job, error) => {
       const final = job === undefined || error instanceof UnrecoverableError || job.attemptsMade >= (job.opts.attempts ?? 1);
-      const bindings = { jobId: job?.id, runId: (job?.data as { runId?: string } | undefined)?.runId, attempts: job?.attemptsMade, err: error };
+      const bindings = {
+        jobId: job?.id,
+        runId: (job?.data as { runId?: string } | undefined)?.runId,
+        attempts: job?.attemptsMade,
+        err: error,
+      };
       if (final) logger.error(bindings, 'job failed for good');
       else logger.warn(bindings, 'job failed; it will be retried');
     });
@@ -145,7 +154,7 @@ export async function startWorkerRegistry(options: WorkerRegistryOptions): Promi
         if (job.runId !== runId || job.queue === coordinatorQueue.name) continue;
         if (workers.get(job.queue)?.cancelJob(jobId, `run ${runId} cancelled`)) aborted++;
       }
-      if (aborted > 0) options.logger.info({ runId, aborted }, 'aborted the cancelled run\'s jobs');
+      if (aborted > 0) options.logger.info({ runId, aborted }, "aborted the cancelled run's jobs");
       return aborted;
     },
     isReady() {
@@ -165,7 +174,11 @@ export async function startWorkerRegistry(options: WorkerRegistryOptions): Promi
       ]);
       clearTimeout(timer);
       // jobs that did not hand back in time are recovered by another worker's stalled check
-      if (timedOut) options.logger.warn({ timeoutMs, stillActive: [...active.keys()] }, 'shutdown timed out; unfinished jobs will be recovered as stalled');
+      if (timedOut)
+        options.logger.warn(
+          { timeoutMs, stillActive: [...active.keys()] },
+          'shutdown timed out; unfinished jobs will be recovered as stalled',
+        );
       else options.logger.info('workers closed');
       return { timedOut };
     },

@@ -16,18 +16,29 @@ import type { KeyedLock } from '../concurrency/keyed-lock.js';
 import type { DiscoverBody, EstimateBody } from './schemas.js';
 
 /** The areas a request selects, in the pack's order; unknown ids are a 400 naming each offending index. */
-export function selectAreas(packAreas: readonly AnalysisArea[], requested: readonly string[] | undefined, packSlug: string): AnalysisArea[] {
+export function selectAreas(
+  packAreas: readonly AnalysisArea[],
+  requested: readonly string[] | undefined,
+  packSlug: string,
+): AnalysisArea[] {
   if (!requested) return [...packAreas];
   const known = new Set(packAreas.map((area) => area.id));
   const issues = requested.flatMap((id, index) => (known.has(id) ? [] : [{ path: `areas.${index}`, message: `unknown area "${id}"` }]));
   if (issues.length > 0) {
-    throw new ValidationError(`pack "${packSlug}" has no area(s) ${issues.map((issue) => issue.message.slice('unknown area '.length)).join(', ')} (areas: ${[...known].join(', ')})`, issues);
+    throw new ValidationError(
+      `pack "${packSlug}" has no area(s) ${issues.map((issue) => issue.message.slice('unknown area '.length)).join(', ')} (areas: ${[...known].join(', ')})`,
+      issues,
+    );
   }
   const wanted = new Set(requested);
   return packAreas.filter((area) => wanted.has(area.id));
 }
 
-function projectAreas(deps: ApiDeps, project: Project, requested: readonly string[] | undefined): { pack: DomainPack; areas: AnalysisArea[] } {
+function projectAreas(
+  deps: ApiDeps,
+  project: Project,
+  requested: readonly string[] | undefined,
+): { pack: DomainPack; areas: AnalysisArea[] } {
   const pack = deps.runtime.loadPack(project.domain);
   return { pack, areas: selectAreas(resolveAreas(pack, project.category), requested, pack.slug) };
 }
@@ -36,7 +47,9 @@ function stepBounds(deps: ApiDeps, body: Pick<DiscoverBody, 'max_steps' | 'min_s
   const maxSteps = body.max_steps ?? deps.config.run.maxSteps;
   const minSteps = body.min_steps ?? Math.min(deps.config.run.minSteps, maxSteps);
   if (minSteps > maxSteps) {
-    throw new ValidationError(`min_steps (${minSteps}) must not exceed max_steps (${maxSteps})`, [{ path: 'min_steps', message: `greater than max_steps (${maxSteps})` }]);
+    throw new ValidationError(`min_steps (${minSteps}) must not exceed max_steps (${maxSteps})`, [
+      { path: 'min_steps', message: `greater than max_steps (${maxSteps})` },
+    ]);
   }
   return { maxSteps, minSteps };
 }
@@ -44,7 +57,10 @@ function stepBounds(deps: ApiDeps, body: Pick<DiscoverBody, 'max_steps' | 'min_s
 export async function startDiscovery(deps: ApiDeps, locks: KeyedLock, projectId: string, body: DiscoverBody): Promise<Run> {
   const project = await requireProject(deps.runtime, projectId);
   if (!canStartDiscovery(project)) {
-    throw new ConflictError(`project ${project.id} is in state "${project.state}": discovery needs state "ready"`, { projectId: project.id, state: project.state });
+    throw new ConflictError(`project ${project.id} is in state "${project.state}": discovery needs state "ready"`, {
+      projectId: project.id,
+      state: project.state,
+    });
   }
   const { maxSteps, minSteps } = stepBounds(deps, body);
   const { areas } = projectAreas(deps, project, body.areas);
@@ -69,7 +85,13 @@ export async function startDiscovery(deps: ApiDeps, locks: KeyedLock, projectId:
     } catch (error) {
       // a run nobody executes must not block the project's next run
       const stamp = deps.runtime.now().toISOString();
-      await deps.runtime.store.updateRun(run.id, (current) => ({ ...current, status: 'failed', error: `the run could not be started: ${describeError(error)}`, completed_at: stamp, updated_at: stamp }));
+      await deps.runtime.store.updateRun(run.id, (current) => ({
+        ...current,
+        status: 'failed',
+        error: `the run could not be started: ${describeError(error)}`,
+        completed_at: stamp,
+        updated_at: stamp,
+      }));
       throw error;
     }
     deps.metrics.runStarted(run.id);

@@ -45,4 +45,5 @@ export function createErrorHandler(logger: Logger): ErrorHandler {
   };
 }
 
-export const notFoundHandler: NotFoundHandler = (c) => c.json({ error: { code: 'not_found', message: `no route for ${c.req.method} ${c.req.path}` } } satisfies ErrorBody, 404);
+export const notFoundHandler: NotFoundHandler = (c) =>
+  c.json({ error: { code: 'not_found', message: `no route for ${c.req.method} ${c.req.path}` } } satisfies ErrorBody, 404);

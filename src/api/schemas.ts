@@ -7,7 +7,10 @@ export const MAX_STEPS_LIMIT = 500;
 /** More areas than any shipped pack has; stops absurd bodies before the pack is read. */
 const MAX_REQUESTED_AREAS = 100;
 
-const areaIdsSchema = z.array(z.string().min(1)).min(1, 'give at least one area, or leave "areas" out for every area').max(MAX_REQUESTED_AREAS);
+const areaIdsSchema = z
+  .array(z.string().min(1))
+  .min(1, 'give at least one area, or leave "areas" out for every area')
+  .max(MAX_REQUESTED_AREAS);
 const maxStepsSchema = z.number().int().min(1).max(MAX_STEPS_LIMIT);
 
 export const createProjectBodySchema = z.strictObject({

@@ -100,7 +100,11 @@ export async function runDiscovery(config: AssayConfig, request: DiscoveryReques
     const progress = createProgressDisplay({ store: runtime.store, runId: run.id, ...(request.quiet ? { quiet: true } : {}) });
     let result: DiscoveryResult;
     try {
-      result = await runDiscoveryLocally(runtime, run.id, { concurrency: config.run.concurrency, onEvent: progress.onEvent, signal: controller.signal });
+      result = await runDiscoveryLocally(runtime, run.id, {
+        concurrency: config.run.concurrency,
+        onEvent: progress.onEvent,
+        signal: controller.signal,
+      });
     } finally {
       progress.stop();
     }

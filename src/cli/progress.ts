@@ -13,7 +13,12 @@ function formatTokens(tokens: number): string {
   return tokens >= 1_000_000 ? `${(tokens / 1_000_000).toFixed(2)}M` : tokens >= 1_000 ? `${(tokens / 1_000).toFixed(1)}k` : String(tokens);
 }
 
-export function createProgressDisplay(options: { store: RunStore; runId: string; stream?: NodeJS.WriteStream; quiet?: boolean }): ProgressDisplay {
+export function createProgressDisplay(options: {
+  store: RunStore;
+  runId: string;
+  stream?: NodeJS.WriteStream;
+  quiet?: boolean;
+}): ProgressDisplay {
   const stream = options.stream ?? process.stderr;
   const live = stream.isTTY === true && !options.quiet;
   let phase = 'prepare';
@@ -42,10 +47,13 @@ export function createProgressDisplay(options: { store: RunStore; runId: string;
           break;
         case 'step':
           stepLine = `step ${event.step}/${event.maxSteps} ${event.action}`;
-          if (!live || event.error) say(`  step ${event.step}/${event.maxSteps}: ${event.action}${event.error ? ` (${event.error.slice(0, 120)})` : ''}`);
+          if (!live || event.error)
+            say(`  step ${event.step}/${event.maxSteps}: ${event.action}${event.error ? ` (${event.error.slice(0, 120)})` : ''}`);
           break;
         case 'area':
-          say(`  area ${event.areaId}: ${event.status}, ${event.insights} insight(s)${event.error ? ` — ${event.error.slice(0, 160)}` : ''}`);
+          say(
+            `  area ${event.areaId}: ${event.status}, ${event.insights} insight(s)${event.error ? ` — ${event.error.slice(0, 160)}` : ''}`,
+          );
           break;
         case 'verified':
           if (!live) say(`  verified ${event.insightId}: ${event.status}`);
@@ -60,7 +68,10 @@ export function createProgressDisplay(options: { store: RunStore; runId: string;
       const run = await options.store.getRun(options.runId);
       if (!run) return;
       const calls = run.telemetry.llm_calls;
-      const tokens = calls.reduce((sum, call) => sum + (call.prompt_tokens_reported ?? call.prompt_tokens_estimated) + call.output_tokens, 0);
+      const tokens = calls.reduce(
+        (sum, call) => sum + (call.prompt_tokens_reported ?? call.prompt_tokens_estimated) + call.output_tokens,
+        0,
+      );
       const cost = calls.reduce((sum, call) => sum + call.cost_usd, 0);
       usage = `${formatTokens(tokens)} tokens · $${cost.toFixed(4)}`;
       draw();

@@ -14,10 +14,24 @@ export function printRunSummary(outcome: DiscoveryOutcome): void {
   const rows = result.analysis_log.map((area) => {
     const insights = result.insights.filter((insight) => insight.analysis_area === area.area_id);
     const count = (status: string) => insights.filter((insight) => insight.validation?.status === status).length;
-    return [area.area_id, area.status, insights.length, count('confirmed'), count('adjusted'), count('rejected'), count('error') + count('skipped'), area.selected_steps.length, area.dropped_steps.length];
+    return [
+      area.area_id,
+      area.status,
+      insights.length,
+      count('confirmed'),
+      count('adjusted'),
+      count('rejected'),
+      count('error') + count('skipped'),
+      area.selected_steps.length,
+      area.dropped_steps.length,
+    ];
   });
-  process.stdout.write(`${renderTable(['area', 'status', 'insights', 'confirmed', 'adjusted', 'rejected', 'other', 'steps used', 'steps dropped'], rows)}\n`);
-  process.stdout.write(`recommendations: ${result.recommendations.length} · LLM calls: ${calls.length} · tokens in/out: ${input}/${output} · largest prompt: ${maxPrompt} tokens · cost: $${cost.toFixed(4)}\n`);
+  process.stdout.write(
+    `${renderTable(['area', 'status', 'insights', 'confirmed', 'adjusted', 'rejected', 'other', 'steps used', 'steps dropped'], rows)}\n`,
+  );
+  process.stdout.write(
+    `recommendations: ${result.recommendations.length} · LLM calls: ${calls.length} · tokens in/out: ${input}/${output} · largest prompt: ${maxPrompt} tokens · cost: $${cost.toFixed(4)}\n`,
+  );
   const telescope = result.telemetry.telescope;
   if (telescope) {
     const areas = Object.values(telescope.areas);
@@ -29,5 +43,6 @@ export function printRunSummary(outcome: DiscoveryOutcome): void {
       `telescope: ${nodes ? `${nodes.l1} step abstracts, ${nodes.l2} groups` : 'no tree'} · drill-downs: ${areas.reduce((sum, area) => sum + area.drill_down_calls, 0)} · compaction cache: ${hits}/${lookups} hits\n`,
     );
   }
-  if (result.summary.errors.length > 0) process.stdout.write(`errors:\n${result.summary.errors.map((error) => `  - ${error}`).join('\n')}\n`);
+  if (result.summary.errors.length > 0)
+    process.stdout.write(`errors:\n${result.summary.errors.map((error) => `  - ${error}`).join('\n')}\n`);
 }

@@ -98,7 +98,11 @@ export function columnsFromRows(rows: Iterable<Row>): ResultColumn[] {
 
 function uniqueColumns(columns: readonly ResultColumn[]): ResultColumn[] {
   const seen = new Set<string>();
-  return columns.filter((column) => (seen.has(column.name) ? false : (seen.add(column.name), true)));
+  return columns.filter((column) => {
+    if (seen.has(column.name)) return false;
+    seen.add(column.name);
+    return true;
+  });
 }
 
 /** The least-null columns (ties: result order), kept in result order so the digest reads like the query. */

@@ -78,7 +78,8 @@ function interpolate(values: Float64Array, quantile: number): number {
   if (fraction === 0) return lower;
   // After selection everything right of lowerIndex is ≥ lower; the next order statistic is their minimum.
   let upper = Number.POSITIVE_INFINITY;
-  for (let index = lowerIndex + 1; index < values.length; index += 1) if ((values[index] as number) < upper) upper = values[index] as number;
+  for (let index = lowerIndex + 1; index < values.length; index += 1)
+    if ((values[index] as number) < upper) upper = values[index] as number;
   // The weighted form cannot overflow when lower and upper are huge and of opposite signs.
   const value = (1 - fraction) * lower + fraction * upper;
   return Math.min(Math.max(value, lower), upper);

@@ -43,7 +43,8 @@ export interface IndexStepInput {
 export async function indexStep({ embedder, index, runId, step, signal }: IndexStepInput): Promise<void> {
   const collection = runCollectionName(runId);
   const [vector] = await embedder.embed([stepEmbeddingText(step)], signal === undefined ? undefined : { signal });
-  if (vector === undefined) throw new AssayError('internal', `embedder ${embedder.id} returned no vector for step ${step.step} of run ${runId}`);
+  if (vector === undefined)
+    throw new AssayError('internal', `embedder ${embedder.id} returned no vector for step ${step.step} of run ${runId}`);
   await index.ensureCollection(collection, embedder.dimensions);
   await index.upsert(collection, [
     {
@@ -73,7 +74,7 @@ export async function searchStepsForArea({ embedder, index, runId, area, stepCou
   const [vector] = await embedder.embed([areaQueryText(area)], signal === undefined ? undefined : { signal });
   if (vector === undefined) throw new AssayError('internal', `embedder ${embedder.id} returned no vector for area ${area.id}`);
   const collection = runCollectionName(runId);
-  let hits;
+  let hits: Awaited<ReturnType<VectorIndex['search']>>;
   try {
     const pointCount = stepCount ?? (await index.listCollections()).find((info) => info.name === collection)?.pointCount ?? 0;
     hits = await index.search(collection, vector, { topK: Math.max(AREA_TOP_K, pointCount) });
@@ -81,9 +82,7 @@ export async function searchStepsForArea({ embedder, index, runId, area, stepCou
     if (error instanceof NotFoundError) return [];
     throw error;
   }
-  return hits
-    .map((hit) => ({ step: hit.payload.step, score: hit.score }))
-    .filter((hit): hit is StepHit => typeof hit.step === 'number');
+  return hits.map((hit) => ({ step: hit.payload.step, score: hit.score })).filter((hit): hit is StepHit => typeof hit.step === 'number');
 }
 
 export async function dropRunCollection({ index, runId }: { index: VectorIndex; runId: string }): Promise<void> {
@@ -102,7 +101,12 @@ export interface SweepOrphansInput {
  * Drop run collections whose run is not active and that are older than `olderThanMs`. A collection with
  * no known creation time is judged by activity alone. Returns the names dropped, sorted.
  */
-export async function sweepOrphanRunCollections({ index, activeRunIds, olderThanMs = ORPHAN_SWEEP_MIN_AGE_MS, now }: SweepOrphansInput): Promise<string[]> {
+export async function sweepOrphanRunCollections({
+  index,
+  activeRunIds,
+  olderThanMs = ORPHAN_SWEEP_MIN_AGE_MS,
+  now,
+}: SweepOrphansInput): Promise<string[]> {
   const active = new Set(activeRunIds);
   const cutoff = now.getTime() - olderThanMs;
   const orphans = (await index.listCollections())

@@ -131,7 +131,10 @@ function stepText(step: ExplorationStep): string {
 
 /** Letters and digits are word characters; everything else, `_` included, is a boundary. */
 function keywordPattern(keyword: string): RegExp | undefined {
-  const words = keyword.trim().split(/[\s_]+/).filter((word) => word.length > 0);
+  const words = keyword
+    .trim()
+    .split(/[\s_]+/)
+    .filter((word) => word.length > 0);
   if (words.length === 0) return undefined;
   const body = words.map((word) => word.replace(/[.*+?^${}()|[\]\\]/g, '\\$&')).join('[\\s_]+');
   return new RegExp(`(?<![\\p{L}\\p{N}])${body}(?![\\p{L}\\p{N}])`, 'iu');

@@ -26,7 +26,10 @@ export const configSchema = z.object({
   fleet: z
     .object({
       /** Redis key prefix of every queue: KEDA's `listName` must be `{queuePrefix}:{queue}:wait`. */
-      queuePrefix: z.string().regex(/^[A-Za-z0-9_-]+$/, 'letters, digits, _ and - only').default('bull'),
+      queuePrefix: z
+        .string()
+        .regex(/^[A-Za-z0-9_-]+$/, 'letters, digits, _ and - only')
+        .default('bull'),
       /** Comma-separated queues this worker process consumes; empty = all of them. */
       queues: z.string().default(''),
       /** Jobs in flight per queue in this process; unset = each queue's own default. */
@@ -44,7 +47,15 @@ export const configSchema = z.object({
       /** A run untouched this long with a failed or missing coordinator is stuck (the reconciler's grace). */
       stuckRunGraceMs: z.number().int().min(0).default(60_000),
     })
-    .default({ queuePrefix: 'bull', queues: '', shutdownTimeoutMs: 25_000, healthPort: 0, reconcileIntervalMs: 30_000, sweepIntervalMs: 3_600_000, stuckRunGraceMs: 60_000 }),
+    .default({
+      queuePrefix: 'bull',
+      queues: '',
+      shutdownTimeoutMs: 25_000,
+      healthPort: 0,
+      reconcileIntervalMs: 30_000,
+      sweepIntervalMs: 3_600_000,
+      stuckRunGraceMs: 60_000,
+    }),
   anthropicApiKey: z.string().optional(),
   anthropicBaseUrl: z.string().url().optional(),
   openaiApiKey: z.string().optional(),
@@ -69,7 +80,11 @@ export const configSchema = z.object({
       maxRows: z.number().int().min(1).max(1_000_000).default(10_000),
       timeoutMs: z.number().int().min(100).default(30_000),
       /** Bytes of result rows stored per exploration step. */
-      maxStoredBytes: z.number().int().min(1_024).default(256 * 1024),
+      maxStoredBytes: z
+        .number()
+        .int()
+        .min(1_024)
+        .default(256 * 1024),
     })
     .default({ maxRows: 10_000, timeoutMs: 30_000, maxStoredBytes: 256 * 1024 }),
   /** How analysis sees the exploration evidence, and which model tier each phase uses. */
@@ -92,12 +107,26 @@ export const configSchema = z.object({
           sql_fix: z.enum(['fast', 'strong']).default('fast'),
           compaction: z.enum(['fast', 'strong']).default('fast'),
         })
-        .default({ exploration: 'strong', analysis: 'strong', verification: 'strong', recommendations: 'strong', sql_fix: 'fast', compaction: 'fast' }),
+        .default({
+          exploration: 'strong',
+          analysis: 'strong',
+          verification: 'strong',
+          recommendations: 'strong',
+          sql_fix: 'fast',
+          compaction: 'fast',
+        }),
     })
     .default({
       evidence: 'digests',
       maxExpansions: 2,
-      tiers: { exploration: 'strong', analysis: 'strong', verification: 'strong', recommendations: 'strong', sql_fix: 'fast', compaction: 'fast' },
+      tiers: {
+        exploration: 'strong',
+        analysis: 'strong',
+        verification: 'strong',
+        recommendations: 'strong',
+        sql_fix: 'fast',
+        compaction: 'fast',
+      },
     }),
   /** Show the hidden system-test domain pack. */
   enableSystemTestPack: z.boolean().default(false),

@@ -42,8 +42,13 @@ function isTruthyDone(value: unknown): boolean {
 }
 
 function stringList(value: unknown): string[] {
-  if (typeof value === 'string') return value.split(',').map((part) => part.trim()).filter(Boolean);
-  if (Array.isArray(value)) return value.filter((item): item is string => typeof item === 'string' && item.trim() !== '').map((item) => item.trim());
+  if (typeof value === 'string')
+    return value
+      .split(',')
+      .map((part) => part.trim())
+      .filter(Boolean);
+  if (Array.isArray(value))
+    return value.filter((item): item is string => typeof item === 'string' && item.trim() !== '').map((item) => item.trim());
   return [];
 }
 
@@ -100,7 +105,17 @@ function unwrapEnvelope(object: Record<string, unknown>): Record<string, unknown
 }
 
 function withoutEnvelopeKeys(object: Record<string, unknown>): Record<string, unknown> {
-  const { name: _name, input: _input, arguments: _arguments, parameters: _parameters, function: _function, tool: _tool, args: _args, type: _type, ...rest } = object;
+  const {
+    name: _name,
+    input: _input,
+    arguments: _arguments,
+    parameters: _parameters,
+    function: _function,
+    tool: _tool,
+    args: _args,
+    type: _type,
+    ...rest
+  } = object;
   return rest;
 }
 
@@ -123,26 +138,36 @@ function unwrapLegacy(object: Record<string, unknown>): Record<string, unknown> 
 }
 
 function hasActionKey(object: Record<string, unknown>): boolean {
-  return isTruthyDone(object.done) || text(object.query).trim() !== '' || text(object.sql).trim() !== '' || object.lookup_schema !== undefined || text(object.search_tables).trim() !== '';
+  return (
+    isTruthyDone(object.done) ||
+    text(object.query).trim() !== '' ||
+    text(object.sql).trim() !== '' ||
+    object.lookup_schema !== undefined ||
+    text(object.search_tables).trim() !== ''
+  );
 }
 
 function toAction(object: Record<string, unknown>, allowed: ReadonlySet<ActionType>): ParseActionResult {
   const thinking = text(object.thinking) || text(object.reasoning);
   // precedence: done > query > lookup_schema > search_tables
-  if (isTruthyDone(object.done) && allowed.has('done')) return { ok: true, action: { type: 'done', summary: text(object.summary) || text(object.reason), thinking } };
+  if (isTruthyDone(object.done) && allowed.has('done'))
+    return { ok: true, action: { type: 'done', summary: text(object.summary) || text(object.reason), thinking } };
   const sql = (text(object.query) || text(object.sql)).trim();
-  if (sql && allowed.has('query')) return { ok: true, action: { type: 'query', query: sql, purpose: text(object.query_purpose) || text(object.purpose), thinking } };
+  if (sql && allowed.has('query'))
+    return { ok: true, action: { type: 'query', query: sql, purpose: text(object.query_purpose) || text(object.purpose), thinking } };
   if (object.lookup_schema !== undefined && allowed.has('lookup_schema')) {
     const tables = stringList(object.lookup_schema);
     if (tables.length === 0) return { ok: false, reason: 'lookup_schema needs a non-empty list of tables, e.g. ["schema.table"]' };
     return { ok: true, action: { type: 'lookup_schema', tables, thinking } };
   }
   const search = text(object.search_tables).trim();
-  if (search && allowed.has('search_tables')) return { ok: true, action: { type: 'search_tables', query: search, topK: positiveInt(object.search_top_k ?? object.top_k), thinking } };
+  if (search && allowed.has('search_tables'))
+    return { ok: true, action: { type: 'search_tables', query: search, topK: positiveInt(object.search_top_k ?? object.top_k), thinking } };
   const present = (['done', 'query', 'lookup_schema', 'search_tables'] as const).filter((key) =>
     key === 'done' ? isTruthyDone(object.done) : key === 'lookup_schema' ? object[key] !== undefined : text(object[key]).trim() !== '',
   );
-  if (present.length > 0) return { ok: false, reason: `action ${present.join(', ')} is not allowed here; allowed: ${[...allowed].join(', ')}` };
+  if (present.length > 0)
+    return { ok: false, reason: `action ${present.join(', ')} is not allowed here; allowed: ${[...allowed].join(', ')}` };
   return { ok: false, reason: `the JSON object has no action key (found keys: ${Object.keys(object).slice(0, 8).join(', ') || 'none'})` };
 }
 

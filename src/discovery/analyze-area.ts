@@ -47,15 +47,26 @@ function citableSteps(steps: readonly ExplorationStep[]): Set<number> {
 }
 
 /** Turns validated model output into insights with deterministic ids and checked citations. */
-export function toInsights(area: Pick<AnalysisArea, 'id'>, raw: readonly RawInsight[], citable: ReadonlySet<number>, discoveredAt: string): { insights: Insight[]; notes: string[] } {
+export function toInsights(
+  area: Pick<AnalysisArea, 'id'>,
+  raw: readonly RawInsight[],
+  citable: ReadonlySet<number>,
+  discoveredAt: string,
+): { insights: Insight[]; notes: string[] } {
   const notes: string[] = [];
   const insights = raw.slice(0, MAX_INSIGHTS_PER_AREA).map((item, index): Insight => {
     const cited = [...new Set(item.source_steps)].sort((a, b) => a - b);
     const unknown = cited.filter((step) => !citable.has(step));
-    if (unknown.length > 0) notes.push(`${area.id}-${index + 1}: dropped citations of steps ${unknown.join(', ')} (no such successful query)`);
+    if (unknown.length > 0)
+      notes.push(`${area.id}-${index + 1}: dropped citations of steps ${unknown.join(', ')} (no such successful query)`);
     const claim = item.claim === undefined ? undefined : claimSchema.safeParse(item.claim);
     if (claim && !claim.success) {
-      notes.push(`${area.id}-${index + 1}: dropped a malformed claim (${claim.error.issues.slice(0, 2).map((issue) => `${issue.path.join('.') || 'claim'}: ${issue.message}`).join('; ')}); only its count can be checked`);
+      notes.push(
+        `${area.id}-${index + 1}: dropped a malformed claim (${claim.error.issues
+          .slice(0, 2)
+          .map((issue) => `${issue.path.join('.') || 'claim'}: ${issue.message}`)
+          .join('; ')}); only its count can be checked`,
+      );
     }
     return {
       ...(claim?.success ? { claim: claim.data } : {}),
@@ -78,7 +89,13 @@ export function toInsights(area: Pick<AnalysisArea, 'id'>, raw: readonly RawInsi
   return { insights, notes };
 }
 
-async function updateArea(deps: DiscoveryDeps, runId: string, areaId: string, patch: (area: AreaRun) => AreaRun, telemetryDelta?: Partial<Pick<Run['telemetry'], 'analysis_step_search_calls' | 'analysis_steps_dropped'>>): Promise<Run> {
+async function updateArea(
+  deps: DiscoveryDeps,
+  runId: string,
+  areaId: string,
+  patch: (area: AreaRun) => AreaRun,
+  telemetryDelta?: Partial<Pick<Run['telemetry'], 'analysis_step_search_calls' | 'analysis_steps_dropped'>>,
+): Promise<Run> {
   return deps.store.updateRun(runId, (run) => ({
     ...run,
     areas: run.areas.map((area) => (area.area_id === areaId ? patch(area) : area)),
@@ -104,26 +121,46 @@ export async function analyzeArea(deps: DiscoveryDeps, runId: string, areaId: st
     const area = setting.areas.find((candidate) => candidate.id === areaId);
     if (!area) throw new NotFoundError(`area "${areaId}" is not part of pack "${setting.pack.slug}"`);
     const steps = await deps.store.listSteps(runId);
-    const hits = await searchStepsForArea({ embedder: deps.embedder, index: deps.vectorIndex, runId, area, stepCount: steps.length, ...(signal ? { signal } : {}) });
+    const hits = await searchStepsForArea({
+      embedder: deps.embedder,
+      index: deps.vectorIndex,
+      runId,
+      area,
+      stepCount: steps.length,
+      ...(signal ? { signal } : {}),
+    });
 
     const { entry } = deps.llm;
     const dataset = datasetNames(setting.schema.tables);
     const skeleton = renderAnalysisPrompt(setting.pack, area, { dataset, totalQueries: 0, queryResults: '' });
-    const room = promptBudgetTokens({ contextWindow: entry.contextWindow, maxOutputTokens: Math.min(ANALYSIS_MAX_OUTPUT_TOKENS, entry.maxOutputTokens), maxInputTokens: entry.maxInputTokens })
-      - estimateTokens(setting.baseContext, entry.family) - estimateTokens(skeleton, entry.family) - 1_000; // room for a reformat exchange
+    const room =
+      promptBudgetTokens({
+        contextWindow: entry.contextWindow,
+        maxOutputTokens: Math.min(ANALYSIS_MAX_OUTPUT_TOKENS, entry.maxOutputTokens),
+        maxInputTokens: entry.maxInputTokens,
+      }) -
+      estimateTokens(setting.baseContext, entry.family) -
+      estimateTokens(skeleton, entry.family) -
+      1_000; // room for a reformat exchange
     const budgetTokens = Math.max(0, Math.min(run.settings.analysis_budget_tokens, room));
     const block = assembleAreaQueryResults({ area, steps, hits, budgetTokens, family: entry.family });
     const telemetry = { analysis_step_search_calls: 1, analysis_steps_dropped: block.dropped_steps.length };
 
     if (block.selected_steps.length === 0) {
-      await updateArea(deps, runId, areaId, (current) => ({
-        ...current,
-        status: 'skipped',
-        error: `no exploration step was relevant to this area (${steps.length} steps considered)`,
-        selected_steps: [],
-        dropped_steps: block.dropped_steps,
-        duration_ms: Date.now() - started,
-      }), telemetry);
+      await updateArea(
+        deps,
+        runId,
+        areaId,
+        (current) => ({
+          ...current,
+          status: 'skipped',
+          error: `no exploration step was relevant to this area (${steps.length} steps considered)`,
+          selected_steps: [],
+          dropped_steps: block.dropped_steps,
+          duration_ms: Date.now() - started,
+        }),
+        telemetry,
+      );
       return { status: 'skipped', error: 'no relevant exploration steps', insight_ids: [] };
     }
 
@@ -149,7 +186,9 @@ export async function analyzeArea(deps: DiscoveryDeps, runId: string, areaId: st
       { id: 'base-context', role: 'system', text: setting.baseContext, priority: 50, shrink: 'truncate', minTokens: 200 },
       { id: 'analysis', role: 'user', text: `${prompt}\n\n${CLAIM_INSTRUCTIONS}`, priority: 100, shrink: 'none' },
     ];
-    type AnalysisReply = { kind: 'insights'; value: Extract<ReturnType<typeof parseInsights>, { ok: true }> } | { kind: 'expand'; ids: string[] };
+    type AnalysisReply =
+      | { kind: 'insights'; value: Extract<ReturnType<typeof parseInsights>, { ok: true }> }
+      | { kind: 'expand'; ids: string[] };
     let promptTokensTotal = 0;
     let answer: Awaited<ReturnType<typeof askUntilParsed<AnalysisReply>>>;
     for (;;) {
@@ -175,8 +214,21 @@ export async function analyzeArea(deps: DiscoveryDeps, runId: string, areaId: st
       if (!answer.ok || answer.value.kind === 'insights' || !telescope) break;
       // drill-down: the request and the level below go into the conversation, and the model is asked again
       sections.push(
-        { id: `expand-request-${telescope.state.expansions}`, role: 'assistant', text: JSON.stringify({ expand: answer.value.ids }), priority: 90, shrink: 'none' },
-        { id: `expansion-${telescope.state.expansions}`, role: 'user', text: expandForModel(telescope, answer.value.ids, Math.max(500, Math.floor(budgetTokens / 2)), entry.family), priority: 90, shrink: 'truncate', minTokens: 200 },
+        {
+          id: `expand-request-${telescope.state.expansions}`,
+          role: 'assistant',
+          text: JSON.stringify({ expand: answer.value.ids }),
+          priority: 90,
+          shrink: 'none',
+        },
+        {
+          id: `expansion-${telescope.state.expansions}`,
+          role: 'user',
+          text: expandForModel(telescope, answer.value.ids, Math.max(500, Math.floor(budgetTokens / 2)), entry.family),
+          priority: 90,
+          shrink: 'truncate',
+          minTokens: 200,
+        },
       );
     }
     if (telescope) {
@@ -189,7 +241,10 @@ export async function analyzeArea(deps: DiscoveryDeps, runId: string, areaId: st
       };
       await deps.store.updateRun(runId, (current) => ({
         ...current,
-        telemetry: { ...current.telemetry, telescope: mergeTelescopeTelemetry(current.telemetry.telescope, areaId, areaFigures, telescope.compactor.stats()) },
+        telemetry: {
+          ...current.telemetry,
+          telescope: mergeTelescopeTelemetry(current.telemetry.telescope, areaId, areaFigures, telescope.compactor.stats()),
+        },
       }));
     }
     if (!answer.ok || answer.value.kind !== 'insights') {
@@ -206,20 +261,26 @@ export async function analyzeArea(deps: DiscoveryDeps, runId: string, areaId: st
     const { insights, notes } = toInsights(area, parsed.items, citableSteps(steps), deps.now().toISOString());
     const droppedOutputs = [...parsed.dropped.map((item) => `insight #${item.index + 1}: ${item.reason}`), ...notes];
     if (droppedOutputs.length > 0) deps.logger.warn({ runId, area: areaId, dropped: droppedOutputs }, 'some analysis output was dropped');
-    await updateArea(deps, runId, areaId, (current) => ({
-      ...current,
-      status: 'completed',
-      error: undefined,
-      insights,
-      insight_ids: insights.map((insight) => insight.id),
-      selected_steps: block.selected_steps,
-      dropped_steps: block.dropped_steps,
-      query_results_chars: block.query_results_chars,
-      prompt_tokens: promptTokens,
-      duration_ms: Date.now() - started,
-      parse_retries: retries,
-      dropped_outputs: droppedOutputs,
-    }), telemetry);
+    await updateArea(
+      deps,
+      runId,
+      areaId,
+      (current) => ({
+        ...current,
+        status: 'completed',
+        error: undefined,
+        insights,
+        insight_ids: insights.map((insight) => insight.id),
+        selected_steps: block.selected_steps,
+        dropped_steps: block.dropped_steps,
+        query_results_chars: block.query_results_chars,
+        prompt_tokens: promptTokens,
+        duration_ms: Date.now() - started,
+        parse_retries: retries,
+        dropped_outputs: droppedOutputs,
+      }),
+      telemetry,
+    );
     return { status: 'completed', insight_ids: insights.map((insight) => insight.id) };
   } catch (error) {
     if (error instanceof CancelledError) throw error;
@@ -227,7 +288,12 @@ export async function analyzeArea(deps: DiscoveryDeps, runId: string, areaId: st
     rethrowUnlessFinal(error);
     const message = describeError(error);
     deps.logger.error({ runId, area: areaId, err: error }, 'area analysis failed');
-    await updateArea(deps, runId, areaId, (current) => ({ ...current, status: 'failed', error: message, duration_ms: Date.now() - started }));
+    await updateArea(deps, runId, areaId, (current) => ({
+      ...current,
+      status: 'failed',
+      error: message,
+      duration_ms: Date.now() - started,
+    }));
     return { status: 'failed', error: message, insight_ids: [] };
   }
 }

@@ -24,7 +24,10 @@ export type AskUntilParsedResult<T> =
   | { ok: false; reason: string; retries: number; promptTokens: number; promptTokensTotal: number };
 
 /** Model errors propagate to the caller; only parse failures are retried here. */
-export async function askUntilParsed<T>(deps: Pick<DiscoveryDeps, 'store' | 'logger'>, options: AskUntilParsedOptions<T>): Promise<AskUntilParsedResult<T>> {
+export async function askUntilParsed<T>(
+  deps: Pick<DiscoveryDeps, 'store' | 'logger'>,
+  options: AskUntilParsedOptions<T>,
+): Promise<AskUntilParsedResult<T>> {
   const sections: PromptSection[] = [...options.sections];
   let promptTokens = 0;
   let promptTokensTotal = 0;
@@ -36,9 +39,19 @@ export async function askUntilParsed<T>(deps: Pick<DiscoveryDeps, 'store' | 'log
     const parsed = options.parse(reply.text);
     if (parsed.ok) return { ok: true, value: parsed.value, retries: attempt, promptTokens, promptTokensTotal };
     reason = parsed.reason;
-    deps.logger.warn({ runId: options.runId, phase: options.phase, area: options.area, step: options.step, attempt, reason }, 'unusable model reply; nudging');
+    deps.logger.warn(
+      { runId: options.runId, phase: options.phase, area: options.area, step: options.step, attempt, reason },
+      'unusable model reply; nudging',
+    );
     sections.push(
-      { id: `rejected-${attempt}`, role: 'assistant', text: reply.text.slice(0, ECHOED_REPLY_MAX_CHARS) || '(empty reply)', priority: 85, shrink: 'truncate', minTokens: 32 },
+      {
+        id: `rejected-${attempt}`,
+        role: 'assistant',
+        text: reply.text.slice(0, ECHOED_REPLY_MAX_CHARS) || '(empty reply)',
+        priority: 85,
+        shrink: 'truncate',
+        minTokens: 32,
+      },
       { id: `nudge-${attempt}`, role: 'user', text: options.nudge(parsed.reason), priority: 95, shrink: 'none' },
     );
   }

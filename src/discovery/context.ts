@@ -36,7 +36,10 @@ export interface SchemaSource {
    * The project's schema, rebuilding the cache and index when missing or stale (never failing
    * silently on an expired cache). Throws with a clear message when it cannot be rebuilt.
    */
-  load(project: Project, options: { areaKeywords: readonly string[]; catalogBudgetTokens: number; signal?: AbortSignal }): Promise<ProjectSchema>;
+  load(
+    project: Project,
+    options: { areaKeywords: readonly string[]; catalogBudgetTokens: number; signal?: AbortSignal },
+  ): Promise<ProjectSchema>;
 }
 
 export interface DiscoveryDeps {
@@ -61,7 +64,10 @@ export type TieredPhase = keyof AssayConfig['compaction']['tiers'];
  * The model a phase runs on, from `compaction.tiers` (model tiering): `strong` is the analysis model,
  * `fast` the fast one. Spread into `askLlm` options, so every call records the tier that served it.
  */
-export function modelFor(deps: Pick<DiscoveryDeps, 'config' | 'llm' | 'fastLlm'>, phase: TieredPhase): { binding: LlmBinding; tier: 'fast' | 'strong' } {
+export function modelFor(
+  deps: Pick<DiscoveryDeps, 'config' | 'llm' | 'fastLlm'>,
+  phase: TieredPhase,
+): { binding: LlmBinding; tier: 'fast' | 'strong' } {
   const tier = deps.config.compaction.tiers[phase];
   return tier === 'fast' ? { binding: deps.fastLlm, tier } : { binding: deps.llm, tier };
 }

@@ -85,7 +85,12 @@ export const ESTIMATE_DEFAULTS = {
 } as const;
 
 function phaseCost(entry: ModelCatalogEntry, calls: number, inputTokens: number, outputTokens: number): PhaseCost {
-  return { calls, input_tokens: Math.round(inputTokens), output_tokens: Math.round(outputTokens), cost_usd: costUsd(entry, inputTokens, outputTokens) };
+  return {
+    calls,
+    input_tokens: Math.round(inputTokens),
+    output_tokens: Math.round(outputTokens),
+    cost_usd: costUsd(entry, inputTokens, outputTokens),
+  };
 }
 
 /** Input tokens of exploration step `step` (1-based): see the formula in the module comment. */
@@ -104,9 +109,14 @@ export function estimateRunCost(input: RunCostInput): RunCostEstimate {
   const insightsPerArea = input.insightsPerArea ?? ESTIMATE_DEFAULTS.insightsPerArea;
   const stepsPerAreaShare = input.stepsPerAreaShare ?? ESTIMATE_DEFAULTS.stepsPerAreaShare;
   const budgetFor = (maxOutputTokens: number): number =>
-    promptBudgetTokens({ contextWindow: entry.contextWindow, maxOutputTokens: Math.min(maxOutputTokens, entry.maxOutputTokens), maxInputTokens: entry.maxInputTokens });
+    promptBudgetTokens({
+      contextWindow: entry.contextWindow,
+      maxOutputTokens: Math.min(maxOutputTokens, entry.maxOutputTokens),
+      maxInputTokens: entry.maxInputTokens,
+    });
 
-  const prefixTokens = input.basePromptTokens + input.explorationPromptTokens + input.catalogTokens + ESTIMATE_DEFAULTS.explorationKickoffTokens;
+  const prefixTokens =
+    input.basePromptTokens + input.explorationPromptTokens + input.catalogTokens + ESTIMATE_DEFAULTS.explorationKickoffTokens;
   const explorationBudget = budgetFor(DEFAULT_MAX_OUTPUT_TOKENS);
   let explorationInput = 0;
   for (let step = 1; step <= input.maxSteps; step += 1) {
@@ -119,10 +129,17 @@ export function estimateRunCost(input: RunCostInput): RunCostEstimate {
   const analysis = phaseCost(entry, input.areas, input.areas * analysisInputPerArea, input.areas * ESTIMATE_DEFAULTS.analysisOutputTokens);
 
   const insights = input.areas * insightsPerArea;
-  const verification = phaseCost(entry, insights, insights * ESTIMATE_DEFAULTS.verificationInputTokens, insights * ESTIMATE_DEFAULTS.verificationOutputTokens);
+  const verification = phaseCost(
+    entry,
+    insights,
+    insights * ESTIMATE_DEFAULTS.verificationInputTokens,
+    insights * ESTIMATE_DEFAULTS.verificationOutputTokens,
+  );
 
-  const recommendationsInput = input.basePromptTokens + ESTIMATE_DEFAULTS.recommendationsPromptTokens + insights * ESTIMATE_DEFAULTS.tokensPerInsight;
-  const recommendations = insights === 0 ? phaseCost(entry, 0, 0, 0) : phaseCost(entry, 1, recommendationsInput, ESTIMATE_DEFAULTS.recommendationsOutputTokens);
+  const recommendationsInput =
+    input.basePromptTokens + ESTIMATE_DEFAULTS.recommendationsPromptTokens + insights * ESTIMATE_DEFAULTS.tokensPerInsight;
+  const recommendations =
+    insights === 0 ? phaseCost(entry, 0, 0, 0) : phaseCost(entry, 1, recommendationsInput, ESTIMATE_DEFAULTS.recommendationsOutputTokens);
 
   const breakdown = { exploration, analysis, verification, recommendations };
   const phases = Object.values(breakdown);

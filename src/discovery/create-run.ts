@@ -22,10 +22,15 @@ export function newRunId(now: Date, random: () => string = () => randomBytes(3).
 
 export async function createRun(store: RunStore, project: Project, request: NewRunRequest, now: Date, runId = newRunId(now)): Promise<Run> {
   if (request.minSteps > request.maxSteps) {
-    throw new ValidationError(`min_steps (${request.minSteps}) must not exceed max_steps (${request.maxSteps})`, [{ path: 'min_steps', message: 'greater than max_steps' }]);
+    throw new ValidationError(`min_steps (${request.minSteps}) must not exceed max_steps (${request.maxSteps})`, [
+      { path: 'min_steps', message: 'greater than max_steps' },
+    ]);
   }
   const active = (await store.listRuns(project.id, { limit: 20 })).find((run) => run.status === 'pending' || run.status === 'running');
-  if (active) throw new ConflictError(`project ${project.id} already has run ${active.id} in progress (status ${active.status}); cancel it or wait`, { runId: active.id });
+  if (active)
+    throw new ConflictError(`project ${project.id} already has run ${active.id} in progress (status ${active.status}); cancel it or wait`, {
+      runId: active.id,
+    });
   const settings: RunSettings = {
     max_steps: request.maxSteps,
     min_steps: request.minSteps,
@@ -36,5 +41,15 @@ export async function createRun(store: RunStore, project: Project, request: NewR
     analysis_budget_tokens: request.analysisBudgetTokens,
   };
   const stamp = now.toISOString();
-  return store.createRun(runSchema.parse({ id: runId, project_id: project.id, status: 'pending', phase: 'prepare', settings, created_at: stamp, updated_at: stamp }));
+  return store.createRun(
+    runSchema.parse({
+      id: runId,
+      project_id: project.id,
+      status: 'pending',
+      phase: 'prepare',
+      settings,
+      created_at: stamp,
+      updated_at: stamp,
+    }),
+  );
 }

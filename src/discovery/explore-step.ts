@@ -84,7 +84,13 @@ interface ActionAttempt {
   llmFailed?: boolean;
 }
 
-async function askForAction(deps: DiscoveryDeps, run: Run, stepNumber: number, sections: PromptSection[], signal?: AbortSignal): Promise<ActionAttempt> {
+async function askForAction(
+  deps: DiscoveryDeps,
+  run: Run,
+  stepNumber: number,
+  sections: PromptSection[],
+  signal?: AbortSignal,
+): Promise<ActionAttempt> {
   try {
     const answer = await askUntilParsed(deps, {
       runId: run.id,
@@ -101,7 +107,9 @@ async function askForAction(deps: DiscoveryDeps, run: Run, stepNumber: number, s
       },
       nudge: (reason) => reformatNudge(reason, EXPLORER_ACTIONS),
     });
-    return answer.ok ? { action: answer.value } : { error: `no usable action after ${MAX_REFORMAT_RETRIES + 1} attempts: ${answer.reason}` };
+    return answer.ok
+      ? { action: answer.value }
+      : { error: `no usable action after ${MAX_REFORMAT_RETRIES + 1} attempts: ${answer.reason}` };
   } catch (error) {
     if (error instanceof CancelledError) throw error;
     if (error instanceof LlmError && error.kind === 'aborted') throw new CancelledError('exploration aborted', { cause: error });
@@ -111,7 +119,12 @@ async function askForAction(deps: DiscoveryDeps, run: Run, stepNumber: number, s
   }
 }
 
-function baseStep(run: Run, stepNumber: number, deps: DiscoveryDeps, action: ExplorationAction): Pick<ExplorationStep, 'run_id' | 'step' | 'timestamp' | 'thinking' | 'query_purpose' | 'fix_attempts' | 'fixed'> {
+function baseStep(
+  run: Run,
+  stepNumber: number,
+  deps: DiscoveryDeps,
+  action: ExplorationAction,
+): Pick<ExplorationStep, 'run_id' | 'step' | 'timestamp' | 'thinking' | 'query_purpose' | 'fix_attempts' | 'fixed'> {
   return {
     run_id: run.id,
     step: stepNumber,
@@ -123,7 +136,14 @@ function baseStep(run: Run, stepNumber: number, deps: DiscoveryDeps, action: Exp
   };
 }
 
-async function runQueryAction(deps: DiscoveryDeps, run: Run, schema: ProjectSchema, stepNumber: number, action: Extract<ExplorationAction, { type: 'query' }>, signal?: AbortSignal): Promise<ExplorationStep> {
+async function runQueryAction(
+  deps: DiscoveryDeps,
+  run: Run,
+  schema: ProjectSchema,
+  stepNumber: number,
+  action: Extract<ExplorationAction, { type: 'query' }>,
+  signal?: AbortSignal,
+): Promise<ExplorationStep> {
   const outcome = await executeWithFixes({
     warehouse: deps.warehouse,
     sql: action.query,
@@ -152,13 +172,25 @@ async function runQueryAction(deps: DiscoveryDeps, run: Run, schema: ProjectSche
   };
 }
 
-async function carryOut(deps: DiscoveryDeps, run: Run, setting: RunSetting, stepNumber: number, action: ExplorationAction, signal?: AbortSignal): Promise<{ step: ExplorationStep; finished: boolean; budget?: Run['schema_budget']; counter?: 'lookup' | 'search' }> {
+async function carryOut(
+  deps: DiscoveryDeps,
+  run: Run,
+  setting: RunSetting,
+  stepNumber: number,
+  action: ExplorationAction,
+  signal?: AbortSignal,
+): Promise<{ step: ExplorationStep; finished: boolean; budget?: Run['schema_budget']; counter?: 'lookup' | 'search' }> {
   switch (action.type) {
     case 'query':
       return { step: await runQueryAction(deps, run, setting.schema, stepNumber, action, signal), finished: false };
     case 'lookup_schema': {
       const result = lookupSchema(action.tables, { tables: setting.schema.tables, budget: run.schema_budget });
-      const step: ExplorationStep = { ...baseStep(run, stepNumber, deps, action), action: 'lookup_schema', tables: action.tables, result_text: result.text };
+      const step: ExplorationStep = {
+        ...baseStep(run, stepNumber, deps, action),
+        action: 'lookup_schema',
+        tables: action.tables,
+        result_text: result.text,
+      };
       return { step, finished: false, budget: result.budget, ...(result.debited ? { counter: 'lookup' as const } : {}) };
     }
     case 'search_tables': {
@@ -170,7 +202,12 @@ async function carryOut(deps: DiscoveryDeps, run: Run, setting: RunSetting, step
         budget: run.schema_budget,
         ...(signal ? { signal } : {}),
       });
-      const step: ExplorationStep = { ...baseStep(run, stepNumber, deps, action), action: 'search_tables', search_query: action.query, result_text: result.text };
+      const step: ExplorationStep = {
+        ...baseStep(run, stepNumber, deps, action),
+        action: 'search_tables',
+        search_query: action.query,
+        result_text: result.text,
+      };
       return { step, finished: false, budget: result.budget, ...(result.debited ? { counter: 'search' as const } : {}) };
     }
     case 'done': {
@@ -192,7 +229,12 @@ async function carryOut(deps: DiscoveryDeps, run: Run, setting: RunSetting, step
  * Runs exploration step `stepNumber` of a run. Never loses earlier steps: a model failure becomes an
  * `error` step and ends exploration cleanly; the run goes on to analysis with what it has.
  */
-export async function exploreStep(deps: DiscoveryDeps, runId: string, stepNumber: number, signal?: AbortSignal): Promise<ExploreStepOutcome> {
+export async function exploreStep(
+  deps: DiscoveryDeps,
+  runId: string,
+  stepNumber: number,
+  signal?: AbortSignal,
+): Promise<ExploreStepOutcome> {
   const run = await assertRunActive(deps, runId, signal);
   const steps = await deps.store.listSteps(runId);
   const existing = steps.find((step) => step.step === stepNumber);
@@ -209,8 +251,20 @@ export async function exploreStep(deps: DiscoveryDeps, runId: string, stepNumber
   let budget: Run['schema_budget'] | undefined;
   let counter: 'lookup' | 'search' | undefined;
   if (!attempt.action) {
-    step = { run_id: run.id, step: stepNumber, action: 'error', timestamp: deps.now().toISOString(), thinking: '', query_purpose: '', fix_attempts: 0, fixed: false, error: attempt.error ?? 'unknown error' };
-    const recentFailures = [...previous.slice(-(MAX_CONSECUTIVE_PARSE_FAILURES - 1)), step].filter((candidate) => candidate.action === 'error').length;
+    step = {
+      run_id: run.id,
+      step: stepNumber,
+      action: 'error',
+      timestamp: deps.now().toISOString(),
+      thinking: '',
+      query_purpose: '',
+      fix_attempts: 0,
+      fixed: false,
+      error: attempt.error ?? 'unknown error',
+    };
+    const recentFailures = [...previous.slice(-(MAX_CONSECUTIVE_PARSE_FAILURES - 1)), step].filter(
+      (candidate) => candidate.action === 'error',
+    ).length;
     if (attempt.llmFailed || recentFailures >= MAX_CONSECUTIVE_PARSE_FAILURES) {
       finished = true;
       doneReason = 'llm_error';
@@ -266,5 +320,9 @@ export async function exploreStep(deps: DiscoveryDeps, runId: string, stepNumber
 /** Whether a stored step ended exploration (for a redelivered job). */
 /** Whether exploration ends with this stored step. */
 export function isFinalStep(step: ExplorationStep, run: Run): boolean {
-  return step.action === 'done' || step.step >= run.settings.max_steps || (step.action === 'error' && run.exploration_done_reason === 'llm_error');
+  return (
+    step.action === 'done' ||
+    step.step >= run.settings.max_steps ||
+    (step.action === 'error' && run.exploration_done_reason === 'llm_error')
+  );
 }

@@ -17,16 +17,25 @@ const STATUS_RANK: Record<string, number> = { confirmed: 0, adjusted: 1, skipped
 export function keyFindings(insights: readonly Insight[]): string[] {
   return [...insights]
     .filter((insight) => insight.validation?.status !== 'rejected')
-    .sort((a, b) => SEVERITY_RANK[a.severity] - SEVERITY_RANK[b.severity] || (STATUS_RANK[a.validation?.status ?? 'skipped'] ?? 9) - (STATUS_RANK[b.validation?.status ?? 'skipped'] ?? 9) || a.id.localeCompare(b.id))
+    .sort(
+      (a, b) =>
+        SEVERITY_RANK[a.severity] - SEVERITY_RANK[b.severity] ||
+        (STATUS_RANK[a.validation?.status ?? 'skipped'] ?? 9) - (STATUS_RANK[b.validation?.status ?? 'skipped'] ?? 9) ||
+        a.id.localeCompare(b.id),
+    )
     .slice(0, KEY_FINDINGS)
     .map((insight) => `${insight.name} (${insight.analysis_area}, ${insight.severity})`);
 }
 
 export function summaryText(run: Run, insights: readonly Insight[]): string {
   const statuses = new Map<string, number>();
-  for (const insight of insights) statuses.set(insight.validation?.status ?? 'unverified', (statuses.get(insight.validation?.status ?? 'unverified') ?? 0) + 1);
+  for (const insight of insights)
+    statuses.set(insight.validation?.status ?? 'unverified', (statuses.get(insight.validation?.status ?? 'unverified') ?? 0) + 1);
   const completedAreas = run.areas.filter((area) => area.status === 'completed').length;
-  const verification = [...statuses.entries()].sort().map(([status, count]) => `${count} ${status}`).join(', ');
+  const verification = [...statuses.entries()]
+    .sort()
+    .map(([status, count]) => `${count} ${status}`)
+    .join(', ');
   return [
     `Explored the warehouse in ${run.steps_completed} steps (${run.counters.successful_queries} successful queries, ${run.counters.failed_queries} failed).`,
     `Analysed ${completedAreas} of ${run.areas.length} areas and found ${insights.length} insights${verification ? ` (${verification})` : ''}.`,
@@ -37,7 +46,9 @@ export function summaryText(run: Run, insights: readonly Insight[]): string {
 function runErrors(run: Run): string[] {
   const errors: string[] = [];
   if (run.exploration_done_reason === 'llm_error' && run.error) errors.push(run.error);
-  for (const area of run.areas) if (area.status === 'failed' || area.status === 'skipped') errors.push(`area ${area.area_id} ${area.status}: ${area.error ?? 'no reason recorded'}`);
+  for (const area of run.areas)
+    if (area.status === 'failed' || area.status === 'skipped')
+      errors.push(`area ${area.area_id} ${area.status}: ${area.error ?? 'no reason recorded'}`);
   if (run.recommendation_log.status === 'failed') errors.push(`recommendations failed: ${run.recommendation_log.error ?? 'unknown error'}`);
   return errors;
 }
@@ -61,7 +72,12 @@ function validationLog(insights: readonly Insight[]): ValidationLogEntry[] {
 export async function finalizeRun(deps: DiscoveryDeps, runId: string, options: { fatalError?: string } = {}): Promise<DiscoveryResult> {
   const run = await requireRun(deps, runId);
   const cancelled = run.status === 'cancelled';
-  const runType = decideRunType({ cancelled, areas: run.areas, explorationFailed: run.exploration_done_reason === 'llm_error', fatalError: options.fatalError });
+  const runType = decideRunType({
+    cancelled,
+    areas: run.areas,
+    explorationFailed: run.exploration_done_reason === 'llm_error',
+    fatalError: options.fatalError,
+  });
   const insights = run.areas.flatMap((area) => area.insights);
   const steps = await deps.store.listSteps(runId);
   const completedAt = deps.now();
@@ -88,7 +104,11 @@ export async function finalizeRun(deps: DiscoveryDeps, runId: string, options: {
       errors,
     },
     analysis_log: run.areas.map((area) => ({ ...area, insights: [] })),
-    recommendation_log: { ...(run.recommendation_log.error ? { error: run.recommendation_log.error } : {}), dropped_insight_ids: run.recommendation_log.dropped_insight_ids, parse_retries: run.recommendation_log.parse_retries },
+    recommendation_log: {
+      ...(run.recommendation_log.error ? { error: run.recommendation_log.error } : {}),
+      dropped_insight_ids: run.recommendation_log.dropped_insight_ids,
+      parse_retries: run.recommendation_log.parse_retries,
+    },
     validation_log: validationLog(insights),
     telemetry: run.telemetry,
   };

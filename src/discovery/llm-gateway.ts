@@ -73,7 +73,13 @@ export async function askLlm(deps: Pick<DiscoveryDeps, 'store' | 'logger'>, opti
   if (options.tier !== undefined) record.tier = options.tier;
   await recordLlmCall(deps, options.runId, record);
   deps.logger.debug(
-    { phase: record.phase, model: record.model, promptTokens: record.prompt_tokens_estimated, reported: record.prompt_tokens_reported, shrunk: record.shrunk },
+    {
+      phase: record.phase,
+      model: record.model,
+      promptTokens: record.prompt_tokens_estimated,
+      reported: record.prompt_tokens_reported,
+      shrunk: record.shrunk,
+    },
     'llm call',
   );
   return { text: response.text, record, stopReason: response.stopReason.unified };

@@ -14,9 +14,17 @@ export async function runsInFlight(store: DiscoveryDeps['store']): Promise<Run[]
 }
 
 /** Drops run collections whose run is not in flight (and old enough); returns their names. */
-export async function sweepRunCollections(deps: Pick<DiscoveryDeps, 'store' | 'vectorIndex' | 'logger' | 'now'>, options: { olderThanMs?: number } = {}): Promise<string[]> {
+export async function sweepRunCollections(
+  deps: Pick<DiscoveryDeps, 'store' | 'vectorIndex' | 'logger' | 'now'>,
+  options: { olderThanMs?: number } = {},
+): Promise<string[]> {
   const active = (await runsInFlight(deps.store)).map((run) => run.id);
-  const dropped = await sweepOrphanRunCollections({ index: deps.vectorIndex, activeRunIds: active, now: deps.now(), ...(options.olderThanMs === undefined ? {} : { olderThanMs: options.olderThanMs }) });
+  const dropped = await sweepOrphanRunCollections({
+    index: deps.vectorIndex,
+    activeRunIds: active,
+    now: deps.now(),
+    ...(options.olderThanMs === undefined ? {} : { olderThanMs: options.olderThanMs }),
+  });
   if (dropped.length > 0) deps.logger.info({ dropped }, 'dropped orphaned run collections');
   return dropped;
 }

@@ -51,11 +51,18 @@ export const rawRecommendationSchema = z.object({
   target_segment: z.string().optional(),
   segment_size: looseNumber.nullable().optional(),
   expected_impact: z
-    .object({ metric: z.string().optional(), estimated_improvement: z.preprocess((v) => (typeof v === 'number' ? String(v) : v), z.string()).optional(), reasoning: z.string().optional() })
+    .object({
+      metric: z.string().optional(),
+      estimated_improvement: z.preprocess((v) => (typeof v === 'number' ? String(v) : v), z.string()).optional(),
+      reasoning: z.string().optional(),
+    })
     .optional(),
   actions: z.array(z.string()).optional(),
   related_insight_ids: z.array(z.string()).default([]),
-  effort: z.preprocess((value) => (typeof value === 'string' ? value.trim().toLowerCase() : value), z.enum(['low', 'medium', 'high'])).nullable().optional(),
+  effort: z
+    .preprocess((value) => (typeof value === 'string' ? value.trim().toLowerCase() : value), z.enum(['low', 'medium', 'high']))
+    .nullable()
+    .optional(),
   success_metrics: z.array(z.string()).optional(),
   confidence: unitInterval.nullable().optional(),
 });
@@ -66,7 +73,10 @@ function findList(reply: string, key: string): unknown[] | undefined {
   const last = objects[objects.length - 1];
   if (last) return last[key] as unknown[];
   // a bare array of items is accepted too
-  const trimmed = reply.trim().replace(/^```[a-zA-Z]*\s*/, '').replace(/```\s*$/, '');
+  const trimmed = reply
+    .trim()
+    .replace(/^```[a-zA-Z]*\s*/, '')
+    .replace(/```\s*$/, '');
   if (trimmed.startsWith('[')) {
     const value = parseLenientJson(trimmed);
     if (Array.isArray(value)) return value;
@@ -82,7 +92,10 @@ function parseList<T>(reply: string, key: string, schema: z.ZodType<T>): ListPar
   const list = findList(reply, key);
   if (!list) {
     const hasJson = collectJsonCandidates(reply).length > 0;
-    return { ok: false, reason: hasJson ? `no JSON object with a "${key}" array was found` : 'the reply contains no parseable JSON object' };
+    return {
+      ok: false,
+      reason: hasJson ? `no JSON object with a "${key}" array was found` : 'the reply contains no parseable JSON object',
+    };
   }
   const items: T[] = [];
   const dropped: Array<{ index: number; reason: string }> = [];
@@ -96,7 +109,13 @@ function parseList<T>(reply: string, key: string, schema: z.ZodType<T>): ListPar
     else dropped.push({ index, reason: formatIssues(parsed.error) });
   });
   if (items.length === 0 && dropped.length > 0) {
-    return { ok: false, reason: `every ${key} entry was invalid (${dropped.slice(0, 3).map((d) => `#${d.index}: ${d.reason}`).join(' | ')})` };
+    return {
+      ok: false,
+      reason: `every ${key} entry was invalid (${dropped
+        .slice(0, 3)
+        .map((d) => `#${d.index}: ${d.reason}`)
+        .join(' | ')})`,
+    };
   }
   return { ok: true, items, dropped };
 }

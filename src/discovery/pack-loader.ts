@@ -61,7 +61,8 @@ export function loadEnginePrompt(name: 'sql_fix' | 'verification', allowedVariab
   const cached = enginePrompts.get(name);
   if (cached !== undefined) return cached;
   const path = fileURLToPath(new URL(`./prompts/${name}.md`, import.meta.url));
-  if (!existsSync(path)) throw new PackError(`engine prompt ${name}.md is missing beside the pack loader (${name}.md under src/discovery/prompts/)`);
+  if (!existsSync(path))
+    throw new PackError(`engine prompt ${name}.md is missing beside the pack loader (${name}.md under src/discovery/prompts/)`);
   const text = readFileSync(path, 'utf8').replace(/^\uFEFF/, '');
   assertTemplateVariables(text, { file: `src/discovery/prompts/${name}.md`, allowed: allowedVariables });
   enginePrompts.set(name, text);
@@ -74,11 +75,15 @@ function failure(slug: string, message: string, details: { file?: string; field?
 
 /** `['areas', 1, 'keywords']` → `areas[1].keywords`. */
 function formatPath(path: ReadonlyArray<PropertyKey>): string {
-  return path.reduce<string>((text, key) => (typeof key === 'number' ? `${text}[${key}]` : text ? `${text}.${String(key)}` : String(key)), '');
+  return path.reduce<string>(
+    (text, key) => (typeof key === 'number' ? `${text}[${key}]` : text ? `${text}.${String(key)}` : String(key)),
+    '',
+  );
 }
 
 function formatIssue(issue: z.core.$ZodIssue): string {
-  const message = issue.code === 'invalid_type' && issue.message.endsWith('received undefined') ? `required (expected ${issue.expected})` : issue.message;
+  const message =
+    issue.code === 'invalid_type' && issue.message.endsWith('received undefined') ? `required (expected ${issue.expected})` : issue.message;
   return `${formatPath(issue.path) || '(root)'}: ${message}`;
 }
 
@@ -115,7 +120,10 @@ function assertUniqueIds(slug: string, items: ReadonlyArray<{ id: string }>, pat
   const seen = new Set<string>();
   items.forEach((item, index) => {
     if (seen.has(item.id)) {
-      throw failure(slug, `${MANIFEST_FILE}: ${path}[${index}].id: duplicate ${noun} id "${item.id}"`, { file: MANIFEST_FILE, field: `${path}[${index}].id` });
+      throw failure(slug, `${MANIFEST_FILE}: ${path}[${index}].id: duplicate ${noun} id "${item.id}"`, {
+        file: MANIFEST_FILE,
+        field: `${path}[${index}].id`,
+      });
     }
     seen.add(item.id);
   });
@@ -124,7 +132,10 @@ function assertUniqueIds(slug: string, items: ReadonlyArray<{ id: string }>, pat
 /** Rules zod cannot see in one field: unique ids, file names that match ids, slug = directory name. */
 function checkManifestConsistency(slug: string, manifest: PackManifest): void {
   if (manifest.slug !== slug) {
-    throw failure(slug, `${MANIFEST_FILE}: slug: "${manifest.slug}" does not match the pack directory name "${slug}"`, { file: MANIFEST_FILE, field: 'slug' });
+    throw failure(slug, `${MANIFEST_FILE}: slug: "${manifest.slug}" does not match the pack directory name "${slug}"`, {
+      file: MANIFEST_FILE,
+      field: 'slug',
+    });
   }
   const checkAreas = (areas: readonly AreaManifest[], path: string): void => {
     assertUniqueIds(slug, areas, path, 'area');
@@ -142,7 +153,10 @@ function checkManifestConsistency(slug: string, manifest: PackManifest): void {
     const expected = `exploration_context_${category.id}.md`;
     if (category.prompt_file !== undefined && category.prompt_file !== expected) {
       const field = `categories[${index}].prompt_file`;
-      throw failure(slug, `${MANIFEST_FILE}: ${field}: must be "${expected}" for category "${category.id}"`, { file: MANIFEST_FILE, field });
+      throw failure(slug, `${MANIFEST_FILE}: ${field}: must be "${expected}" for category "${category.id}"`, {
+        file: MANIFEST_FILE,
+        field,
+      });
     }
     checkAreas(category.areas, `categories[${index}].areas`);
   });
@@ -173,7 +187,10 @@ class PromptReader {
     }
     for (const required of REQUIRED_VARIABLES[kind]) {
       if (!names.includes(required)) {
-        throw failure(this.slug, `${relative} never uses {{${required}}}, which every ${kind} prompt must show`, { file: relative, field: required });
+        throw failure(this.slug, `${relative} never uses {{${required}}}, which every ${kind} prompt must show`, {
+          file: relative,
+          field: required,
+        });
       }
     }
     return text;
@@ -200,13 +217,21 @@ function readPackDirectory(slug: string, directory: string): DomainPack {
   const reader = new PromptReader(slug, join(directory, PROMPTS_DIR));
   const basePrompt = (key: keyof PackManifest['prompts']): string =>
     reader.read(manifest.prompts[key], key, `prompts.${key}: file ${PROMPTS_DIR}/${manifest.prompts[key]} does not exist`);
-  const prompts = { base_context: basePrompt('base_context'), exploration: basePrompt('exploration'), recommendations: basePrompt('recommendations') };
+  const prompts = {
+    base_context: basePrompt('base_context'),
+    exploration: basePrompt('exploration'),
+    recommendations: basePrompt('recommendations'),
+  };
   const areas = manifest.areas.map((area) => loadArea(reader, area));
   const categories = manifest.categories.map((category): PackCategory => {
     const explorationContext =
       category.prompt_file === undefined
         ? ''
-        : reader.read(category.prompt_file, 'exploration_context', `category "${category.id}" has no prompt file ${PROMPTS_DIR}/${category.prompt_file}`);
+        : reader.read(
+            category.prompt_file,
+            'exploration_context',
+            `category "${category.id}" has no prompt file ${PROMPTS_DIR}/${category.prompt_file}`,
+          );
     return { ...category, exploration_context: explorationContext, areas: category.areas.map((area) => loadArea(reader, area)) };
   });
   reader.assertNoStrayFiles();
@@ -251,7 +276,9 @@ export function loadPack(slug: string, options: LoadPacksOptions = {}): DomainPa
   }
   const pack = readPackDirectory(slug, join(root, slug));
   if (pack.hidden && !options.includeHidden) {
-    throw new NotFoundError(`domain pack "${slug}" is hidden; set ASSAY_ENABLE_SYSTEM_TEST=true (config enableSystemTestPack) to use it`, { pack: slug });
+    throw new NotFoundError(`domain pack "${slug}" is hidden; set ASSAY_ENABLE_SYSTEM_TEST=true (config enableSystemTestPack) to use it`, {
+      pack: slug,
+    });
   }
   return pack;
 }

@@ -23,26 +23,28 @@ const keywordSchema = z
   .min(1, 'must not be empty')
   .refine((keyword) => keyword === keyword.toLowerCase(), { message: 'keywords must be lower-case' });
 
-export const areaManifestSchema = z
-  .strictObject({
-    id: z.string().regex(SNAKE_CASE_ID, 'must be snake_case (a-z, 0-9, _)'),
-    name: nonEmptyText,
-    description: nonEmptyText,
-    keywords: z
-      .array(keywordSchema)
-      .min(MIN_AREA_KEYWORDS, `expected at least ${MIN_AREA_KEYWORDS} items`)
-      .refine((keywords) => new Set(keywords).size === keywords.length, { message: 'keywords must be unique' }),
-    /** Higher runs first; ties are broken by id so the order is deterministic. */
-    priority: z.number().int('must be an integer'),
-    prompt_file: z.string().regex(/^analysis_[a-z][a-z0-9_]*\.md$/, 'must be analysis_<id>.md'),
-  });
+export const areaManifestSchema = z.strictObject({
+  id: z.string().regex(SNAKE_CASE_ID, 'must be snake_case (a-z, 0-9, _)'),
+  name: nonEmptyText,
+  description: nonEmptyText,
+  keywords: z
+    .array(keywordSchema)
+    .min(MIN_AREA_KEYWORDS, `expected at least ${MIN_AREA_KEYWORDS} items`)
+    .refine((keywords) => new Set(keywords).size === keywords.length, { message: 'keywords must be unique' }),
+  /** Higher runs first; ties are broken by id so the order is deterministic. */
+  priority: z.number().int('must be an integer'),
+  prompt_file: z.string().regex(/^analysis_[a-z][a-z0-9_]*\.md$/, 'must be analysis_<id>.md'),
+});
 export type AreaManifest = z.infer<typeof areaManifestSchema>;
 
 export const categoryManifestSchema = z.strictObject({
   id: z.string().regex(SNAKE_CASE_ID, 'must be snake_case (a-z, 0-9, _)'),
   name: nonEmptyText,
   description: nonEmptyText,
-  prompt_file: z.string().regex(/^exploration_context_[a-z][a-z0-9_]*\.md$/, 'must be exploration_context_<category>.md').optional(),
+  prompt_file: z
+    .string()
+    .regex(/^exploration_context_[a-z][a-z0-9_]*\.md$/, 'must be exploration_context_<category>.md')
+    .optional(),
   /** Extra areas for this category; an area with a base area's id replaces it. */
   areas: z.array(areaManifestSchema).default([]),
 });

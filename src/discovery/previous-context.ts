@@ -16,7 +16,10 @@ const FEEDBACK_CAP = 15;
 const COMMENT_MAX_CHARS = 200;
 
 function normaliseName(name: string): string {
-  return name.toLowerCase().replace(/[^a-z0-9]+/g, ' ').trim();
+  return name
+    .toLowerCase()
+    .replace(/[^a-z0-9]+/g, ' ')
+    .trim();
 }
 
 function clip(text: string, max: number): string {
@@ -43,17 +46,26 @@ export function buildPreviousContext(results: readonly DiscoveryResult[], feedba
       insights.push(`- [${insight.analysis_area}] ${insight.name} (${insight.severity}${status}, ${result.discovery_date})`);
     }
   }
-  if (insights.length > 0) lines.push('', 'Previously found insights (do not repeat them unless the numbers changed materially; say what changed):', ...insights);
+  if (insights.length > 0)
+    lines.push('', 'Previously found insights (do not repeat them unless the numbers changed materially; say what changed):', ...insights);
 
   const describe = (entry: Feedback) => insightNames.get(`${entry.run_id}|${entry.target_id}`) ?? entry.target_id;
   const disliked = feedback.filter((entry) => entry.rating === 'dislike').slice(0, FEEDBACK_CAP);
   if (disliked.length > 0) {
-    lines.push('', 'Users disliked these conclusions (AVOID similar ones):', ...disliked.map((entry) => `- ${describe(entry)}${entry.comment ? ` — "${clip(entry.comment, COMMENT_MAX_CHARS)}"` : ''}`));
+    lines.push(
+      '',
+      'Users disliked these conclusions (AVOID similar ones):',
+      ...disliked.map((entry) => `- ${describe(entry)}${entry.comment ? ` — "${clip(entry.comment, COMMENT_MAX_CHARS)}"` : ''}`),
+    );
   }
   const liked = feedback.filter((entry) => entry.rating === 'like').slice(0, FEEDBACK_CAP);
-  if (liked.length > 0) lines.push('', 'Users found these useful (MONITOR them for change):', ...liked.map((entry) => `- ${describe(entry)}`));
+  if (liked.length > 0)
+    lines.push('', 'Users found these useful (MONITOR them for change):', ...liked.map((entry) => `- ${describe(entry)}`));
 
-  const recommendations = results.flatMap((result) => result.recommendations.map((rec) => `- ${rec.title} (priority ${rec.priority}, ${result.discovery_date})`)).slice(0, PREVIOUS_RECOMMENDATIONS_CAP);
-  if (recommendations.length > 0) lines.push('', 'Previous recommendations (do not repeat unless the situation changed):', ...recommendations);
+  const recommendations = results
+    .flatMap((result) => result.recommendations.map((rec) => `- ${rec.title} (priority ${rec.priority}, ${result.discovery_date})`))
+    .slice(0, PREVIOUS_RECOMMENDATIONS_CAP);
+  if (recommendations.length > 0)
+    lines.push('', 'Previous recommendations (do not repeat unless the situation changed):', ...recommendations);
   return lines.join('\n').trim();
 }

@@ -33,14 +33,22 @@ export function filterRule(project: Pick<Project, 'warehouse'>): string {
 }
 
 export function analysisAreasList(areas: readonly AnalysisArea[]): string {
-  return areas.map((area, index) => `${index + 1}. **${area.name}** (\`${area.id}\`) — ${area.description} Keywords: ${area.keywords.join(', ')}.`).join('\n');
+  return areas
+    .map((area, index) => `${index + 1}. **${area.name}** (\`${area.id}\`) — ${area.description} Keywords: ${area.keywords.join(', ')}.`)
+    .join('\n');
 }
 
 export function renderBaseContext(pack: DomainPack, project: Pick<Project, 'profile'>, previousContext: string): string {
-  const profile = Object.keys(project.profile).length > 0 ? JSON.stringify(project.profile, null, 2) : 'No project profile is configured. Infer the business model from the data and say so where it matters.';
+  const profile =
+    Object.keys(project.profile).length > 0
+      ? JSON.stringify(project.profile, null, 2)
+      : 'No project profile is configured. Infer the business model from the data and say so where it matters.';
   return renderTemplate(
     pack.prompts.base_context,
-    { PROFILE: profile, PREVIOUS_CONTEXT: previousContext || 'This is the first discovery run for this project: there are no earlier findings or feedback.' },
+    {
+      PROFILE: profile,
+      PREVIOUS_CONTEXT: previousContext || 'This is the first discovery run for this project: there are no earlier findings or feedback.',
+    },
     { file: `${pack.slug}/prompts/base_context.md`, allowed: ALLOWED_VARIABLES.base_context },
   );
 }
@@ -79,15 +87,28 @@ export function renderExplorationPrompt(input: ExplorationPromptInput): string {
   );
 }
 
-export function renderAnalysisPrompt(pack: DomainPack, area: AnalysisArea, input: { dataset: string; totalQueries: number; queryResults: string }): string {
+export function renderAnalysisPrompt(
+  pack: DomainPack,
+  area: AnalysisArea,
+  input: { dataset: string; totalQueries: number; queryResults: string },
+): string {
   return renderTemplate(
     area.prompt,
-    { AREA_NAME: area.name, AREA_DESCRIPTION: area.description, DATASET: input.dataset, TOTAL_QUERIES: String(input.totalQueries), QUERY_RESULTS: input.queryResults },
+    {
+      AREA_NAME: area.name,
+      AREA_DESCRIPTION: area.description,
+      DATASET: input.dataset,
+      TOTAL_QUERIES: String(input.totalQueries),
+      QUERY_RESULTS: input.queryResults,
+    },
     { file: `${pack.slug}/prompts/${area.prompt_file}`, allowed: ALLOWED_VARIABLES.analysis },
   );
 }
 
-export function renderRecommendationsPrompt(pack: DomainPack, input: { discoveryDate: string; insightsSummary: string; insightsData: string }): string {
+export function renderRecommendationsPrompt(
+  pack: DomainPack,
+  input: { discoveryDate: string; insightsSummary: string; insightsData: string },
+): string {
   return renderTemplate(
     pack.prompts.recommendations,
     { DISCOVERY_DATE: input.discoveryDate, INSIGHTS_SUMMARY: input.insightsSummary, INSIGHTS_DATA: input.insightsData },

@@ -30,7 +30,9 @@ export function usableInsights(run: Pick<Run, 'areas'>): Insight[] {
 
 /** One compact JSON line per insight, most severe first. */
 export function compactInsights(insights: readonly Insight[]): string {
-  const ordered = [...insights].sort((a, b) => SEVERITY_RANK[a.severity] - SEVERITY_RANK[b.severity] || a.id.localeCompare(b.id)).slice(0, MAX_INSIGHTS_IN_PROMPT);
+  const ordered = [...insights]
+    .sort((a, b) => SEVERITY_RANK[a.severity] - SEVERITY_RANK[b.severity] || a.id.localeCompare(b.id))
+    .slice(0, MAX_INSIGHTS_IN_PROMPT);
   const lines = ordered.map((insight) =>
     JSON.stringify({
       id: insight.id,
@@ -40,7 +42,10 @@ export function compactInsights(insights: readonly Insight[]): string {
       affected_count: insight.affected_count,
       verification: insight.validation ? { status: insight.validation.status, verified_count: insight.validation.verified_count } : null,
       target_segment: insight.target_segment,
-      description: insight.description.length > DESCRIPTION_MAX_CHARS ? `${insight.description.slice(0, DESCRIPTION_MAX_CHARS)}…` : insight.description,
+      description:
+        insight.description.length > DESCRIPTION_MAX_CHARS
+          ? `${insight.description.slice(0, DESCRIPTION_MAX_CHARS)}…`
+          : insight.description,
     }),
   );
   return `[\n${lines.join(',\n')}\n]`;
@@ -62,10 +67,16 @@ function maxVerifiedCount(related: readonly Insight[]): number | null {
   return counts.length > 0 ? Math.max(...counts) : null;
 }
 
-export function toRecommendations(raw: readonly RawRecommendation[], insights: readonly Insight[]): { recommendations: Recommendation[]; droppedIds: string[] } {
+export function toRecommendations(
+  raw: readonly RawRecommendation[],
+  insights: readonly Insight[],
+): { recommendations: Recommendation[]; droppedIds: string[] } {
   const byId = new Map(insights.map((insight) => [insight.id, insight]));
   const droppedIds: string[] = [];
-  const ordered = raw.map((item, index) => ({ item, index })).sort((a, b) => a.item.priority - b.item.priority || a.index - b.index).slice(0, MAX_RECOMMENDATIONS);
+  const ordered = raw
+    .map((item, index) => ({ item, index }))
+    .sort((a, b) => a.item.priority - b.item.priority || a.index - b.index)
+    .slice(0, MAX_RECOMMENDATIONS);
   const recommendations = ordered.map(({ item }, index): Recommendation => {
     const related = [...new Set(item.related_insight_ids)].filter((id) => {
       if (byId.has(id)) return true;
@@ -82,7 +93,11 @@ export function toRecommendations(raw: readonly RawRecommendation[], insights: r
       category: item.category ?? '',
       target_segment: item.target_segment ?? '',
       segment_size: segmentSize,
-      expected_impact: { metric: item.expected_impact?.metric ?? '', estimated_improvement: item.expected_impact?.estimated_improvement ?? '', reasoning: item.expected_impact?.reasoning ?? '' },
+      expected_impact: {
+        metric: item.expected_impact?.metric ?? '',
+        estimated_improvement: item.expected_impact?.estimated_improvement ?? '',
+        reasoning: item.expected_impact?.reasoning ?? '',
+      },
       actions: item.actions ?? [],
       related_insight_ids: related,
       effort: item.effort ?? null,
@@ -102,14 +117,26 @@ export async function recommend(deps: DiscoveryDeps, runId: string, signal?: Abo
   if (run.recommendation_log.status === 'completed' || run.recommendation_log.status === 'skipped') return run.recommendations;
   const insights = usableInsights(run);
   if (insights.length === 0) {
-    await deps.store.updateRun(runId, (current) => ({ ...current, recommendation_log: { ...current.recommendation_log, status: 'skipped', error: 'no usable insights to base recommendations on' } }));
+    await deps.store.updateRun(runId, (current) => ({
+      ...current,
+      recommendation_log: { ...current.recommendation_log, status: 'skipped', error: 'no usable insights to base recommendations on' },
+    }));
     return [];
   }
-  await deps.store.updateRun(runId, (current) => ({ ...current, phase: 'recommendations', phase_detail: 'writing recommendations', progress: Math.max(current.progress, 85) }));
+  await deps.store.updateRun(runId, (current) => ({
+    ...current,
+    phase: 'recommendations',
+    phase_detail: 'writing recommendations',
+    progress: Math.max(current.progress, 85),
+  }));
   try {
     const project = await requireProject(deps, run.project_id);
     const setting = await loadRunSetting(deps, run, project, signal);
-    const prompt = renderRecommendationsPrompt(setting.pack, { discoveryDate: deps.now().toISOString().slice(0, 10), insightsSummary: insightsSummary(insights), insightsData: compactInsights(insights) });
+    const prompt = renderRecommendationsPrompt(setting.pack, {
+      discoveryDate: deps.now().toISOString().slice(0, 10),
+      insightsSummary: insightsSummary(insights),
+      insightsData: compactInsights(insights),
+    });
     const sections: PromptSection[] = [
       { id: 'base-context', role: 'system', text: setting.baseContext, priority: 50, shrink: 'truncate', minTokens: 200 },
       { id: 'recommendations', role: 'user', text: prompt, priority: 100, shrink: 'truncate', minTokens: 2_000 },
@@ -129,19 +156,30 @@ export async function recommend(deps: DiscoveryDeps, runId: string, signal?: Abo
       nudge: (reason) => listReformatNudge('recommendations', reason),
     });
     if (!answer.ok) {
-      throw new LlmError(`recommendations reply unusable after ${RECOMMENDATION_REFORMAT_RETRIES + 1} attempts: ${answer.reason}`, { kind: 'malformed_output', isRetryable: false, provider: deps.llm.provider.provider });
+      throw new LlmError(`recommendations reply unusable after ${RECOMMENDATION_REFORMAT_RETRIES + 1} attempts: ${answer.reason}`, {
+        kind: 'malformed_output',
+        isRetryable: false,
+        provider: deps.llm.provider.provider,
+      });
     }
     const parsed = answer.value;
     const retries = answer.retries;
     const { recommendations, droppedIds } = toRecommendations(parsed.items, insights);
     if (droppedIds.length > 0) deps.logger.warn({ runId, droppedIds }, 'recommendations referenced unknown insight ids; dropped');
-    await deps.store.updateRun(runId, (current) => ({ ...current, recommendations, recommendation_log: { status: 'completed', dropped_insight_ids: droppedIds, parse_retries: retries } }));
+    await deps.store.updateRun(runId, (current) => ({
+      ...current,
+      recommendations,
+      recommendation_log: { status: 'completed', dropped_insight_ids: droppedIds, parse_retries: retries },
+    }));
     return recommendations;
   } catch (error) {
     if (error instanceof CancelledError) throw error;
     rethrowUnlessFinal(error);
     deps.logger.error({ runId, err: error }, 'recommendations failed');
-    await deps.store.updateRun(runId, (current) => ({ ...current, recommendation_log: { ...current.recommendation_log, status: 'failed', error: describeError(error) } }));
+    await deps.store.updateRun(runId, (current) => ({
+      ...current,
+      recommendation_log: { ...current.recommendation_log, status: 'failed', error: describeError(error) },
+    }));
     return [];
   }
 }

@@ -14,9 +14,11 @@ export interface VerificationOutcome {
  * adjusted records the verified value beside it; rejected means the warehouse found none.
  */
 export function classifyVerification(claimed: number | null, verified: number | null, queryError?: string): VerificationOutcome {
-  if (claimed === null || claimed <= 0) return { status: 'skipped', reasoning: 'the insight claims no count, so there is nothing to verify' };
+  if (claimed === null || claimed <= 0)
+    return { status: 'skipped', reasoning: 'the insight claims no count, so there is nothing to verify' };
   if (queryError !== undefined) return { status: 'error', reasoning: `verification query failed: ${queryError}` };
-  if (verified === null || !Number.isFinite(verified)) return { status: 'error', reasoning: 'the verification query returned no numeric count' };
+  if (verified === null || !Number.isFinite(verified))
+    return { status: 'error', reasoning: 'the verification query returned no numeric count' };
   if (verified === 0) return { status: 'rejected', reasoning: `the warehouse returned 0 where the insight claims ${claimed}` };
   const ratio = verified / claimed;
   if (Math.abs(ratio - 1) <= VERIFICATION_TOLERANCE) {

@@ -29,7 +29,9 @@ export function runAreas(pack: DomainPack, run: Pick<Run, 'settings'>): Analysis
   const known = new Set(all.map((area) => area.id));
   const unknown = run.settings.areas.filter((id) => !known.has(id));
   if (unknown.length > 0) {
-    throw new ValidationError(`unknown area(s) ${unknown.join(', ')} for pack "${pack.slug}" (areas: ${[...known].join(', ')})`, [{ path: 'areas', message: `unknown: ${unknown.join(', ')}` }]);
+    throw new ValidationError(`unknown area(s) ${unknown.join(', ')} for pack "${pack.slug}" (areas: ${[...known].join(', ')})`, [
+      { path: 'areas', message: `unknown: ${unknown.join(', ')}` },
+    ]);
   }
   return all.filter((area) => run.settings.areas.includes(area.id));
 }
@@ -42,7 +44,11 @@ export async function loadRunSetting(deps: DiscoveryDeps, run: Run, project: Pro
   const pack = deps.loadPack(run.settings.pack);
   const areas = runAreas(pack, run);
   const areaKeywords = [...new Set(areas.flatMap((area) => area.keywords))];
-  const schema = await deps.schema.load(project, { areaKeywords, catalogBudgetTokens: catalogBudgetTokens(deps.llm.entry.contextWindow), ...(signal ? { signal } : {}) });
+  const schema = await deps.schema.load(project, {
+    areaKeywords,
+    catalogBudgetTokens: catalogBudgetTokens(deps.llm.entry.contextWindow),
+    ...(signal ? { signal } : {}),
+  });
   const baseContext = renderBaseContext(pack, project, run.context?.previous_context ?? '');
   const exploration = renderExplorationPrompt({
     pack,
@@ -63,7 +69,10 @@ export async function loadRunSetting(deps: DiscoveryDeps, run: Run, project: Pro
  * the pack can no longer be loaded or no longer has the run's areas (the report then follows the
  * analysis log's order).
  */
-export function runAreaSummaries(loadPack: (slug: string) => DomainPack, run: Pick<Run, 'settings'>): Array<{ id: string; name: string; description: string }> | undefined {
+export function runAreaSummaries(
+  loadPack: (slug: string) => DomainPack,
+  run: Pick<Run, 'settings'>,
+): Array<{ id: string; name: string; description: string }> | undefined {
   try {
     return runAreas(loadPack(run.settings.pack), run).map((area) => ({ id: area.id, name: area.name, description: area.description }));
   } catch {

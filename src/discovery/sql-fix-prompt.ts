@@ -15,7 +15,15 @@ const SQL_FIX_MAX_OUTPUT_TOKENS = 2_000;
 
 export function createSqlFixer(
   deps: DiscoveryDeps,
-  options: { runId: string; tables: readonly TableSchema[]; step?: number; area?: string; phase?: LlmPhase; verificationContext?: string; signal?: AbortSignal | undefined },
+  options: {
+    runId: string;
+    tables: readonly TableSchema[];
+    step?: number;
+    area?: string;
+    phase?: LlmPhase;
+    verificationContext?: string;
+    signal?: AbortSignal | undefined;
+  },
 ): SqlFixer {
   return async ({ sql, error, previous }) => {
     const touched = tablesMentioned(sql, options.tables);

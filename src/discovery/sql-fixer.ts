@@ -39,7 +39,9 @@ export function renderTableColumns(tables: readonly TableSchema[]): string {
 
 export function renderPreviousAttempts(attempts: ReadonlyArray<{ sql: string; error: string }>): string {
   if (attempts.length === 0) return '(none)';
-  return attempts.map((attempt, index) => `${index + 1}. ${attempt.sql.replace(/\s+/g, ' ').slice(0, 400)}\n   error: ${attempt.error.slice(0, 300)}`).join('\n');
+  return attempts
+    .map((attempt, index) => `${index + 1}. ${attempt.sql.replace(/\s+/g, ' ').slice(0, 400)}\n   error: ${attempt.error.slice(0, 300)}`)
+    .join('\n');
 }
 
 /** Reads the corrected SQL from a fixer reply: ```sql fence, any fence, JSON `fixed_sql`, or bare SQL text. */

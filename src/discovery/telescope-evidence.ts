@@ -50,10 +50,27 @@ function fastSummarizer(deps: DiscoveryDeps, runId: string, areaId: string): Sum
 
 export async function openTelescope(
   deps: DiscoveryDeps,
-  input: { runId: string; areaId: string; areaName: string; source: string; steps: readonly ExplorationStep[]; rankedSteps: readonly number[]; budgetTokens: number; referenceTokens: number; family: TokenFamily; signal?: AbortSignal },
+  input: {
+    runId: string;
+    areaId: string;
+    areaName: string;
+    source: string;
+    steps: readonly ExplorationStep[];
+    rankedSteps: readonly number[];
+    budgetTokens: number;
+    referenceTokens: number;
+    family: TokenFamily;
+    signal?: AbortSignal;
+  },
 ): Promise<TelescopeSession> {
   const fast = fastSummarizer(deps, input.runId, input.areaId);
-  const compactor = createCompactor({ registry: shippedStrategies(), cache: deps.store, source: input.source, family: input.family, summarizers: fast ? { fast } : {} });
+  const compactor = createCompactor({
+    registry: shippedStrategies(),
+    cache: deps.store,
+    source: input.source,
+    family: input.family,
+    summarizers: fast ? { fast } : {},
+  });
   const tree = await buildTelescopeTree({
     steps: input.steps,
     areas: [{ id: input.areaId, name: input.areaName, steps: input.rankedSteps }],
@@ -62,7 +79,14 @@ export async function openTelescope(
     ...(input.signal ? { signal: input.signal } : {}),
   });
   const state = newDrillDownState();
-  const view = firstView(tree, input.areaId, input.rankedSteps, { budgetTokens: input.budgetTokens, referenceTokens: input.referenceTokens }, input.family, state);
+  const view = firstView(
+    tree,
+    input.areaId,
+    input.rankedSteps,
+    { budgetTokens: input.budgetTokens, referenceTokens: input.referenceTokens },
+    input.family,
+    state,
+  );
   return { tree, compactor, state, firstViewText: `${expandInstructions(deps.config.compaction.maxExpansions)}\n\n${view}` };
 }
 
@@ -79,7 +103,11 @@ export function mergeTelescopeTelemetry(
   area: TelescopeTelemetry['areas'][string],
   strategies: TelescopeTelemetry['strategies'],
 ): TelescopeTelemetry {
-  const merged: TelescopeTelemetry = { evidence: 'telescope', areas: { ...(current?.areas ?? {}), [areaId]: area }, strategies: { ...(current?.strategies ?? {}) } };
+  const merged: TelescopeTelemetry = {
+    evidence: 'telescope',
+    areas: { ...(current?.areas ?? {}), [areaId]: area },
+    strategies: { ...(current?.strategies ?? {}) },
+  };
   for (const [name, stats] of Object.entries(strategies)) {
     const before = merged.strategies[name];
     const input = (before?.input_tokens ?? 0) + stats.input_tokens;

@@ -70,7 +70,9 @@ export function assertTemplateVariables(template: string, options: TemplateOptio
  * a missing value is a bug in the caller, never a silent empty string.
  */
 export function renderTemplate(template: string, vars: Readonly<Record<string, string>>, options?: TemplateOptions): string {
-  const names = options?.allowed ? assertTemplateVariables(template, { ...options, allowed: options.allowed }) : templateVariables(template, options);
+  const names = options?.allowed
+    ? assertTemplateVariables(template, { ...options, allowed: options.allowed })
+    : templateVariables(template, options);
   for (const name of names) {
     if (!Object.hasOwn(vars, name)) {
       throw new PackError(`${where(options)} uses {{${name}}} but no value was provided for it`, { file: options?.file, field: name });

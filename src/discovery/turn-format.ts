@@ -49,13 +49,17 @@ export function renderQueryResult(step: ExplorationStep, digestLine: string): st
     return `The query failed${fixed}: ${step.error}\nTry a different approach: check the table's columns with lookup_schema, or simplify the query.`;
   }
   const rows = step.rows ?? [];
-  const lines = [`Query executed successfully: ${formatCount(step.row_count ?? rows.length)} rows in ${Math.round(step.elapsed_ms ?? 0)} ms${step.truncated ? ' (row cap reached: aggregate in SQL instead)' : ''}.`];
-  if (step.fixed && step.executed_query) lines.push(`It was fixed automatically after ${step.fix_attempts} attempt(s); the SQL that ran:\n${step.executed_query}`);
+  const lines = [
+    `Query executed successfully: ${formatCount(step.row_count ?? rows.length)} rows in ${Math.round(step.elapsed_ms ?? 0)} ms${step.truncated ? ' (row cap reached: aggregate in SQL instead)' : ''}.`,
+  ];
+  if (step.fixed && step.executed_query)
+    lines.push(`It was fixed automatically after ${step.fix_attempts} attempt(s); the SQL that ran:\n${step.executed_query}`);
   lines.push(`Digest: ${digestLine}`);
   const shown = rows.slice(0, RESULT_ROWS_SHOWN);
   if (shown.length > 0) {
     lines.push(`First ${shown.length} rows:`);
-    for (const row of shown) lines.push(JSON.stringify(Object.fromEntries(Object.entries(row).map(([key, value]) => [key, clipCell(value)]))));
+    for (const row of shown)
+      lines.push(JSON.stringify(Object.fromEntries(Object.entries(row).map(([key, value]) => [key, clipCell(value)]))));
     if ((step.row_count ?? 0) > shown.length) lines.push(`(Showing ${shown.length} of ${formatCount(step.row_count ?? 0)} rows)`);
   }
   return lines.join('\n');

@@ -35,7 +35,10 @@ export function renderSourceQueries(insight: Pick<Insight, 'source_steps'>, step
   const cited = steps.filter((step) => insight.source_steps.includes(step.step) && step.action === 'query' && !step.error);
   if (cited.length === 0) return '(the finding cites no successful query; use the catalog and look tables up)';
   return cited
-    .map((step) => `Step ${step.step} — ${step.query_purpose || 'no purpose given'} (${step.row_count ?? 0} rows):\n\`\`\`sql\n${step.executed_query ?? step.query ?? ''}\n\`\`\``)
+    .map(
+      (step) =>
+        `Step ${step.step} — ${step.query_purpose || 'no purpose given'} (${step.row_count ?? 0} rows):\n\`\`\`sql\n${step.executed_query ?? step.query ?? ''}\n\`\`\``,
+    )
     .join('\n\n');
 }
 
@@ -68,7 +71,10 @@ function findInsight(run: Run, insightId: string): Insight {
 async function storeValidation(deps: DiscoveryDeps, runId: string, insightId: string, validation: InsightValidation): Promise<void> {
   await deps.store.updateRun(runId, (run) => ({
     ...run,
-    areas: run.areas.map((area) => ({ ...area, insights: area.insights.map((insight) => (insight.id === insightId ? { ...insight, validation } : insight)) })),
+    areas: run.areas.map((area) => ({
+      ...area,
+      insights: area.insights.map((insight) => (insight.id === insightId ? { ...insight, validation } : insight)),
+    })),
   }));
 }
 
@@ -81,20 +87,32 @@ async function recountClaim(deps: DiscoveryDeps, run: Run, claim: Claim, at: str
   const setting = await loadRunSetting(deps, run, project, signal);
   const base = { original_count: claim.value, validated_at: at, lookups_used: 0 };
   const built = buildClaimSql(claim, setting.schema.tables);
-  if (!built.ok) return { ...base, status: 'rejected', verified_count: null, query: '', reasoning: `the claim cannot be recounted: ${built.reason}` };
+  if (!built.ok)
+    return { ...base, status: 'rejected', verified_count: null, query: '', reasoning: `the claim cannot be recounted: ${built.reason}` };
   let row: Record<string, unknown> | undefined;
   try {
-    row = (await deps.warehouse.query(built.sql, { maxRows: 1, timeoutMs: deps.config.sql.timeoutMs, ...(signal ? { signal } : {}) })).rows[0];
+    row = (await deps.warehouse.query(built.sql, { maxRows: 1, timeoutMs: deps.config.sql.timeoutMs, ...(signal ? { signal } : {}) }))
+      .rows[0];
   } catch (error) {
     if (error instanceof CancelledError) throw error;
     if (!(error instanceof WarehouseError || error instanceof UnsafeSqlError)) throw error;
-    return { ...base, status: 'error', verified_count: null, query: built.sql, reasoning: `the recount query failed: ${describeError(error)}` };
+    return {
+      ...base,
+      status: 'error',
+      verified_count: null,
+      query: built.sql,
+      reasoning: `the recount query failed: ${describeError(error)}`,
+    };
   }
   const number = (value: unknown): number | null => {
     const parsed = typeof value === 'string' && value.trim() !== '' ? Number(value) : typeof value === 'bigint' ? Number(value) : value;
     return typeof parsed === 'number' && Number.isFinite(parsed) ? parsed : null;
   };
-  const recount = { segmentValue: number(row?.segment_value), comparisonValue: number(row?.comparison_value), segmentRows: number(row?.segment_rows) ?? 0 };
+  const recount = {
+    segmentValue: number(row?.segment_value),
+    comparisonValue: number(row?.comparison_value),
+    segmentRows: number(row?.segment_rows) ?? 0,
+  };
   const verdict = judgeClaim(claim, recount);
   return {
     ...base,
@@ -113,7 +131,12 @@ async function recountClaim(deps: DiscoveryDeps, run: Run, claim: Claim, at: str
   };
 }
 
-export async function verifyInsight(deps: DiscoveryDeps, runId: string, insightId: string, signal?: AbortSignal): Promise<InsightValidation> {
+export async function verifyInsight(
+  deps: DiscoveryDeps,
+  runId: string,
+  insightId: string,
+  signal?: AbortSignal,
+): Promise<InsightValidation> {
   const run = await assertRunActive(deps, runId, signal);
   const insight = findInsight(run, insightId);
   if (insight.validation) return insight.validation;
@@ -128,7 +151,13 @@ export async function verifyInsight(deps: DiscoveryDeps, runId: string, insightI
 
   if (claimed === null || claimed <= 0) {
     const outcome = classifyVerification(claimed, null);
-    const validation: InsightValidation = { ...base, status: outcome.status, verified_count: null, query: '', reasoning: outcome.reasoning };
+    const validation: InsightValidation = {
+      ...base,
+      status: outcome.status,
+      verified_count: null,
+      query: '',
+      reasoning: outcome.reasoning,
+    };
     await storeValidation(deps, runId, insightId, validation);
     return validation;
   }
@@ -152,7 +181,9 @@ export async function verifyInsight(deps: DiscoveryDeps, runId: string, insightI
     );
 
   // priority: the source queries and the finding stay; the catalog is supplementary and shrinks first
-  const sections: PromptSection[] = [{ id: 'verification', role: 'user', text: render(MAX_LOOKUPS_PER_VERIFICATION), priority: 100, shrink: 'truncate', minTokens: 400 }];
+  const sections: PromptSection[] = [
+    { id: 'verification', role: 'user', text: render(MAX_LOOKUPS_PER_VERIFICATION), priority: 100, shrink: 'truncate', minTokens: 400 },
+  ];
   let budget = createSchemaBudget();
   let lookups = 0;
   let sql: string | undefined;
@@ -162,7 +193,17 @@ export async function verifyInsight(deps: DiscoveryDeps, runId: string, insightI
     const forced = lookups >= MAX_LOOKUPS_PER_VERIFICATION;
     let reply: string;
     try {
-      reply = (await askLlm(deps, { runId, ...modelFor(deps, 'verification'), phase: 'verification', sections, maxOutputTokens: VERIFICATION_MAX_OUTPUT_TOKENS, signal, area: insight.analysis_area })).text;
+      reply = (
+        await askLlm(deps, {
+          runId,
+          ...modelFor(deps, 'verification'),
+          phase: 'verification',
+          sections,
+          maxOutputTokens: VERIFICATION_MAX_OUTPUT_TOKENS,
+          signal,
+          area: insight.analysis_area,
+        })
+      ).text;
     } catch (error) {
       if (error instanceof CancelledError) throw error;
       rethrowUnlessFinal(error);
@@ -170,36 +211,84 @@ export async function verifyInsight(deps: DiscoveryDeps, runId: string, insightI
       break;
     }
     const parsed = parseAction(reply, VERIFIER_ACTIONS);
-    sections.push({ id: `reply-${round}`, role: 'assistant', text: reply.slice(0, 2_000) || '(empty reply)', priority: 70, shrink: 'truncate', minTokens: 32 });
+    sections.push({
+      id: `reply-${round}`,
+      role: 'assistant',
+      text: reply.slice(0, 2_000) || '(empty reply)',
+      priority: 70,
+      shrink: 'truncate',
+      minTokens: 32,
+    });
     if (parsed.ok && parsed.action.type === 'query') {
       sql = parsed.action.query;
     } else if (parsed.ok && parsed.action.type === 'lookup_schema' && !forced) {
-      const result = lookupSchema(parsed.action.tables, { tables: setting.schema.tables, budget, maxLookups: MAX_LOOKUPS_PER_VERIFICATION });
+      const result = lookupSchema(parsed.action.tables, {
+        tables: setting.schema.tables,
+        budget,
+        maxLookups: MAX_LOOKUPS_PER_VERIFICATION,
+      });
       budget = result.budget;
       lookups++;
       const left = MAX_LOOKUPS_PER_VERIFICATION - lookups;
-      sections.push({ id: `lookup-${round}`, role: 'user', text: `${result.text}\n\n${left > 0 ? `Lookups left: ${left}.` : 'No lookups left: reply now with your query.'}`, priority: 80, shrink: 'truncate', minTokens: 64 });
+      sections.push({
+        id: `lookup-${round}`,
+        role: 'user',
+        text: `${result.text}\n\n${left > 0 ? `Lookups left: ${left}.` : 'No lookups left: reply now with your query.'}`,
+        priority: 80,
+        shrink: 'truncate',
+        minTokens: 64,
+      });
     } else {
       lastProblem = parsed.ok ? 'a lookup after the lookup budget was spent' : parsed.reason;
-      sections.push({ id: `nudge-${round}`, role: 'user', text: forced ? `No lookups left. ${reformatNudge(lastProblem, new Set(['query']))}` : reformatNudge(lastProblem, VERIFIER_ACTIONS), priority: 90, shrink: 'none' });
+      sections.push({
+        id: `nudge-${round}`,
+        role: 'user',
+        text: forced ? `No lookups left. ${reformatNudge(lastProblem, new Set(['query']))}` : reformatNudge(lastProblem, VERIFIER_ACTIONS),
+        priority: 90,
+        shrink: 'none',
+      });
     }
   }
 
   let validation: InsightValidation;
   if (sql === undefined) {
-    validation = { ...base, lookups_used: lookups, status: 'error', verified_count: null, query: '', reasoning: `no verification query was produced: ${lastProblem || 'the model kept asking for lookups'}` };
+    validation = {
+      ...base,
+      lookups_used: lookups,
+      status: 'error',
+      verified_count: null,
+      query: '',
+      reasoning: `no verification query was produced: ${lastProblem || 'the model kept asking for lookups'}`,
+    };
   } else {
     const outcome = await executeWithFixes({
       warehouse: deps.warehouse,
       sql,
-      fix: createSqlFixer(deps, { runId, tables: setting.schema.tables, area: insight.analysis_area, phase: 'verification', verificationContext: sourceQueries, signal }),
+      fix: createSqlFixer(deps, {
+        runId,
+        tables: setting.schema.tables,
+        area: insight.analysis_area,
+        phase: 'verification',
+        verificationContext: sourceQueries,
+        signal,
+      }),
       queryOptions: { maxRows: 10, timeoutMs: deps.config.sql.timeoutMs, ...(signal ? { signal } : {}) },
     });
     const verified = outcome.result ? extractCount(outcome.result) : null;
     const classified = classifyVerification(claimed, verified, outcome.result ? undefined : outcome.error);
     // without a claim only the segment's size was recounted: say so, so no reader takes it for a checked effect
-    const scope = classified.status === 'confirmed' || classified.status === 'adjusted' ? ' (segment size only: the insight stated no claim, so its effect was not recounted)' : '';
-    validation = { ...base, lookups_used: lookups, status: classified.status, verified_count: verified, query: outcome.executedSql, reasoning: `${classified.reasoning}${scope}` };
+    const scope =
+      classified.status === 'confirmed' || classified.status === 'adjusted'
+        ? ' (segment size only: the insight stated no claim, so its effect was not recounted)'
+        : '';
+    validation = {
+      ...base,
+      lookups_used: lookups,
+      status: classified.status,
+      verified_count: verified,
+      query: outcome.executedSql,
+      reasoning: `${classified.reasoning}${scope}`,
+    };
   }
   await storeValidation(deps, runId, insightId, validation);
   return validation;

@@ -21,12 +21,17 @@ export const schemaIndexStateSchema = z.object({
 export type SchemaIndexState = z.infer<typeof schemaIndexStateSchema>;
 
 export const tenantFilterSchema = z.object({
-  field: z.string().min(1).regex(/^[A-Za-z_][A-Za-z0-9_]*$/, 'a plain column name'),
+  field: z
+    .string()
+    .min(1)
+    .regex(/^[A-Za-z_][A-Za-z0-9_]*$/, 'a plain column name'),
   value: z.union([z.string(), z.number()]),
 });
 
 /** A reference to a credential held by the secret provider (environment variable or mounted file). */
-export const secretRefSchema = z.string().regex(/^secret:[A-Za-z0-9_.-]{1,128}$/, 'a secret reference: secret:NAME (letters, digits, _ . -)');
+export const secretRefSchema = z
+  .string()
+  .regex(/^secret:[A-Za-z0-9_.-]{1,128}$/, 'a secret reference: secret:NAME (letters, digits, _ . -)');
 export type SecretRef = z.infer<typeof secretRefSchema>;
 
 export const projectSecretsSchema = z

@@ -38,7 +38,11 @@ export const discoveryResultSchema = z.object({
     errors: z.array(z.string()),
   }),
   analysis_log: z.array(areaRunSchema),
-  recommendation_log: z.object({ error: z.string().optional(), dropped_insight_ids: z.array(z.string()).default([]), parse_retries: z.number().int().default(0) }),
+  recommendation_log: z.object({
+    error: z.string().optional(),
+    dropped_insight_ids: z.array(z.string()).default([]),
+    parse_retries: z.number().int().default(0),
+  }),
   validation_log: z.array(validationLogEntrySchema),
   telemetry: runTelemetrySchema,
 });

@@ -13,7 +13,16 @@ export const runTypeSchema = z.enum(['full', 'partial', 'failed', 'cancelled']);
 export type RunType = z.infer<typeof runTypeSchema>;
 
 /** Phases that spend LLM tokens, for usage accounting. */
-export const llmPhaseSchema = z.enum(['exploration', 'sql_fix', 'analysis', 'verification', 'recommendations', 'schema_index', 'compaction', 'other']);
+export const llmPhaseSchema = z.enum([
+  'exploration',
+  'sql_fix',
+  'analysis',
+  'verification',
+  'recommendations',
+  'schema_index',
+  'compaction',
+  'other',
+]);
 export type LlmPhase = z.infer<typeof llmPhaseSchema>;
 
 /** One LLM request, as recorded in the run telemetry. */
@@ -47,7 +56,11 @@ export const usageTotalsSchema = z.object({
 export type UsageTotals = z.infer<typeof usageTotalsSchema>;
 
 export const pickedStepSchema = z.object({ step: z.number().int(), score: z.number(), source: z.enum(['vector', 'exact_match']) });
-export const droppedStepSchema = z.object({ step: z.number().int(), score: z.number(), reason: z.enum(['below_min_score', 'over_budget', 'not_informative']) });
+export const droppedStepSchema = z.object({
+  step: z.number().int(),
+  score: z.number(),
+  reason: z.enum(['below_min_score', 'over_budget', 'not_informative']),
+});
 
 export const areaRunSchema = z.object({
   area_id: z.string(),
@@ -158,12 +171,21 @@ export const runSchema = z.object({
   areas: z.array(areaRunSchema).default([]),
   /** Fixed at prepare so every later job sees the same context. */
   context: z
-    .object({ previous_context: z.string().default(''), warehouse_hash: z.string().default(''), catalog_tokens: z.number().int().default(0) })
+    .object({
+      previous_context: z.string().default(''),
+      warehouse_hash: z.string().default(''),
+      catalog_tokens: z.number().int().default(0),
+    })
     .optional(),
   schema_budget: schemaBudgetSchema.default({ lookups_used: 0, searches_used: 0, fetched: [] }),
   recommendations: z.array(recommendationSchema).default([]),
   recommendation_log: z
-    .object({ status: z.enum(['pending', 'completed', 'failed', 'skipped']).default('pending'), error: z.string().optional(), dropped_insight_ids: z.array(z.string()).default([]), parse_retries: z.number().int().default(0) })
+    .object({
+      status: z.enum(['pending', 'completed', 'failed', 'skipped']).default('pending'),
+      error: z.string().optional(),
+      dropped_insight_ids: z.array(z.string()).default([]),
+      parse_retries: z.number().int().default(0),
+    })
     .default({ status: 'pending', dropped_insight_ids: [], parse_retries: 0 }),
   telemetry: runTelemetrySchema.default(runTelemetrySchema.parse({})),
   created_at: z.string(),

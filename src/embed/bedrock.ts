@@ -28,7 +28,9 @@ export function createBedrockEmbedder(options: BedrockEmbedderOptions): Embedder
   const isV2 = model.startsWith('amazon.titan-embed-text-v2');
   const isV1 = model.startsWith('amazon.titan-embed-text-v1');
   if (!isV1 && !isV2) {
-    throw new ConfigError(`embedder "bedrock:${model}": only Amazon Titan text embedding models are supported (e.g. bedrock:${BEDROCK_TITAN_V2_MODEL})`);
+    throw new ConfigError(
+      `embedder "bedrock:${model}": only Amazon Titan text embedding models are supported (e.g. bedrock:${BEDROCK_TITAN_V2_MODEL})`,
+    );
   }
   const dimensions = isV2 ? TITAN_V2_DIMENSIONS : TITAN_V1_DIMENSIONS;
   const client = new BedrockRuntimeClient({ ...options.clientConfig, region: options.region, endpoint: options.endpoint });
@@ -36,11 +38,18 @@ export function createBedrockEmbedder(options: BedrockEmbedderOptions): Embedder
 
   async function embedOne(text: string, signal: AbortSignal | undefined): Promise<number[]> {
     // v1 takes the text only; v2 takes a size and normalises server-side.
-    const body = isV2 ? { inputText: text.length === 0 ? ' ' : text, dimensions, normalize: true } : { inputText: text.length === 0 ? ' ' : text };
+    const body = isV2
+      ? { inputText: text.length === 0 ? ' ' : text, dimensions, normalize: true }
+      : { inputText: text.length === 0 ? ' ' : text };
     let raw: Uint8Array | undefined;
     try {
       const response = await client.send(
-        new InvokeModelCommand({ modelId: model, contentType: 'application/json', accept: 'application/json', body: new TextEncoder().encode(JSON.stringify(body)) }),
+        new InvokeModelCommand({
+          modelId: model,
+          contentType: 'application/json',
+          accept: 'application/json',
+          body: new TextEncoder().encode(JSON.stringify(body)),
+        }),
         { abortSignal: signal },
       );
       raw = response.body;
@@ -65,7 +74,12 @@ export function createBedrockEmbedder(options: BedrockEmbedderOptions): Embedder
     id: `bedrock:${model}`,
     dimensions,
     embed(texts, embedOptions) {
-      return mapWithConcurrency(texts, options.concurrency ?? BEDROCK_EMBED_CONCURRENCY, (text) => embedOne(text, embedOptions?.signal), embedOptions?.signal);
+      return mapWithConcurrency(
+        texts,
+        options.concurrency ?? BEDROCK_EMBED_CONCURRENCY,
+        (text) => embedOne(text, embedOptions?.signal),
+        embedOptions?.signal,
+      );
     },
   };
 }

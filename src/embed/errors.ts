@@ -11,7 +11,11 @@ function kindForStatus(status: number | undefined): LlmErrorKind {
   return 'invalid_request';
 }
 
-export function embedderError(provider: string, error: unknown, options: { status?: number | undefined; signal?: AbortSignal | undefined }): Error {
+export function embedderError(
+  provider: string,
+  error: unknown,
+  options: { status?: number | undefined; signal?: AbortSignal | undefined },
+): Error {
   if (options.signal?.aborted) return new CancelledError(`${provider} embedding cancelled`, { cause: error });
   if (error instanceof LlmError || error instanceof CancelledError) return error;
   const kind = kindForStatus(options.status);

@@ -43,7 +43,9 @@ export function createEmbedder(spec: string, config: EmbedderConfig): Embedder {
       const baseURL = hash === -1 ? '' : rest.slice(0, hash);
       const model = hash === -1 ? '' : rest.slice(hash + 1);
       if (!/^https?:\/\/\S+$/.test(baseURL) || model.length === 0) {
-        throw new ConfigError(`embedder "${spec}": expected openai-compatible:<baseUrl>#<model>, e.g. openai-compatible:http://localhost:11434/v1#nomic-embed-text`);
+        throw new ConfigError(
+          `embedder "${spec}": expected openai-compatible:<baseUrl>#<model>, e.g. openai-compatible:http://localhost:11434/v1#nomic-embed-text`,
+        );
       }
       return createOpenAiEmbedder({ model, baseURL, apiKey: config.openaiApiKey ?? PLACEHOLDER_API_KEY, provider: 'openai-compatible' });
     }

@@ -27,7 +27,9 @@ export interface LocalEmbedderOptions {
 export function createLocalEmbedder(options: LocalEmbedderOptions = {}): Embedder {
   const dimensions = options.dimensions ?? LOCAL_EMBEDDER_DEFAULT_DIMENSIONS;
   if (!Number.isInteger(dimensions) || dimensions < MIN_DIMENSIONS || dimensions > MAX_DIMENSIONS) {
-    throw new ValidationError(`local embedder: dimensions must be an integer from ${MIN_DIMENSIONS} to ${MAX_DIMENSIONS}, got ${dimensions}`);
+    throw new ValidationError(
+      `local embedder: dimensions must be an integer from ${MIN_DIMENSIONS} to ${MAX_DIMENSIONS}, got ${dimensions}`,
+    );
   }
   return {
     id: `local:hash-${dimensions}`,

@@ -56,7 +56,10 @@ export function createOpenAiEmbedder(options: OpenAiEmbedderOptions): Embedder {
       throw embedderError(provider, error, { status: error instanceof APIError ? error.status : undefined, signal });
     }
     if (!Array.isArray(response.data) || response.data.length !== batch.length) {
-      throw malformedEmbedding(provider, `expected ${batch.length} embeddings, got ${Array.isArray(response.data) ? response.data.length : 'none'}`);
+      throw malformedEmbedding(
+        provider,
+        `expected ${batch.length} embeddings, got ${Array.isArray(response.data) ? response.data.length : 'none'}`,
+      );
     }
     const vectors: number[][] = new Array<number[]>(batch.length);
     for (const item of response.data) {

@@ -40,12 +40,19 @@ export interface EvalScore {
 
 function insightText(insight: Insight): string {
   const metrics = Object.entries(insight.metrics).map(([key, value]) => `${key} ${String(value)}`);
-  return [insight.name, insight.description, insight.target_segment, ...insight.indicators, ...metrics].join(' ').toLowerCase().replace(/_/g, ' ');
+  return [insight.name, insight.description, insight.target_segment, ...insight.indicators, ...metrics]
+    .join(' ')
+    .toLowerCase()
+    .replace(/_/g, ' ');
 }
 
 /** A keyword matches at a word start, so `abandon` matches "abandonment" and `paid social` matches "paid_social". */
 export function containsKeyword(text: string, keyword: string): boolean {
-  const escaped = keyword.toLowerCase().replace(/_/g, ' ').replace(/[.*+?^${}()|[\]\\]/g, '\\$&').replace(/\s+/g, '[\\s_-]+');
+  const escaped = keyword
+    .toLowerCase()
+    .replace(/_/g, ' ')
+    .replace(/[.*+?^${}()|[\]\\]/g, '\\$&')
+    .replace(/\s+/g, '[\\s_-]+');
   return new RegExp(`(^|[^a-z0-9])${escaped}`).test(text);
 }
 
@@ -66,29 +73,50 @@ export function isUsable(insight: Insight): boolean {
 }
 
 function claimHeld(insight: Insight): boolean {
-  return insight.validation?.claim_check?.direction_holds === true && (insight.validation.status === 'confirmed' || insight.validation.status === 'adjusted');
+  return (
+    insight.validation?.claim_check?.direction_holds === true &&
+    (insight.validation.status === 'confirmed' || insight.validation.status === 'adjusted')
+  );
 }
 
 export function matchPattern(pattern: PlantedPattern, insights: readonly Insight[], steps: readonly ExplorationStep[]): PatternMatch {
   const stepsByNumber = new Map(steps.map((step) => [step.step, step] as const));
   const needed = Math.min(MIN_KEYWORD_MATCHES, pattern.keywords.length);
-  let best: PatternMatch = { pattern: pattern.id, area: pattern.area, found: false, insight_id: null, matched_keywords: [], claim_checked: false };
+  let best: PatternMatch = {
+    pattern: pattern.id,
+    area: pattern.area,
+    found: false,
+    insight_id: null,
+    matched_keywords: [],
+    claim_checked: false,
+  };
   for (const insight of insights.filter(isUsable)) {
     const text = insightText(insight);
     const matched = pattern.keywords.filter((keyword) => containsKeyword(text, keyword));
     const found = matched.length >= needed && touchesTables(insight, stepsByNumber, pattern.tables);
-    const better = !best.found || (claimHeld(insight) && !best.claim_checked) || (claimHeld(insight) === best.claim_checked && matched.length > best.matched_keywords.length);
-    if (found && better) best = { ...best, found: true, insight_id: insight.id, matched_keywords: matched, claim_checked: claimHeld(insight) };
+    const better =
+      !best.found ||
+      (claimHeld(insight) && !best.claim_checked) ||
+      (claimHeld(insight) === best.claim_checked && matched.length > best.matched_keywords.length);
+    if (found && better)
+      best = { ...best, found: true, insight_id: insight.id, matched_keywords: matched, claim_checked: claimHeld(insight) };
     else if (!best.found && matched.length > best.matched_keywords.length) best = { ...best, matched_keywords: matched };
   }
   return best;
 }
 
-export function scoreRun(kind: string, patterns: readonly PlantedPattern[], result: DiscoveryResult, steps: readonly ExplorationStep[]): EvalScore {
+export function scoreRun(
+  kind: string,
+  patterns: readonly PlantedPattern[],
+  result: DiscoveryResult,
+  steps: readonly ExplorationStep[],
+): EvalScore {
   const matches = patterns.map((pattern) => matchPattern(pattern, result.insights, steps));
   const found = matches.filter((match) => match.found).length;
   const usable = result.insights.filter(isUsable);
-  const finding = new Set(usable.filter((insight) => patterns.some((pattern) => matchPattern(pattern, [insight], steps).found)).map((insight) => insight.id));
+  const finding = new Set(
+    usable.filter((insight) => patterns.some((pattern) => matchPattern(pattern, [insight], steps).found)).map((insight) => insight.id),
+  );
   const confirmed = result.insights.filter((insight) => insight.validation?.status === 'confirmed').length;
   const linked = result.recommendations.filter((rec) => rec.related_insight_ids.length > 0).length;
   const share = (part: number, whole: number) => (whole === 0 ? 0 : Math.round((part / whole) * 1000) / 1000);

@@ -85,7 +85,9 @@ export function createLlmProvider(spec: string, config: AssayConfig, options: Cr
         provider: 'openai-compatible',
         model: parsed.model,
         apiKey: config.openaiApiKey || PLACEHOLDER_API_KEY,
-        baseUrl: parsed.baseUrl ?? requireSetting(config.openaiBaseUrl, 'openaiBaseUrl', spec, 'a server URL (or write openai-compatible:<baseUrl>#<model>)'),
+        baseUrl:
+          parsed.baseUrl ??
+          requireSetting(config.openaiBaseUrl, 'openaiBaseUrl', spec, 'a server URL (or write openai-compatible:<baseUrl>#<model>)'),
       });
     case 'bedrock':
       return createBedrockProvider({ modelId: parsed.model, region: config.awsRegion, endpoint: config.bedrockEndpoint });

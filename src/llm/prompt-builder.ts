@@ -90,7 +90,8 @@ export function truncationMarker(removedChars: number): string {
 
 /** The longest head of `text` that, with its truncation marker, estimates at most `targetTokens`; undefined if none does. */
 export function truncateToTokens(text: string, targetTokens: number, family: TokenFamily): string | undefined {
-  const fits = (length: number): boolean => estimateTokens(text.slice(0, length) + truncationMarker(text.length - length), family) <= targetTokens;
+  const fits = (length: number): boolean =>
+    estimateTokens(text.slice(0, length) + truncationMarker(text.length - length), family) <= targetTokens;
   if (!fits(0)) return undefined;
   let low = 0;
   let high = text.length - 1;
@@ -181,18 +182,31 @@ export function buildPrompt(sections: readonly PromptSection[], budget: PromptBu
       texts[index] = shrunk?.text;
       adjustment =
         shrunk === undefined
-          ? { action: 'dropped', reason: section.shrink === 'drop' ? `over budget by ${excess} tokens; lowest-priority droppable section` : `over budget by ${excess} tokens; no room for even a truncated head` }
+          ? {
+              action: 'dropped',
+              reason:
+                section.shrink === 'drop'
+                  ? `over budget by ${excess} tokens; lowest-priority droppable section`
+                  : `over budget by ${excess} tokens; no room for even a truncated head`,
+            }
           : { action: shrunk.compacted ? 'compacted' : 'truncated', reason: `over budget by ${excess} tokens` };
       rendered = render(sections, texts, family);
     }
     if (adjustment !== undefined) {
       const finalText = texts[index];
-      adjustments.push({ sectionId: section.id, ...adjustment, fromTokens, toTokens: finalText === undefined ? 0 : estimateTokens(finalText, family) });
+      adjustments.push({
+        sectionId: section.id,
+        ...adjustment,
+        fromTokens,
+        toTokens: finalText === undefined ? 0 : estimateTokens(finalText, family),
+      });
     }
   }
 
   if (rendered.estimatedTokens > budgetTokens) {
-    const fixedSections = sections.filter((section, index) => texts[index] !== undefined && section.shrink === 'none').map((section) => section.id);
+    const fixedSections = sections
+      .filter((section, index) => texts[index] !== undefined && section.shrink === 'none')
+      .map((section) => section.id);
     throw new PromptBudgetExceededError(
       `prompt needs ${rendered.estimatedTokens} tokens but the budget is ${budgetTokens} (window ${budget.contextWindow}, output ${budget.maxOutputTokens}); ` +
         `the sections that may not shrink (${fixedSections.join(', ') || 'none'}) are too large — shorten them or use a model with a larger window`,

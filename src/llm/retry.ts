@@ -91,7 +91,8 @@ export async function withRetry<T>(operation: (attempt: number) => Promise<T>, o
     try {
       return await operation(attempt);
     } catch (error) {
-      if (!isRetryableLlmError(error) || !(options.retryKinds ?? RETRYABLE_LLM_ERROR_KINDS).has(error.info.kind) || attempt >= maxAttempts) throw error;
+      if (!isRetryableLlmError(error) || !(options.retryKinds ?? RETRYABLE_LLM_ERROR_KINDS).has(error.info.kind) || attempt >= maxAttempts)
+        throw error;
       const retryAfterMs = error.info.retryAfterMs;
       if (retryAfterMs !== undefined && retryAfterMs > maxRetryAfterMs) throw error;
       const delayMs = backoffDelayMs(attempt, retryAfterMs, options);

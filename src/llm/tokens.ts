@@ -42,9 +42,39 @@ export const LONG_RUN_LETTERS = 10;
  * over-estimation scale. Produced by `npx tsx test/bench/token-calibration.ts --fit`.
  */
 export const TOKEN_WEIGHTS: Record<TokenFamily, TokenWeights> = {
-  anthropic: { letterRuns: 1.187, letterExcess: 0.661, digitGroups: 1.598, underscores: 1.529, punctuation: 0.344, spaces: 0, lineBreaks: 2.111, nonAscii: 1.061, astral: 2.383 },
-  openai: { letterRuns: 1.163, letterExcess: 0.672, digitGroups: 1.59, underscores: 0.551, punctuation: 0.339, spaces: 0.036, lineBreaks: 2.205, nonAscii: 1.014, astral: 2.069 },
-  default: { letterRuns: 1.198, letterExcess: 0.705, digitGroups: 1.597, underscores: 1.491, punctuation: 0.353, spaces: 0, lineBreaks: 2.205, nonAscii: 1.078, astral: 2.105 },
+  anthropic: {
+    letterRuns: 1.187,
+    letterExcess: 0.661,
+    digitGroups: 1.598,
+    underscores: 1.529,
+    punctuation: 0.344,
+    spaces: 0,
+    lineBreaks: 2.111,
+    nonAscii: 1.061,
+    astral: 2.383,
+  },
+  openai: {
+    letterRuns: 1.163,
+    letterExcess: 0.672,
+    digitGroups: 1.59,
+    underscores: 0.551,
+    punctuation: 0.339,
+    spaces: 0.036,
+    lineBreaks: 2.205,
+    nonAscii: 1.014,
+    astral: 2.069,
+  },
+  default: {
+    letterRuns: 1.198,
+    letterExcess: 0.705,
+    digitGroups: 1.597,
+    underscores: 1.491,
+    punctuation: 0.353,
+    spaces: 0,
+    lineBreaks: 2.205,
+    nonAscii: 1.078,
+    astral: 2.105,
+  },
 };
 
 const CODE_A_UPPER = 65;

@@ -15,7 +15,11 @@ export interface CallUsage {
 
 const TOKENS_PER_MILLION = 1_000_000;
 
-export function costUsd(entry: Pick<ModelCatalogEntry, 'inputPricePerMTok' | 'outputPricePerMTok'>, inputTokens: number, outputTokens: number): number {
+export function costUsd(
+  entry: Pick<ModelCatalogEntry, 'inputPricePerMTok' | 'outputPricePerMTok'>,
+  inputTokens: number,
+  outputTokens: number,
+): number {
   return (inputTokens * entry.inputPricePerMTok + outputTokens * entry.outputPricePerMTok) / TOKENS_PER_MILLION;
 }
 

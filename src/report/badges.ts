@@ -74,9 +74,19 @@ export function describeVerification(insight: Insight, logEntry?: ValidationLogE
     case 'adjusted':
       return { tone: 'warn', label: 'Adjusted', detail: `claimed ${claimed} → verified ${verified}`, reason: validation.reasoning };
     case 'rejected':
-      return { tone: 'bad', label: '✗ Rejected', detail: `claimed ${claimed} · verified ${verified} · excluded from recommendations`, reason: validation.reasoning };
+      return {
+        tone: 'bad',
+        label: '✗ Rejected',
+        detail: `claimed ${claimed} · verified ${verified} · excluded from recommendations`,
+        reason: validation.reasoning,
+      };
     case 'error':
-      return { tone: 'neutral', label: 'Verification error', detail: `claimed ${claimed} · not verified`, reason: logEntry?.query_error ?? validation.reasoning };
+      return {
+        tone: 'neutral',
+        label: 'Verification error',
+        detail: `claimed ${claimed} · not verified`,
+        reason: logEntry?.query_error ?? validation.reasoning,
+      };
     case 'skipped':
       return { tone: 'neutral', label: 'Not verified', detail: claimedText(claimedCount), reason: validation.reasoning };
   }

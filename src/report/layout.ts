@@ -4,7 +4,8 @@ import { html, rawHtml, type SafeHtml } from './escape.js';
 import { REPORT_CSS } from './styles.js';
 
 /** Opens every collapsed block before printing so a printed report shows all evidence; the page reads the same without it. */
-const PRINT_EXPAND_SCRIPT = "window.addEventListener('beforeprint',function(){document.querySelectorAll('details').forEach(function(d){d.open=true;});});";
+const PRINT_EXPAND_SCRIPT =
+  "window.addEventListener('beforeprint',function(){document.querySelectorAll('details').forEach(function(d){d.open=true;});});";
 
 const PRINT_EXPAND_SCRIPT_HASH = createHash('sha256').update(PRINT_EXPAND_SCRIPT).digest('base64');
 

@@ -2,15 +2,7 @@
  * The report's input and the lookups every section shares (steps by number, insights by id,
  * recommendations citing an insight), built once so sections stay simple and consistent.
  */
-import type {
-  AreaRun,
-  DiscoveryResult,
-  ExplorationStep,
-  Insight,
-  Recommendation,
-  Run,
-  ValidationLogEntry,
-} from '../domain/index.js';
+import type { AreaRun, DiscoveryResult, ExplorationStep, Insight, Recommendation, Run, ValidationLogEntry } from '../domain/index.js';
 
 /** An analysis area as the domain pack describes it; the pack's order is the report's order. */
 export interface ReportArea {

@@ -18,7 +18,12 @@ export function usageRows(telemetry: RunTelemetry): UsageRow[] {
   const rows = Object.entries(telemetry.usage_by_phase).flatMap(([phase, byModel]) =>
     Object.entries(byModel).map(([model, totals]) => ({ phase, model, ...totals })),
   );
-  return rows.sort((left, right) => phaseRank(left.phase) - phaseRank(right.phase) || left.phase.localeCompare(right.phase, 'en') || left.model.localeCompare(right.model, 'en'));
+  return rows.sort(
+    (left, right) =>
+      phaseRank(left.phase) - phaseRank(right.phase) ||
+      left.phase.localeCompare(right.phase, 'en') ||
+      left.model.localeCompare(right.model, 'en'),
+  );
 }
 
 export function totalUsage(telemetry: RunTelemetry): UsageTotals {
@@ -39,5 +44,8 @@ export function promptSize(call: LlmCallRecord): number {
 }
 
 export function largestPrompt(calls: readonly LlmCallRecord[]): LlmCallRecord | undefined {
-  return calls.reduce<LlmCallRecord | undefined>((largest, call) => (!largest || promptSize(call) > promptSize(largest) ? call : largest), undefined);
+  return calls.reduce<LlmCallRecord | undefined>(
+    (largest, call) => (!largest || promptSize(call) > promptSize(largest) ? call : largest),
+    undefined,
+  );
 }

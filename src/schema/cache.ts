@@ -22,7 +22,10 @@ const SCHEMA_CACHE_RETENTION_FACTOR = 10;
  * things that change which tables are seen (attached files, datasets, the tenant filter column).
  * Every writer and reader of the cache must use this one function, or they miss each other.
  */
-export function schemaCacheKey(warehouseUrl: string, scope: { files?: Record<string, string>; datasets?: readonly string[]; filterField?: string | undefined } = {}): string {
+export function schemaCacheKey(
+  warehouseUrl: string,
+  scope: { files?: Record<string, string>; datasets?: readonly string[]; filterField?: string | undefined } = {},
+): string {
   return warehouseConfigHash(warehouseUrl, {
     files: scope.files ?? {},
     datasets: [...(scope.datasets ?? [])].sort(),
@@ -36,7 +39,14 @@ const tableSchemaSchema = z.object({
   schema: z.string(),
   name: z.string(),
   qualified: z.string(),
-  columns: z.array(z.object({ name: z.string(), type: z.string(), nullable: z.boolean(), category: z.enum(['primary_key', 'time', 'metric', 'dimension']) })),
+  columns: z.array(
+    z.object({
+      name: z.string(),
+      type: z.string(),
+      nullable: z.boolean(),
+      category: z.enum(['primary_key', 'time', 'metric', 'dimension']),
+    }),
+  ),
   rowCount: z.number(),
   samples: z.array(z.record(z.string(), cellSchema)),
 });
@@ -89,7 +99,8 @@ export function createSchemaCache(options: SchemaCacheOptions): SchemaCache {
       const entry = await store.cacheGet(SCHEMA_CACHE_NAMESPACE, keyOf(projectId, hash));
       if (entry === null) return { status: 'missing', reason: 'absent' };
       const parsed = cacheFileSchema.safeParse(entry.value);
-      if (!parsed.success || parsed.data.project_id !== projectId || parsed.data.warehouse_hash !== hash) return { status: 'missing', reason: 'unreadable' };
+      if (!parsed.success || parsed.data.project_id !== projectId || parsed.data.warehouse_hash !== hash)
+        return { status: 'missing', reason: 'unreadable' };
       const builtAtMs = Date.parse(parsed.data.built_at);
       if (Number.isNaN(builtAtMs)) return { status: 'missing', reason: 'unreadable' };
       const ageMs = Math.max(0, now() - builtAtMs);

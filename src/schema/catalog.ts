@@ -11,7 +11,8 @@ import { formatRowCount } from './format.js';
 import { inferJoins } from './joins.js';
 import { matchTableKeywords, prepareKeywords } from './keywords.js';
 
-export const CATALOG_LEGEND = '# table | columns | rows | area keywords | likely joins (fetch columns with lookup_schema, find more with search_tables)';
+export const CATALOG_LEGEND =
+  '# table | columns | rows | area keywords | likely joins (fetch columns with lookup_schema, find more with search_tables)';
 
 /**
  * Snapshot, log, backup, temp and staging copies: first to go when the catalog is over budget.

@@ -28,7 +28,15 @@ function qualifiedOf(table: TableRef): string {
 async function describeWithTimeout(warehouse: Warehouse, table: TableRef, timeoutMs: number): Promise<TableSchema> {
   let timer: NodeJS.Timeout | undefined;
   const timeout = new Promise<never>((_, reject) => {
-    timer = setTimeout(() => reject(new WarehouseError(`describing ${qualifiedOf(table)} took longer than ${timeoutMs >= 1000 ? `${Math.round(timeoutMs / 1000)} s` : `${timeoutMs} ms`}; skipped`)), timeoutMs);
+    timer = setTimeout(
+      () =>
+        reject(
+          new WarehouseError(
+            `describing ${qualifiedOf(table)} took longer than ${timeoutMs >= 1000 ? `${Math.round(timeoutMs / 1000)} s` : `${timeoutMs} ms`}; skipped`,
+          ),
+        ),
+      timeoutMs,
+    );
   });
   try {
     return await Promise.race([warehouse.describeTable(table), timeout]);
@@ -76,9 +84,12 @@ export async function discoverSchema(warehouse: Warehouse, options: DiscoverSche
   const tables = described.filter((table): table is TableSchema => table !== null);
   if (refs.length > 0 && tables.length === 0) {
     const first = failures[0];
-    throw new WarehouseError(`could not describe any of the ${refs.length} tables${first ? `; first error (${qualifiedOf(first.table)}): ${first.error.message}` : ''}`, {
-      cause: first?.error,
-    });
+    throw new WarehouseError(
+      `could not describe any of the ${refs.length} tables${first ? `; first error (${qualifiedOf(first.table)}): ${first.error.message}` : ''}`,
+      {
+        cause: first?.error,
+      },
+    );
   }
   return tables;
 }

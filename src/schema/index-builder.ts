@@ -11,7 +11,13 @@ import { AssayError, CancelledError, NotFoundError, describeError } from '../err
 import type { VectorIndex, VectorPoint } from '../vector/port.js';
 import type { TableSchema } from '../warehouse/port.js';
 import { schemaEmbeddingText, templateBlurb, type BlurbContext } from './blurb.js';
-import { BLURB_CONCURRENCY, BLURB_FAILURE_TOLERANCE, BLURB_MAX_CHARS, CATALOG_MAX_JOINS_PER_TABLE, CATALOG_MAX_KEYWORDS_PER_TABLE } from './constants.js';
+import {
+  BLURB_CONCURRENCY,
+  BLURB_FAILURE_TOLERANCE,
+  BLURB_MAX_CHARS,
+  CATALOG_MAX_JOINS_PER_TABLE,
+  CATALOG_MAX_KEYWORDS_PER_TABLE,
+} from './constants.js';
 import { inferJoins } from './joins.js';
 import { matchTableKeywords, prepareKeywords } from './keywords.js';
 import type { SchemaProgressListener } from './progress.js';
@@ -87,7 +93,7 @@ function buildIdOf(projectId: string, collection: string): string | null {
 
 /** The project's active schema index, or null when it has none. */
 export async function readSchemaIndexPointer(vectorIndex: VectorIndex, projectId: string): Promise<SchemaIndexPointer | null> {
-  let hits;
+  let hits: Awaited<ReturnType<VectorIndex['search']>>;
   try {
     hits = await vectorIndex.search(SCHEMA_POINTER_COLLECTION, [1], { topK: 1, filter: { project_id: projectId } });
   } catch (error) {
@@ -143,10 +149,12 @@ export async function buildSchemaIndex(options: BuildSchemaIndexOptions): Promis
   // 1. Blurbs. A failed blurb falls back to the template; too many failures fail the build before anything is written.
   const joins = inferJoins(tables, CATALOG_MAX_JOINS_PER_TABLE);
   const prepared = prepareKeywords(options.areaKeywords ?? []);
-  const contexts = tables.map((table): BlurbContext => ({
-    keywords: matchTableKeywords(table, prepared, CATALOG_MAX_KEYWORDS_PER_TABLE),
-    joins: joins.get(table.qualified) ?? [],
-  }));
+  const contexts = tables.map(
+    (table): BlurbContext => ({
+      keywords: matchTableKeywords(table, prepared, CATALOG_MAX_KEYWORDS_PER_TABLE),
+      joins: joins.get(table.qualified) ?? [],
+    }),
+  );
   const blurbFailures: SchemaIndexBuild['blurbFailures'] = [];
   let described = 0;
   onProgress?.({ phase: 'describing_tables', done: 0, total: tables.length });

@@ -65,20 +65,38 @@ export async function indexProjectSchema(options: IndexProjectSchemaOptions): Pr
 
 export type SchemaIndexAssessment =
   | { ready: true; tables: TableSchema[]; collection: string }
-  | { ready: false; reason: 'cache_missing' | 'cache_stale' | 'index_missing' | 'embedder_changed'; detail: string; tables?: TableSchema[] };
+  | {
+      ready: false;
+      reason: 'cache_missing' | 'cache_stale' | 'index_missing' | 'embedder_changed';
+      detail: string;
+      tables?: TableSchema[];
+    };
 
 /**
  * Whether a run can use the project's schema as it is. Anything but `ready` means: enqueue a
  * re-index (a stale cache still returns its tables, so the run may proceed on them meanwhile).
  */
-export async function assessSchemaIndex(options: { projectId: string; warehouseHash: string; cache: SchemaCache; vectorIndex: VectorIndex; embedderId: string }): Promise<SchemaIndexAssessment> {
+export async function assessSchemaIndex(options: {
+  projectId: string;
+  warehouseHash: string;
+  cache: SchemaCache;
+  vectorIndex: VectorIndex;
+  embedderId: string;
+}): Promise<SchemaIndexAssessment> {
   const entry = await options.cache.get(options.projectId, options.warehouseHash);
-  if (entry.status === 'missing') return { ready: false, reason: 'cache_missing', detail: `no schema cache for this warehouse (${entry.reason})` };
-  if (entry.status === 'stale') return { ready: false, reason: 'cache_stale', detail: `schema cache built ${entry.builtAt} is past its TTL`, tables: entry.tables };
+  if (entry.status === 'missing')
+    return { ready: false, reason: 'cache_missing', detail: `no schema cache for this warehouse (${entry.reason})` };
+  if (entry.status === 'stale')
+    return { ready: false, reason: 'cache_stale', detail: `schema cache built ${entry.builtAt} is past its TTL`, tables: entry.tables };
   const pointer = await readSchemaIndexPointer(options.vectorIndex, options.projectId);
   if (!pointer) return { ready: false, reason: 'index_missing', detail: 'the project has no schema index', tables: entry.tables };
   if (pointer.embedderId !== options.embedderId) {
-    return { ready: false, reason: 'embedder_changed', detail: `index built with ${pointer.embedderId}, embedder is now ${options.embedderId}`, tables: entry.tables };
+    return {
+      ready: false,
+      reason: 'embedder_changed',
+      detail: `index built with ${pointer.embedderId}, embedder is now ${options.embedderId}`,
+      tables: entry.tables,
+    };
   }
   return { ready: true, tables: entry.tables, collection: pointer.collection };
 }

@@ -1,6 +1,13 @@
 /** Schema retrieval: discovery and cache, the Level-0 catalog, lookup_schema / search_tables, the schema index. */
 export * from './constants.js';
-export { createSchemaBudget, DEFAULT_SCHEMA_BUDGET_LIMITS, lookupBudgetLine, searchBudgetLine, type SchemaBudgetLimits, type SchemaBudgetState } from './budget.js';
+export {
+  createSchemaBudget,
+  DEFAULT_SCHEMA_BUDGET_LIMITS,
+  lookupBudgetLine,
+  searchBudgetLine,
+  type SchemaBudgetLimits,
+  type SchemaBudgetState,
+} from './budget.js';
 export { renderCatalog, renderCatalogLines, isArchiveShaped, CATALOG_LEGEND, type Catalog, type CatalogOptions } from './catalog.js';
 export { formatRowCount, formatSampleValue, truncateText } from './format.js';
 export { inferJoins, keyPrefix } from './joins.js';
@@ -9,7 +16,14 @@ export { createTableResolver, normaliseTableRef, type Resolution, type TableReso
 export { lookupSchema, renderTableDetail, type LookupContext, type LookupResult } from './lookup.js';
 export { searchTables, clampSearchTopK, type SearchHit, type SearchResult, type SearchTablesOptions } from './search.js';
 export { discoverSchema, type DiscoverSchemaOptions } from './discovery.js';
-export { createSchemaCache, schemaCacheKey, SCHEMA_CACHE_NAMESPACE, type SchemaCache, type SchemaCacheEntry, type SchemaCacheOptions } from './cache.js';
+export {
+  createSchemaCache,
+  schemaCacheKey,
+  SCHEMA_CACHE_NAMESPACE,
+  type SchemaCache,
+  type SchemaCacheEntry,
+  type SchemaCacheOptions,
+} from './cache.js';
 export { templateBlurb, schemaEmbeddingText, type BlurbContext } from './blurb.js';
 export {
   buildSchemaIndex,
@@ -23,5 +37,11 @@ export {
   type SchemaIndexBuild,
   type SchemaIndexPointer,
 } from './index-builder.js';
-export { indexProjectSchema, assessSchemaIndex, type IndexProjectSchemaOptions, type ProjectSchemaIndex, type SchemaIndexAssessment } from './index-project.js';
+export {
+  indexProjectSchema,
+  assessSchemaIndex,
+  type IndexProjectSchemaOptions,
+  type ProjectSchemaIndex,
+  type SchemaIndexAssessment,
+} from './index-project.js';
 export type { SchemaIndexPhase, SchemaIndexProgress, SchemaProgressListener } from './progress.js';

@@ -50,7 +50,9 @@ export function inferJoins(tables: readonly TableSchema[], limit: number): Map<s
       const prefix = keyPrefix(column.name);
       if (prefix === null) continue;
       for (const name of candidateTableNames(prefix)) {
-        const candidates = (byBareName.get(name) ?? []).filter((candidate) => candidate.qualified !== table.qualified && hasKeyColumn(candidate, column.name));
+        const candidates = (byBareName.get(name) ?? []).filter(
+          (candidate) => candidate.qualified !== table.qualified && hasKeyColumn(candidate, column.name),
+        );
         // Prefer the table in the same schema; otherwise the first by name, so the answer is stable.
         const target = candidates.find((candidate) => candidate.schema === table.schema) ?? candidates[0];
         if (target && !targets.includes(target.qualified)) {

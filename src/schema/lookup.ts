@@ -59,7 +59,9 @@ export function renderTableDetail(table: TableSchema): string {
         .filter((key) => shownNames === null || shownNames.has(key))
         .sort()
         .slice(0, LOOKUP_MAX_COLUMNS);
-      lines.push(`${index + 1}. {${keys.map((key) => `${key}: ${formatSampleValue(row[key], LOOKUP_SAMPLE_VALUE_MAX_CHARS)}`).join(', ')}}`);
+      lines.push(
+        `${index + 1}. {${keys.map((key) => `${key}: ${formatSampleValue(row[key], LOOKUP_SAMPLE_VALUE_MAX_CHARS)}`).join(', ')}}`,
+      );
     });
   }
   return lines.join('\n');
@@ -125,9 +127,12 @@ export function lookupSchema(refs: readonly string[], context: LookupContext): L
     const detail = ambiguities.length > 0 ? ` (${ambiguities.join('; ')}: use the qualified name)` : '';
     sections.push(`Not found: ${quoteList(notFound)}${detail}. Check the catalog or use search_tables.`);
   }
-  if (alreadyFetched.length > 0) sections.push(`Already inspected earlier in this run (see the earlier messages): ${quoteList(alreadyFetched)}.`);
+  if (alreadyFetched.length > 0)
+    sections.push(`Already inspected earlier in this run (see the earlier messages): ${quoteList(alreadyFetched)}.`);
   if (truncated.length > 0) {
-    sections.push(`Truncated: at most ${MAX_LOOKUP_TABLES_PER_CALL} tables per call; not looked up: ${quoteList(truncated)}. Ask for them in another call if needed.`);
+    sections.push(
+      `Truncated: at most ${MAX_LOOKUP_TABLES_PER_CALL} tables per call; not looked up: ${quoteList(truncated)}. Ask for them in another call if needed.`,
+    );
   }
   sections.push(lookupBudgetLine(budget.lookups_used, maxLookups));
 

@@ -83,10 +83,18 @@ export async function searchTables(query: string, options: SearchTablesOptions):
   const budget: SchemaBudgetState = { ...before, searches_used: before.searches_used + 1 };
   const remaining = Math.max(0, maxSearches - budget.searches_used);
   const budgetLine = searchBudgetLine(budget.searches_used, maxSearches);
-  const reply = (text: string, hits: SearchHit[], failed: boolean): SearchResult => ({ text, hits, debited: true, failed, budgetRemaining: remaining, budget });
+  const reply = (text: string, hits: SearchHit[], failed: boolean): SearchResult => ({
+    text,
+    hits,
+    debited: true,
+    failed,
+    budgetRemaining: remaining,
+    budget,
+  });
 
   const phrase = query.trim();
-  if (phrase.length === 0) return reply(`search_tables needs a non-empty description of the data you are looking for.\n\n${budgetLine}`, [], true);
+  if (phrase.length === 0)
+    return reply(`search_tables needs a non-empty description of the data you are looking for.\n\n${budgetLine}`, [], true);
   const topK = clampSearchTopK(options.topK);
 
   let hits: SearchHit[];
@@ -97,11 +105,21 @@ export async function searchTables(query: string, options: SearchTablesOptions):
     const raw = await options.index.search(options.collection, vector, { topK: Math.min(2 * topK, 2 * MAX_SEARCH_TOP_K) });
     hits = toHits(raw, topK);
   } catch (error) {
-    if (options.signal?.aborted || error instanceof CancelledError) throw error instanceof CancelledError ? error : new CancelledError('search_tables cancelled', { cause: error });
-    return reply(`search_tables failed: ${truncateText(describeError(error), 300)}. The table index is unavailable; continue with the catalog and lookup_schema.\n\n${budgetLine}`, [], true);
+    if (options.signal?.aborted || error instanceof CancelledError)
+      throw error instanceof CancelledError ? error : new CancelledError('search_tables cancelled', { cause: error });
+    return reply(
+      `search_tables failed: ${truncateText(describeError(error), 300)}. The table index is unavailable; continue with the catalog and lookup_schema.\n\n${budgetLine}`,
+      [],
+      true,
+    );
   }
 
-  if (hits.length === 0) return reply(`Search results for "${phrase}": no matching tables. Try other words, or pick from the catalog.\n\n${budgetLine}`, [], false);
+  if (hits.length === 0)
+    return reply(
+      `Search results for "${phrase}": no matching tables. Try other words, or pick from the catalog.\n\n${budgetLine}`,
+      [],
+      false,
+    );
   const lines = [`Search results for "${phrase}":`];
   hits.forEach((hit, index) => {
     lines.push(`${index + 1}. \`${hit.table}\` — ${formatRowCount(hit.rowCount)} rows — score=${hit.score.toFixed(3)}`);

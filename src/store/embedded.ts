@@ -22,7 +22,6 @@ import { SAFE_ID, assertSafeId } from './ids.js';
 import { lockStoreDirectory } from './process-lock.js';
 import type { CacheEntry, RunStore } from './port.js';
 
-
 const cacheEntrySchema = z.object({ value: z.unknown(), stored_at: z.string(), expires_at: z.string() });
 
 /** Cache namespaces and keys become path segments: encode them so none can leave the cache folder. */
@@ -30,7 +29,6 @@ function cacheName(namespace: string): string {
   if (!SAFE_ID.test(namespace)) throw new ValidationError(`cache namespace "${namespace}" must be 1-80 letters, digits, _ or -`);
   return namespace;
 }
-
 
 async function listJsonFiles(dir: string): Promise<string[]> {
   try {
@@ -180,7 +178,9 @@ export function createEmbeddedRunStore(options: { dir: string }): RunStore {
     async listApiKeys() {
       const files = await listJsonFiles(join(root, 'api-keys'));
       const keys = await Promise.all(files.map((file) => readParsed(apiKeyRecordSchema, join(root, 'api-keys', file))));
-      return keys.filter((key): key is ApiKeyRecord => key !== null).sort((a, b) => a.created_at.localeCompare(b.created_at) || a.id.localeCompare(b.id));
+      return keys
+        .filter((key): key is ApiKeyRecord => key !== null)
+        .sort((a, b) => a.created_at.localeCompare(b.created_at) || a.id.localeCompare(b.id));
     },
 
     async cacheGet(namespace, key) {
@@ -192,7 +192,11 @@ export function createEmbeddedRunStore(options: { dir: string }): RunStore {
     },
     async cachePut(namespace, key, value, { ttlMs }) {
       const storedAt = Date.now();
-      await write(cachePath(namespace, key), { value, stored_at: new Date(storedAt).toISOString(), expires_at: new Date(storedAt + ttlMs).toISOString() });
+      await write(cachePath(namespace, key), {
+        value,
+        stored_at: new Date(storedAt).toISOString(),
+        expires_at: new Date(storedAt + ttlMs).toISOString(),
+      });
     },
     async cacheDelete(namespace, key, deleteOptions) {
       if (key !== undefined) {

@@ -63,7 +63,8 @@ function parseWith<S extends z.ZodType>(schema: S, value: unknown): z.infer<S> {
 
 export async function createPostgresRunStore(options: PostgresRunStoreOptions): Promise<RunStore> {
   const schemaName = options.schema ?? 'public';
-  if (!/^[a-z_][a-z0-9_]{0,62}$/.test(schemaName)) throw new ConfigError(`store schema "${schemaName}" must be a lower-case PostgreSQL identifier`);
+  if (!/^[a-z_][a-z0-9_]{0,62}$/.test(schemaName))
+    throw new ConfigError(`store schema "${schemaName}" must be a lower-case PostgreSQL identifier`);
   const s = `"${schemaName}"`;
   const pool = new pg.Pool({ connectionString: options.url, max: options.poolSize ?? 10 });
   // an idle client's connection error must not crash the process; the next query reports it
@@ -77,7 +78,8 @@ export async function createPostgresRunStore(options: PostgresRunStoreOptions): 
       await client.query('SELECT pg_advisory_xact_lock($1)', [MIGRATION_LOCK_KEY]);
       await client.query(`CREATE SCHEMA IF NOT EXISTS ${s}`);
       await client.query(`CREATE TABLE IF NOT EXISTS ${s}.assay_schema_version (version integer NOT NULL)`);
-      const current = (await client.query<{ version: number }>(`SELECT max(version) AS version FROM ${s}.assay_schema_version`)).rows[0]?.version ?? 0;
+      const current =
+        (await client.query<{ version: number }>(`SELECT max(version) AS version FROM ${s}.assay_schema_version`)).rows[0]?.version ?? 0;
       for (let index = current; index < MIGRATIONS.length; index++) {
         await client.query((MIGRATIONS[index] as string).replaceAll('{s}', s));
         await client.query(`INSERT INTO ${s}.assay_schema_version (version) VALUES ($1)`, [index + 1]);
@@ -95,7 +97,9 @@ export async function createPostgresRunStore(options: PostgresRunStoreOptions): 
     await migrate();
   } catch (error) {
     await pool.end();
-    throw new ConfigError(`the PostgreSQL run store could not be opened: ${(error as Error).message} (check ASSAY_STORE)`, { cause: error });
+    throw new ConfigError(`the PostgreSQL run store could not be opened: ${(error as Error).message} (check ASSAY_STORE)`, {
+      cause: error,
+    });
   }
 
   async function transaction<T>(work: (client: pg.PoolClient) => Promise<T>): Promise<T> {
@@ -120,7 +124,10 @@ export async function createPostgresRunStore(options: PostgresRunStoreOptions): 
     async upsertProject(project: Project) {
       assertSafeId('project', project.id);
       const doc = projectSchema.parse(project);
-      await pool.query(`INSERT INTO ${s}.assay_projects (id, doc, updated_at) VALUES ($1, $2, now()) ON CONFLICT (id) DO UPDATE SET doc = EXCLUDED.doc, updated_at = now()`, [doc.id, doc]);
+      await pool.query(
+        `INSERT INTO ${s}.assay_projects (id, doc, updated_at) VALUES ($1, $2, now()) ON CONFLICT (id) DO UPDATE SET doc = EXCLUDED.doc, updated_at = now()`,
+        [doc.id, doc],
+      );
     },
     async getProject(id) {
       assertSafeId('project', id);
@@ -151,18 +158,28 @@ export async function createPostgresRunStore(options: PostgresRunStoreOptions): 
         if (!row) throw new NotFoundError(`run ${id} does not exist`, { runId: id });
         const current = runSchema.parse(row.doc);
         const next = runSchema.parse({ ...mutate(structuredClone(current)), id, updated_at: new Date().toISOString() });
-        await client.query(`UPDATE ${s}.assay_runs SET doc = $2, status = $3, version = version + 1 WHERE id = $1`, [id, next, next.status]);
+        await client.query(`UPDATE ${s}.assay_runs SET doc = $2, status = $3, version = version + 1 WHERE id = $1`, [
+          id,
+          next,
+          next.status,
+        ]);
         return next;
       });
     },
     async listRuns(projectId, listOptions) {
-      return docs(runSchema, `SELECT doc FROM ${s}.assay_runs WHERE project_id = $1 ORDER BY created_at DESC, id DESC LIMIT $2`, [projectId, listOptions?.limit ?? null]);
+      return docs(runSchema, `SELECT doc FROM ${s}.assay_runs WHERE project_id = $1 ORDER BY created_at DESC, id DESC LIMIT $2`, [
+        projectId,
+        listOptions?.limit ?? null,
+      ]);
     },
 
     async upsertStep(step: ExplorationStep) {
       assertSafeId('run', step.run_id);
       const doc = explorationStepSchema.parse(step);
-      await pool.query(`INSERT INTO ${s}.assay_steps (run_id, step, doc) VALUES ($1, $2, $3) ON CONFLICT (run_id, step) DO UPDATE SET doc = EXCLUDED.doc`, [doc.run_id, doc.step, doc]);
+      await pool.query(
+        `INSERT INTO ${s}.assay_steps (run_id, step, doc) VALUES ($1, $2, $3) ON CONFLICT (run_id, step) DO UPDATE SET doc = EXCLUDED.doc`,
+        [doc.run_id, doc.step, doc],
+      );
     },
     async listSteps(runId) {
       assertSafeId('run', runId);
@@ -172,7 +189,10 @@ export async function createPostgresRunStore(options: PostgresRunStoreOptions): 
     async putResult(result: DiscoveryResult) {
       assertSafeId('run', result.run_id);
       const doc = discoveryResultSchema.parse(result);
-      await pool.query(`INSERT INTO ${s}.assay_results (run_id, project_id, doc) VALUES ($1, $2, $3) ON CONFLICT (run_id) DO UPDATE SET doc = EXCLUDED.doc`, [doc.run_id, doc.project_id, doc]);
+      await pool.query(
+        `INSERT INTO ${s}.assay_results (run_id, project_id, doc) VALUES ($1, $2, $3) ON CONFLICT (run_id) DO UPDATE SET doc = EXCLUDED.doc`,
+        [doc.run_id, doc.project_id, doc],
+      );
     },
     async getResult(runId) {
       assertSafeId('run', runId);
@@ -205,7 +225,10 @@ export async function createPostgresRunStore(options: PostgresRunStoreOptions): 
     async putApiKey(key: ApiKeyRecord) {
       assertSafeId('api_key', key.id);
       const doc = apiKeyRecordSchema.parse(key);
-      await pool.query(`INSERT INTO ${s}.assay_api_keys (id, created_at, doc) VALUES ($1, $2, $3) ON CONFLICT (id) DO UPDATE SET doc = EXCLUDED.doc`, [doc.id, doc.created_at, doc]);
+      await pool.query(
+        `INSERT INTO ${s}.assay_api_keys (id, created_at, doc) VALUES ($1, $2, $3) ON CONFLICT (id) DO UPDATE SET doc = EXCLUDED.doc`,
+        [doc.id, doc.created_at, doc],
+      );
     },
     async getApiKey(id) {
       if (!/^[A-Za-z0-9_-]{1,80}$/.test(id)) return null;
@@ -222,7 +245,9 @@ export async function createPostgresRunStore(options: PostgresRunStoreOptions): 
           [namespace, key],
         )
       ).rows[0];
-      return row ? ({ value: row.value, stored_at: row.stored_at.toISOString(), expires_at: row.expires_at.toISOString() } satisfies CacheEntry) : null;
+      return row
+        ? ({ value: row.value, stored_at: row.stored_at.toISOString(), expires_at: row.expires_at.toISOString() } satisfies CacheEntry)
+        : null;
     },
     async cachePut(namespace, key, value, { ttlMs }) {
       if (value === undefined) throw new ValidationError(`cache ${namespace}/${key}: a value is required`);

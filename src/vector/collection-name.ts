@@ -5,6 +5,8 @@ const COLLECTION_NAME = /^[A-Za-z0-9][A-Za-z0-9_-]{0,199}$/;
 
 export function assertCollectionName(name: string): void {
   if (!COLLECTION_NAME.test(name)) {
-    throw new ValidationError(`vector collection name "${name}" is invalid: use letters, digits, _ and - (1-200, starting with a letter or digit)`);
+    throw new ValidationError(
+      `vector collection name "${name}" is invalid: use letters, digits, _ and - (1-200, starting with a letter or digit)`,
+    );
   }
 }

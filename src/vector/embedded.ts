@@ -151,12 +151,16 @@ export function createEmbeddedVectorIndex(options: EmbeddedVectorIndexOptions): 
   return {
     async ensureCollection(name, dimensions) {
       assertCollectionName(name);
-      if (!Number.isInteger(dimensions) || dimensions < 1) throw new ValidationError(`vector collection "${name}": dimensions must be a positive integer, got ${dimensions}`);
+      if (!Number.isInteger(dimensions) || dimensions < 1)
+        throw new ValidationError(`vector collection "${name}": dimensions must be a positive integer, got ${dimensions}`);
       return withLock(name, async () => {
         const collection = await load(name);
         if (collection) {
           if (collection.dimensions !== dimensions) {
-            throw new ConflictError(`vector collection "${name}" exists with ${collection.dimensions} dimensions, not ${dimensions}; delete it or use another name`, { collection: name });
+            throw new ConflictError(
+              `vector collection "${name}" exists with ${collection.dimensions} dimensions, not ${dimensions}; delete it or use another name`,
+              { collection: name },
+            );
           }
           return;
         }
@@ -187,7 +191,8 @@ export function createEmbeddedVectorIndex(options: EmbeddedVectorIndexOptions): 
         for (const [id, point] of collection.points) {
           if (!matchesFilter(point.payload, searchOptions.filter)) continue;
           let dot = 0;
-          for (let index = 0; index < query.vector.length; index++) dot += (query.vector[index] as number) * (point.vector[index] as number);
+          for (let index = 0; index < query.vector.length; index++)
+            dot += (query.vector[index] as number) * (point.vector[index] as number);
           const score = query.norm === 0 || point.norm === 0 ? 0 : dot / (query.norm * point.norm);
           if (searchOptions.minScore !== undefined && score < searchOptions.minScore) continue;
           hits.push({ id, score, payload: point.payload });

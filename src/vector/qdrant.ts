@@ -30,13 +30,18 @@ export function qdrantPointId(id: string): string {
 }
 
 /** Exact-match filter in Qdrant's shape; a `match` on an array field matches any element, as in the embedded index. */
-export function qdrantFilter(filter: Record<string, string | number | boolean> | undefined): { must: Array<{ key: string; match: { value: string | number | boolean } }> } | undefined {
+export function qdrantFilter(
+  filter: Record<string, string | number | boolean> | undefined,
+): { must: Array<{ key: string; match: { value: string | number | boolean } }> } | undefined {
   if (!filter || Object.keys(filter).length === 0) return undefined;
   return { must: Object.entries(filter).map(([key, value]) => ({ key, match: { value } })) };
 }
 
 /** Splits Qdrant's payload back into the caller's id and payload. */
-export function fromQdrantPayload(pointId: string | number, payload: Record<string, unknown> | null | undefined): { id: string; payload: Payload } {
+export function fromQdrantPayload(
+  pointId: string | number,
+  payload: Record<string, unknown> | null | undefined,
+): { id: string; payload: Payload } {
   const { [QDRANT_ORIGINAL_ID_KEY]: originalId, ...rest } = payload ?? {};
   return { id: typeof originalId === 'string' ? originalId : String(pointId), payload: rest as Payload };
 }
@@ -77,7 +82,8 @@ export function createQdrantVectorIndex(options: QdrantVectorIndexOptions): Vect
     const info = await call('getCollection', name, () => client.getCollection(name));
     const vectors = info.config.params.vectors as { size?: number } | undefined;
     const size = vectors?.size;
-    if (typeof size !== 'number') throw new ValidationError(`qdrant collection "${name}" uses named vectors; Assay expects one unnamed vector`);
+    if (typeof size !== 'number')
+      throw new ValidationError(`qdrant collection "${name}" uses named vectors; Assay expects one unnamed vector`);
     knownDimensions.set(name, size);
     return size;
   }
@@ -85,7 +91,8 @@ export function createQdrantVectorIndex(options: QdrantVectorIndexOptions): Vect
   async function requireDimensions(name: string, vectorLength: number): Promise<void> {
     const dimensions = await dimensionsOf(name);
     if (dimensions === null) throw new NotFoundError(`vector collection "${name}" does not exist`, { collection: name });
-    if (dimensions !== vectorLength) throw new ValidationError(`vector collection "${name}" holds ${dimensions}-dimensional vectors, got ${vectorLength}`);
+    if (dimensions !== vectorLength)
+      throw new ValidationError(`vector collection "${name}" holds ${dimensions}-dimensional vectors, got ${vectorLength}`);
   }
 
   async function ensureMarkerCollection(): Promise<void> {
@@ -108,7 +115,8 @@ export function createQdrantVectorIndex(options: QdrantVectorIndexOptions): Vect
   return {
     async ensureCollection(name, dimensions) {
       assertCollectionName(name);
-      if (!Number.isInteger(dimensions) || dimensions < 1) throw new ValidationError(`vector collection "${name}": dimensions must be a positive integer, got ${dimensions}`);
+      if (!Number.isInteger(dimensions) || dimensions < 1)
+        throw new ValidationError(`vector collection "${name}": dimensions must be a positive integer, got ${dimensions}`);
       const existing = await dimensionsOf(name);
       if (existing === null && (await createIfMissing(name, dimensions))) {
         await ensureMarkerCollection();
@@ -122,7 +130,10 @@ export function createQdrantVectorIndex(options: QdrantVectorIndexOptions): Vect
       }
       const actual = existing ?? (await dimensionsOf(name));
       if (actual !== dimensions) {
-        throw new ConflictError(`vector collection "${name}" exists with ${String(actual)} dimensions, not ${dimensions}; delete it or use another name`, { collection: name });
+        throw new ConflictError(
+          `vector collection "${name}" exists with ${String(actual)} dimensions, not ${dimensions}; delete it or use another name`,
+          { collection: name },
+        );
       }
     },
 
@@ -164,13 +175,18 @@ export function createQdrantVectorIndex(options: QdrantVectorIndexOptions): Vect
       if ((await dimensionsOf(name)) !== null) await call('deleteCollection', name, () => client.deleteCollection(name));
       knownDimensions.delete(name);
       if ((await dimensionsOf(QDRANT_MARKER_COLLECTION)) !== null) {
-        await call('delete marker', QDRANT_MARKER_COLLECTION, () => client.delete(QDRANT_MARKER_COLLECTION, { wait: true, points: [qdrantPointId(name)] }));
+        await call('delete marker', QDRANT_MARKER_COLLECTION, () =>
+          client.delete(QDRANT_MARKER_COLLECTION, { wait: true, points: [qdrantPointId(name)] }),
+        );
       }
     },
 
     async listCollections(): Promise<CollectionInfo[]> {
       const { collections } = await call('getCollections', '*', () => client.getCollections());
-      const names = collections.map((collection) => collection.name).filter((name) => name !== QDRANT_MARKER_COLLECTION).sort();
+      const names = collections
+        .map((collection) => collection.name)
+        .filter((name) => name !== QDRANT_MARKER_COLLECTION)
+        .sort();
       const createdAt = new Map<string, string>();
       if (names.length > 0 && (await dimensionsOf(QDRANT_MARKER_COLLECTION)) !== null) {
         const markers = await call('retrieve markers', QDRANT_MARKER_COLLECTION, () =>
@@ -178,7 +194,8 @@ export function createQdrantVectorIndex(options: QdrantVectorIndexOptions): Vect
         );
         for (const marker of markers) {
           const payload = marker.payload as { collection?: unknown; created_at?: unknown } | null | undefined;
-          if (typeof payload?.collection === 'string' && typeof payload.created_at === 'string') createdAt.set(payload.collection, payload.created_at);
+          if (typeof payload?.collection === 'string' && typeof payload.created_at === 'string')
+            createdAt.set(payload.collection, payload.created_at);
         }
       }
       const infos: CollectionInfo[] = [];

@@ -36,7 +36,9 @@ export function isoTimestampFromEpochMillis(millis: number, fallback: string): C
 
 /** `2024-03-01 10:00:00.123456[+02[:00]]` (engine text) → ISO-8601 UTC; naive values are read as UTC. */
 export function isoTimestampFromText(text: string): Cell {
-  const match = /^(\d{4,})-(\d{2})-(\d{2})[ T](\d{2}):(\d{2}):(\d{2})(\.\d+)?(?:([+-])(\d{2})(?::?(\d{2}))?(?::(\d{2}))?)?$/.exec(text.trim());
+  const match = /^(\d{4,})-(\d{2})-(\d{2})[ T](\d{2}):(\d{2}):(\d{2})(\.\d+)?(?:([+-])(\d{2})(?::?(\d{2}))?(?::(\d{2}))?)?$/.exec(
+    text.trim(),
+  );
   if (match === null) return text;
   const [, year, month, day, hour, minute, second, fraction, sign, offsetHours, offsetMinutes] = match;
   const millis =

@@ -8,11 +8,25 @@ import { validateTenantFilter, type TenantFilter } from './tenant-filter.js';
 import { describeWarehouseTarget, parseWarehouseUrl } from './warehouse-url.js';
 
 export type { ColumnCategory, ColumnInfo, QueryOptions, QueryResult, TableRef, TableSchema, Warehouse, WarehouseLimits } from './port.js';
-export { assertSafeSql, guardSql, type AllowedSql, type GuardVerdict, type RefusedSql, type RelationReference, type SqlDialect } from './sql-guard.js';
+export {
+  assertSafeSql,
+  guardSql,
+  type AllowedSql,
+  type GuardVerdict,
+  type RefusedSql,
+  type RelationReference,
+  type SqlDialect,
+} from './sql-guard.js';
 export { capRowsByBytes, type CappedRows } from './row-cap.js';
 export { inferColumnCategory } from './column-category.js';
 export { DEFAULT_MAX_ROWS, DEFAULT_MAX_STORED_BYTES, DEFAULT_TIMEOUT_MS } from './limits.js';
-export { ACCEPTED_WAREHOUSE_URL_FORMS, describeWarehouseTarget, parseWarehouseUrl, warehouseConfigHash, type WarehouseTarget } from './warehouse-url.js';
+export {
+  ACCEPTED_WAREHOUSE_URL_FORMS,
+  describeWarehouseTarget,
+  parseWarehouseUrl,
+  warehouseConfigHash,
+  type WarehouseTarget,
+} from './warehouse-url.js';
 export type { TenantFilter } from './tenant-filter.js';
 
 export interface OpenWarehouseOptions {
@@ -41,5 +55,10 @@ export async function openWarehouse(url: string, options: OpenWarehouseOptions =
   if (options.files !== undefined && Object.keys(options.files).length > 0) {
     throw new ConfigError('warehouse files can only be attached to a DuckDB warehouse');
   }
-  return openPostgresWarehouse({ connectionString: target.connectionString, description: describeWarehouseTarget(target), limits, tenantFilter });
+  return openPostgresWarehouse({
+    connectionString: target.connectionString,
+    description: describeWarehouseTarget(target),
+    limits,
+    tenantFilter,
+  });
 }

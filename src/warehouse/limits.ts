@@ -17,7 +17,11 @@ export const SAMPLE_ROW_COUNT = 3;
 export const MAX_SQL_LENGTH = 100_000;
 
 /** Fills unset limits with the defaults above. */
-export function resolveWarehouseLimits(partial: { maxRows?: number | undefined; timeoutMs?: number | undefined; maxStoredBytes?: number | undefined }): WarehouseLimits {
+export function resolveWarehouseLimits(partial: {
+  maxRows?: number | undefined;
+  timeoutMs?: number | undefined;
+  maxStoredBytes?: number | undefined;
+}): WarehouseLimits {
   return {
     maxRows: partial.maxRows ?? DEFAULT_MAX_ROWS,
     timeoutMs: partial.timeoutMs ?? DEFAULT_TIMEOUT_MS,

@@ -31,7 +31,8 @@ export function quoteIdentifier(identifier: string): string {
 /** The value as a SQL literal; both engines use standard strings (a quote is doubled, a backslash is literal). */
 export function tenantValueLiteral(filter: TenantFilter): string {
   if (typeof filter.value === 'number') {
-    if (!Number.isFinite(filter.value)) throw new ConfigError(`tenant filter value for ${filter.field} must be a finite number or a string`);
+    if (!Number.isFinite(filter.value))
+      throw new ConfigError(`tenant filter value for ${filter.field} must be a finite number or a string`);
     return String(filter.value);
   }
   return `'${filter.value.replaceAll("'", "''")}'`;

@@ -10,7 +10,7 @@ export const ACCEPTED_WAREHOUSE_URL_FORMS = [
 ] as const;
 
 export type WarehouseTarget =
-  | { engine: 'duckdb'; /** Absolute file path, or `:memory:`. */ path: string }
+  | { engine: 'duckdb' /** Absolute file path, or `:memory:`. */; path: string }
   | {
       engine: 'postgres';
       /** The URL as given, passed to the driver (it understands every libpq URL form). */
@@ -98,5 +98,7 @@ export function warehouseConfigHash(url: string, extra?: unknown): string {
     target.engine === 'duckdb'
       ? { engine: target.engine, path: target.path }
       : { engine: target.engine, host: target.host, port: target.port, database: target.database };
-  return createHash('sha256').update(stableJson({ identity, extra: extra ?? null })).digest('hex');
+  return createHash('sha256')
+    .update(stableJson({ identity, extra: extra ?? null }))
+    .digest('hex');
 }

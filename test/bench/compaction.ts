@@ -41,11 +41,18 @@ const COLUMN_MAKERS: ColumnMaker[] = [
   { type: 'BIGINT', value: (row) => 1_000_000 + row },
   { type: 'VARCHAR', value: (_, random) => CATEGORIES[Math.floor(random() * CATEGORIES.length)] ?? null },
   { type: 'DOUBLE', value: (_, random) => Math.round(random() * 100_000) / 100 },
-  { type: 'TIMESTAMP', value: (row) => `2024-${String(1 + (row % 12)).padStart(2, '0')}-${String(1 + (row % 28)).padStart(2, '0')} ${String(row % 24).padStart(2, '0')}:30:00` },
+  {
+    type: 'TIMESTAMP',
+    value: (row) =>
+      `2024-${String(1 + (row % 12)).padStart(2, '0')}-${String(1 + (row % 28)).padStart(2, '0')} ${String(row % 24).padStart(2, '0')}:30:00`,
+  },
   { type: 'BOOLEAN', value: (_, random) => random() < 0.3 },
   { type: 'INTEGER', value: (_, random) => (random() < 0.1 ? null : Math.floor(random() * random() * 20)) },
   { type: 'VARCHAR', value: (row) => `customer-${(row * 2654435761) % 1_000_003}` },
-  { type: 'VARCHAR', value: (_, random) => (random() < 0.5 ? null : `free text comment number ${Math.floor(random() * 1e6)} about the order`) },
+  {
+    type: 'VARCHAR',
+    value: (_, random) => (random() < 0.5 ? null : `free text comment number ${Math.floor(random() * 1e6)} about the order`),
+  },
 ];
 
 function* generateRows(rowCount: number, columnCount: number, seed: number): Generator<Row> {
@@ -60,7 +67,10 @@ function* generateRows(rowCount: number, columnCount: number, seed: number): Gen
 }
 
 function generatedColumns(columnCount: number): ResultColumn[] {
-  return Array.from({ length: columnCount }, (_, column) => ({ name: `c${column}`, type: (COLUMN_MAKERS[column % COLUMN_MAKERS.length] as ColumnMaker).type }));
+  return Array.from({ length: columnCount }, (_, column) => ({
+    name: `c${column}`,
+    type: (COLUMN_MAKERS[column % COLUMN_MAKERS.length] as ColumnMaker).type,
+  }));
 }
 
 function generatedTable(rowCount: number, columnCount: number, seed = 1): Table {
@@ -69,19 +79,35 @@ function generatedTable(rowCount: number, columnCount: number, seed = 1): Table 
 
 function constantTable(rowCount: number, columnCount: number, value: (column: number) => Cell): Table {
   const columns = Array.from({ length: columnCount }, (_, column) => ({ name: `c${column}` }));
-  const rows = Array.from({ length: rowCount }, () => Object.fromEntries(columns.map((column, index) => [column.name, value(index)])) as Row);
+  const rows = Array.from(
+    { length: rowCount },
+    () => Object.fromEntries(columns.map((column, index) => [column.name, value(index)])) as Row,
+  );
   return { columns, rows };
 }
 
 function highCardinalityTable(rowCount: number): Table {
   const random = seededRandom(99);
-  const hex = (): string => Math.floor(random() * 0xffffffff).toString(16).padStart(8, '0');
-  const rows = Array.from({ length: rowCount }, (_, index): Row => ({
-    uuid: `${hex()}-${hex().slice(0, 4)}-4${hex().slice(0, 3)}-a${hex().slice(0, 3)}-${hex()}${hex().slice(0, 4)}`,
-    email: `person${index}.${hex()}@example.com`,
-    account_id: 7_000_000_000 + index * 13,
-  }));
-  return { columns: [{ name: 'uuid', type: 'UUID' }, { name: 'email', type: 'VARCHAR' }, { name: 'account_id', type: 'BIGINT' }], rows };
+  const hex = (): string =>
+    Math.floor(random() * 0xffffffff)
+      .toString(16)
+      .padStart(8, '0');
+  const rows = Array.from(
+    { length: rowCount },
+    (_, index): Row => ({
+      uuid: `${hex()}-${hex().slice(0, 4)}-4${hex().slice(0, 3)}-a${hex().slice(0, 3)}-${hex()}${hex().slice(0, 4)}`,
+      email: `person${index}.${hex()}@example.com`,
+      account_id: 7_000_000_000 + index * 13,
+    }),
+  );
+  return {
+    columns: [
+      { name: 'uuid', type: 'UUID' },
+      { name: 'email', type: 'VARCHAR' },
+      { name: 'account_id', type: 'BIGINT' },
+    ],
+    rows,
+  };
 }
 
 function measureCase(name: string, table: Table, repetitions: number): CaseResult {
@@ -89,7 +115,15 @@ function measureCase(name: string, table: Table, repetitions: number): CaseResul
   const digest = medianTime(repetitions, () => compactResult(table.columns, table.rows));
   const jsonBytes = Buffer.byteLength(stringify.value);
   const digestBytes = Buffer.byteLength(JSON.stringify(digest.value));
-  const step = explorationStepSchema.parse({ run_id: 'bench', step: 1, action: 'query', timestamp: '2024-01-01T00:00:00Z', query_purpose: '', query: '', compact: digest.value });
+  const step = explorationStepSchema.parse({
+    run_id: 'bench',
+    step: 1,
+    action: 'query',
+    timestamp: '2024-01-01T00:00:00Z',
+    query_purpose: '',
+    query: '',
+    compact: digest.value,
+  });
   return {
     case: name,
     rows: table.rows.length,
@@ -165,15 +199,38 @@ export const compactionBench: Bench = {
     cases.push(measureCase('100k×20', generatedTable(100_000, 20), 3));
     cases.push({ ...measureCase('1M×5', generatedTable(1_000_000, 5), 3), streamed });
     cases.push(measureCase('wide 2k×200', generatedTable(2000, 200), 9));
-    cases.push(measureCase('all-null 2k×10', constantTable(2000, 10, () => null), 21));
-    cases.push(measureCase('all-identical 2k×10', constantTable(2000, 10, (column) => (column % 2 === 0 ? 42.5 : 'same')), 21));
+    cases.push(
+      measureCase(
+        'all-null 2k×10',
+        constantTable(2000, 10, () => null),
+        21,
+      ),
+    );
+    cases.push(
+      measureCase(
+        'all-identical 2k×10',
+        constantTable(2000, 10, (column) => (column % 2 === 0 ? 42.5 : 'same')),
+        21,
+      ),
+    );
     cases.push(measureCase('high-card ids 100k×3', highCardinalityTable(100_000), 3));
 
     const path = writeBenchResult('compaction', cases);
     process.stdout.write(
       `${renderTable(
         ['case', 'rows', 'cols', 'JSON bytes', 'digest bytes', 'ratio', 'rendered bytes', 'digest ms', 'stringify ms', 'time ratio'],
-        cases.map((entry) => [entry.case, entry.rows, entry.cols, entry.json_bytes, entry.digest_bytes, `${entry.ratio}×`, entry.rendered_bytes, entry.digest_ms, entry.stringify_ms, entry.time_ratio]),
+        cases.map((entry) => [
+          entry.case,
+          entry.rows,
+          entry.cols,
+          entry.json_bytes,
+          entry.digest_bytes,
+          `${entry.ratio}×`,
+          entry.rendered_bytes,
+          entry.digest_ms,
+          entry.stringify_ms,
+          entry.time_ratio,
+        ]),
       )}\n`,
     );
     process.stdout.write(

@@ -33,15 +33,27 @@ interface AreaTopic extends AnalysisAreaIdentity {
   columns: Array<{ name: string; type: string; value: (row: number, random: () => number) => Cell }>;
 }
 
-const pickFrom = <T,>(values: readonly T[], random: () => number): T => values[Math.floor(random() * values.length)] as T;
+const pickFrom = <T>(values: readonly T[], random: () => number): T => values[Math.floor(random() * values.length)] as T;
 const money = (random: () => number, scale: number): string => (random() * scale).toFixed(2);
 const day = (row: number): string => `2024-${String(1 + (row % 12)).padStart(2, '0')}-${String(1 + (row % 28)).padStart(2, '0')}`;
 
 const AREAS: AreaTopic[] = [
   {
-    id: 'sales', name: 'Sales & Revenue', description: 'Revenue trends, order volumes, average order value and top customers by sales', keywords: ['revenue', 'sales', 'order', 'invoice'],
-    purposes: ['Monthly revenue by region', 'Average order value by sales channel', 'Top customers by invoiced revenue', 'Order volume trend by week'],
-    sql: ['SELECT region, date_trunc(\'month\', order_date) AS month, sum(net_amount) AS revenue FROM sales_orders GROUP BY 1, 2', 'SELECT channel, avg(net_amount) AS aov FROM sales_orders GROUP BY channel', 'SELECT customer_id, sum(total) AS invoiced FROM invoices GROUP BY customer_id ORDER BY invoiced DESC'],
+    id: 'sales',
+    name: 'Sales & Revenue',
+    description: 'Revenue trends, order volumes, average order value and top customers by sales',
+    keywords: ['revenue', 'sales', 'order', 'invoice'],
+    purposes: [
+      'Monthly revenue by region',
+      'Average order value by sales channel',
+      'Top customers by invoiced revenue',
+      'Order volume trend by week',
+    ],
+    sql: [
+      "SELECT region, date_trunc('month', order_date) AS month, sum(net_amount) AS revenue FROM sales_orders GROUP BY 1, 2",
+      'SELECT channel, avg(net_amount) AS aov FROM sales_orders GROUP BY channel',
+      'SELECT customer_id, sum(total) AS invoiced FROM invoices GROUP BY customer_id ORDER BY invoiced DESC',
+    ],
     columns: [
       { name: 'order_id', type: 'BIGINT', value: (row) => 500_000 + row },
       { name: 'customer_id', type: 'BIGINT', value: (_, random) => 10_000 + Math.floor(random() * 4000) },
@@ -53,9 +65,15 @@ const AREAS: AreaTopic[] = [
     ],
   },
   {
-    id: 'procurement', name: 'Procurement & Suppliers', description: 'Supplier lead times, purchase order volumes, on-time delivery and price variance', keywords: ['supplier', 'purchase', 'procurement', 'lead time'],
+    id: 'procurement',
+    name: 'Procurement & Suppliers',
+    description: 'Supplier lead times, purchase order volumes, on-time delivery and price variance',
+    keywords: ['supplier', 'purchase', 'procurement', 'lead time'],
     purposes: ['Supplier lead time distribution', 'Purchase order price variance by supplier', 'On-time delivery rate of suppliers'],
-    sql: ['SELECT supplier_id, avg(received_date - po_date) AS lead_days FROM purchase_orders GROUP BY supplier_id', 'SELECT supplier_id, sum(invoice_price - po_price) AS variance FROM purchase_order_lines GROUP BY 1'],
+    sql: [
+      'SELECT supplier_id, avg(received_date - po_date) AS lead_days FROM purchase_orders GROUP BY supplier_id',
+      'SELECT supplier_id, sum(invoice_price - po_price) AS variance FROM purchase_order_lines GROUP BY 1',
+    ],
     columns: [
       { name: 'po_id', type: 'BIGINT', value: (row) => 90_000 + row },
       { name: 'supplier_id', type: 'BIGINT', value: (_, random) => 300 + Math.floor(random() * 180) },
@@ -66,9 +84,15 @@ const AREAS: AreaTopic[] = [
     ],
   },
   {
-    id: 'inventory', name: 'Inventory & Stock', description: 'Stock levels, stockouts, inventory turnover and slow-moving items by warehouse', keywords: ['inventory', 'stock', 'warehouse', 'stockout'],
+    id: 'inventory',
+    name: 'Inventory & Stock',
+    description: 'Stock levels, stockouts, inventory turnover and slow-moving items by warehouse',
+    keywords: ['inventory', 'stock', 'warehouse', 'stockout'],
     purposes: ['Stockout days per item and warehouse', 'Inventory turnover by product family', 'Slow-moving items with on-hand stock'],
-    sql: ['SELECT item_id, warehouse_id, count(*) FILTER (WHERE on_hand = 0) AS stockout_days FROM inventory_daily GROUP BY 1, 2', 'SELECT family, sum(cogs) / avg(on_hand_value) AS turnover FROM inventory_snapshots GROUP BY family'],
+    sql: [
+      'SELECT item_id, warehouse_id, count(*) FILTER (WHERE on_hand = 0) AS stockout_days FROM inventory_daily GROUP BY 1, 2',
+      'SELECT family, sum(cogs) / avg(on_hand_value) AS turnover FROM inventory_snapshots GROUP BY family',
+    ],
     columns: [
       { name: 'item_id', type: 'VARCHAR', value: (_, random) => `SKU-${Math.floor(random() * 20_000)}` },
       { name: 'warehouse_id', type: 'VARCHAR', value: (_, random) => pickFrom(['WH-01', 'WH-02', 'WH-03', 'WH-07'], random) },
@@ -78,9 +102,15 @@ const AREAS: AreaTopic[] = [
     ],
   },
   {
-    id: 'production', name: 'Production & Manufacturing', description: 'Work order throughput, scrap rates, machine downtime and yield', keywords: ['production', 'work order', 'scrap', 'yield'],
+    id: 'production',
+    name: 'Production & Manufacturing',
+    description: 'Work order throughput, scrap rates, machine downtime and yield',
+    keywords: ['production', 'work order', 'scrap', 'yield'],
     purposes: ['Scrap rate by production line', 'Work order cycle time by plant', 'Machine downtime minutes per shift'],
-    sql: ['SELECT line_id, sum(scrap_qty)::double / sum(produced_qty) AS scrap_rate FROM work_orders GROUP BY line_id', 'SELECT plant, avg(completed_at - released_at) AS cycle FROM work_orders GROUP BY plant'],
+    sql: [
+      'SELECT line_id, sum(scrap_qty)::double / sum(produced_qty) AS scrap_rate FROM work_orders GROUP BY line_id',
+      'SELECT plant, avg(completed_at - released_at) AS cycle FROM work_orders GROUP BY plant',
+    ],
     columns: [
       { name: 'work_order_id', type: 'BIGINT', value: (row) => 700_000 + row },
       { name: 'line_id', type: 'VARCHAR', value: (_, random) => pickFrom(['L1', 'L2', 'L3', 'L4', 'L5'], random) },
@@ -90,9 +120,19 @@ const AREAS: AreaTopic[] = [
     ],
   },
   {
-    id: 'finance', name: 'Receivables & Payables', description: 'Overdue invoices, days sales outstanding, payment terms and cash collection', keywords: ['payable', 'receivable', 'payment', 'overdue'],
-    purposes: ['Overdue receivables by ageing bucket', 'Days sales outstanding by customer segment', 'Payment terms compliance of suppliers'],
-    sql: ['SELECT CASE WHEN days_late > 90 THEN \'90+\' WHEN days_late > 30 THEN \'31-90\' ELSE \'0-30\' END AS bucket, sum(open_amount) FROM ar_open_items GROUP BY 1', 'SELECT segment, avg(paid_date - invoice_date) AS dso FROM ar_payments GROUP BY segment'],
+    id: 'finance',
+    name: 'Receivables & Payables',
+    description: 'Overdue invoices, days sales outstanding, payment terms and cash collection',
+    keywords: ['payable', 'receivable', 'payment', 'overdue'],
+    purposes: [
+      'Overdue receivables by ageing bucket',
+      'Days sales outstanding by customer segment',
+      'Payment terms compliance of suppliers',
+    ],
+    sql: [
+      "SELECT CASE WHEN days_late > 90 THEN '90+' WHEN days_late > 30 THEN '31-90' ELSE '0-30' END AS bucket, sum(open_amount) FROM ar_open_items GROUP BY 1",
+      'SELECT segment, avg(paid_date - invoice_date) AS dso FROM ar_payments GROUP BY segment',
+    ],
     columns: [
       { name: 'invoice_id', type: 'BIGINT', value: (row) => 3_000_000 + row },
       { name: 'customer_id', type: 'BIGINT', value: (_, random) => 10_000 + Math.floor(random() * 4000) },
@@ -102,9 +142,15 @@ const AREAS: AreaTopic[] = [
     ],
   },
   {
-    id: 'logistics', name: 'Logistics & Shipping', description: 'Shipment delays, carrier performance, freight cost and delivery times', keywords: ['shipment', 'carrier', 'freight', 'delivery'],
+    id: 'logistics',
+    name: 'Logistics & Shipping',
+    description: 'Shipment delays, carrier performance, freight cost and delivery times',
+    keywords: ['shipment', 'carrier', 'freight', 'delivery'],
     purposes: ['Late shipments by carrier', 'Freight cost per kilogram by lane', 'Delivery time distribution by destination country'],
-    sql: ['SELECT carrier, count(*) FILTER (WHERE delivered_at > promised_at) AS late FROM shipments GROUP BY carrier', 'SELECT lane, sum(freight_cost) / sum(weight_kg) AS cost_per_kg FROM shipments GROUP BY lane'],
+    sql: [
+      'SELECT carrier, count(*) FILTER (WHERE delivered_at > promised_at) AS late FROM shipments GROUP BY carrier',
+      'SELECT lane, sum(freight_cost) / sum(weight_kg) AS cost_per_kg FROM shipments GROUP BY lane',
+    ],
     columns: [
       { name: 'shipment_id', type: 'BIGINT', value: (row) => 8_000_000 + row },
       { name: 'carrier', type: 'VARCHAR', value: (_, random) => pickFrom(['DHL', 'UPS', 'FedEx', 'DB Schenker', 'Maersk'], random) },
@@ -114,9 +160,15 @@ const AREAS: AreaTopic[] = [
     ],
   },
   {
-    id: 'customers', name: 'Customer Churn', description: 'Customers who stop ordering, retention by segment and reactivation', keywords: ['churn', 'retention', 'customer', 'segment'],
+    id: 'customers',
+    name: 'Customer Churn',
+    description: 'Customers who stop ordering, retention by segment and reactivation',
+    keywords: ['churn', 'retention', 'customer', 'segment'],
     purposes: ['Customers with no order in 180 days', 'Quarterly retention by customer segment', 'Reactivated accounts after a lapse'],
-    sql: ['SELECT customer_id, max(order_date) AS last_order FROM sales_orders GROUP BY customer_id HAVING max(order_date) < current_date - 180', 'SELECT segment, quarter, retained::double / active AS retention FROM customer_quarters'],
+    sql: [
+      'SELECT customer_id, max(order_date) AS last_order FROM sales_orders GROUP BY customer_id HAVING max(order_date) < current_date - 180',
+      'SELECT segment, quarter, retained::double / active AS retention FROM customer_quarters',
+    ],
     columns: [
       { name: 'customer_id', type: 'BIGINT', value: (row) => 10_000 + row },
       { name: 'segment', type: 'VARCHAR', value: (_, random) => pickFrom(['enterprise', 'mid-market', 'smb'], random) },
@@ -126,12 +178,22 @@ const AREAS: AreaTopic[] = [
     ],
   },
   {
-    id: 'workforce', name: 'Workforce & Payroll', description: 'Headcount, overtime hours, payroll cost and absenteeism by department', keywords: ['employee', 'overtime', 'payroll', 'headcount'],
+    id: 'workforce',
+    name: 'Workforce & Payroll',
+    description: 'Headcount, overtime hours, payroll cost and absenteeism by department',
+    keywords: ['employee', 'overtime', 'payroll', 'headcount'],
     purposes: ['Overtime hours per department and month', 'Payroll cost per headcount by plant', 'Absenteeism rate by shift'],
-    sql: ['SELECT department, month, sum(overtime_hours) FROM timesheets GROUP BY 1, 2', 'SELECT plant, sum(gross_pay) / count(DISTINCT employee_id) AS cost_per_head FROM payroll GROUP BY plant'],
+    sql: [
+      'SELECT department, month, sum(overtime_hours) FROM timesheets GROUP BY 1, 2',
+      'SELECT plant, sum(gross_pay) / count(DISTINCT employee_id) AS cost_per_head FROM payroll GROUP BY plant',
+    ],
     columns: [
       { name: 'employee_id', type: 'BIGINT', value: (row) => 40_000 + row },
-      { name: 'department', type: 'VARCHAR', value: (_, random) => pickFrom(['assembly', 'warehouse', 'finance', 'sales', 'maintenance'], random) },
+      {
+        name: 'department',
+        type: 'VARCHAR',
+        value: (_, random) => pickFrom(['assembly', 'warehouse', 'finance', 'sales', 'maintenance'], random),
+      },
       { name: 'overtime_hours', type: 'DOUBLE', value: (_, random) => Math.round(random() * random() * 4000) / 100 },
       { name: 'gross_pay', type: 'DECIMAL(10,2)', value: (_, random) => money(random, 8000) },
     ],
@@ -157,21 +219,47 @@ function buildRun(): ExplorationStep[] {
     const area = AREAS[number % AREAS.length] as AreaTopic;
     const base = { run_id: RUN_ID, step: number, timestamp: '2024-06-01T00:00:00Z', thinking: pickFrom(THINKING, random) };
     if (LOOKUP_STEPS.has(number)) {
-      steps.push(explorationStepSchema.parse({ ...base, action: 'lookup_schema', tables: [area.sql[0]?.split(' FROM ')[1]?.split(' ')[0] ?? 'orders'], result_text: 'table columns …'.repeat(40) }));
+      steps.push(
+        explorationStepSchema.parse({
+          ...base,
+          action: 'lookup_schema',
+          tables: [area.sql[0]?.split(' FROM ')[1]?.split(' ')[0] ?? 'orders'],
+          result_text: 'table columns …'.repeat(40),
+        }),
+      );
       continue;
     }
     const purpose = pickFrom(area.purposes, random);
     const sql = pickFrom(area.sql, random);
     if (FAILED_STEPS.has(number)) {
-      steps.push(explorationStepSchema.parse({ ...base, action: 'query', query_purpose: purpose, query: sql, executed_query: sql, error: 'Binder Error: Referenced column "net_amt" not found' }));
+      steps.push(
+        explorationStepSchema.parse({
+          ...base,
+          action: 'query',
+          query_purpose: purpose,
+          query: sql,
+          executed_query: sql,
+          error: 'Binder Error: Referenced column "net_amt" not found',
+        }),
+      );
       continue;
     }
     const rowCount = BIG_STEPS.has(number) ? 1000 + Math.floor(random() * 4000) : 3 + Math.floor(random() * 60);
-    const rows = Array.from({ length: rowCount }, (_, row): Row => Object.fromEntries(area.columns.map((column) => [column.name, column.value(row, random)])));
+    const rows = Array.from(
+      { length: rowCount },
+      (_, row): Row => Object.fromEntries(area.columns.map((column) => [column.name, column.value(row, random)])),
+    );
     const columns = area.columns.map((column) => ({ name: column.name, type: column.type }));
     steps.push(
       explorationStepSchema.parse({
-        ...base, action: 'query', query_purpose: purpose, query: sql, executed_query: sql, row_count: rowCount, columns, rows,
+        ...base,
+        action: 'query',
+        query_purpose: purpose,
+        query: sql,
+        executed_query: sql,
+        row_count: rowCount,
+        columns,
+        rows,
         // The engine attaches the digest once, at exploration time.
         compact: compactResult(columns, rows),
       }),
@@ -239,10 +327,19 @@ export const promptBoundBench: Bench = {
       process.stdout.write(
         `${renderTable(
           ['area', 'naive steps', 'naive tokens', 'assay steps', 'dropped (reasons)', 'assay tokens'],
-          areas.map((area) => [area.area, area.naive_selected, area.naive_tokens, area.selected, `${area.dropped} ${JSON.stringify(area.dropped_reasons)}`, area.assay_tokens]),
+          areas.map((area) => [
+            area.area,
+            area.naive_selected,
+            area.naive_tokens,
+            area.selected,
+            `${area.dropped} ${JSON.stringify(area.dropped_reasons)}`,
+            area.assay_tokens,
+          ]),
         )}\n`,
       );
-      process.stdout.write(`max prompt tokens: naive ${result.naive_max_prompt_tokens}, assay ${result.assay_max_prompt_tokens} (query-results budget ${result.budget_tokens})\nwrote ${path}\n`);
+      process.stdout.write(
+        `max prompt tokens: naive ${result.naive_max_prompt_tokens}, assay ${result.assay_max_prompt_tokens} (query-results budget ${result.budget_tokens})\nwrote ${path}\n`,
+      );
     } finally {
       await index.close();
       await rm(directory, { recursive: true, force: true });

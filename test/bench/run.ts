@@ -14,7 +14,9 @@ const benches: Bench[] = [compactionBench, promptBoundBench, telescopeBench, tim
 async function main(names: string[]): Promise<number> {
   const unknown = names.filter((name) => !benches.some((bench) => bench.name === name));
   if (unknown.length > 0) {
-    process.stderr.write(`unknown bench: ${unknown.join(', ')}\navailable:\n${benches.map((bench) => `  ${bench.name} — ${bench.description}`).join('\n')}\n`);
+    process.stderr.write(
+      `unknown bench: ${unknown.join(', ')}\navailable:\n${benches.map((bench) => `  ${bench.name} — ${bench.description}`).join('\n')}\n`,
+    );
     return 2;
   }
   const selected = names.length === 0 ? benches : benches.filter((bench) => names.includes(bench.name));

@@ -40,7 +40,13 @@ export const telescopeBench: Bench = {
   description: 'digests vs telescoped evidence on the demo warehouses: tokens, insights, recall, confirm rate, cache reuse',
   async run() {
     const rows: ModeRow[] = [];
-    const cacheRows: { kind: string; first_run_hits: number; first_run_misses: number; second_run_hits: number; second_run_misses: number }[] = [];
+    const cacheRows: {
+      kind: string;
+      first_run_hits: number;
+      first_run_misses: number;
+      second_run_hits: number;
+      second_run_misses: number;
+    }[] = [];
     for (const kind of KINDS) {
       const workDir = await mkdtemp(join(tmpdir(), `assay-bench-telescope-${kind}-`));
       try {
@@ -48,7 +54,8 @@ export const telescopeBench: Bench = {
         const truths = await readDemoTruths(demo.truthsPath);
         for (const evidence of MODES) {
           const runs = evidence === 'telescope' ? 2 : 1;
-          const compaction = evidence === 'digests' ? { evidence } : { evidence: 'telescope', maxExpansions: evidence === 'telescope' ? 2 : 0 };
+          const compaction =
+            evidence === 'digests' ? { evidence } : { evidence: 'telescope', maxExpansions: evidence === 'telescope' ? 2 : 0 };
           for (let attempt = 1; attempt <= runs; attempt += 1) {
             // the second telescoped run shares the data dir (and so the compaction cache) with the first
             const config = loadConfig({
@@ -57,7 +64,15 @@ export const telescopeBench: Bench = {
             });
             const outcome = await runDiscovery(
               config,
-              { projectId: `bench-${kind}-${attempt}`, projectName: `bench ${kind}`, pack: kind, maxSteps: MAX_STEPS, minSteps: 0, outDir: join(workDir, 'out'), quiet: true },
+              {
+                projectId: `bench-${kind}-${attempt}`,
+                projectName: `bench ${kind}`,
+                pack: kind,
+                maxSteps: MAX_STEPS,
+                minSteps: 0,
+                outDir: join(workDir, 'out'),
+                quiet: true,
+              },
               silentLogger,
             );
             const runtime = await composeRuntime(config);
@@ -67,7 +82,8 @@ export const telescopeBench: Bench = {
             const strategies = Object.values(telescope?.strategies ?? {});
             const hits = strategies.reduce((sum, stats) => sum + stats.cache_hits, 0);
             const misses = strategies.reduce((sum, stats) => sum + stats.cache_misses, 0);
-            if (attempt === 1 && evidence === 'telescope') cacheRows.push({ kind, first_run_hits: hits, first_run_misses: misses, second_run_hits: 0, second_run_misses: 0 });
+            if (attempt === 1 && evidence === 'telescope')
+              cacheRows.push({ kind, first_run_hits: hits, first_run_misses: misses, second_run_hits: 0, second_run_misses: 0 });
             if (attempt === 2) {
               const row = cacheRows.at(-1);
               if (row) Object.assign(row, { second_run_hits: hits, second_run_misses: misses });
@@ -100,7 +116,8 @@ export const telescopeBench: Bench = {
         return {
           kind,
           evidence,
-          token_ratio: digests && telescoped ? round(telescoped.analysis_prompt_tokens / Math.max(1, digests.analysis_prompt_tokens), 3) : null,
+          token_ratio:
+            digests && telescoped ? round(telescoped.analysis_prompt_tokens / Math.max(1, digests.analysis_prompt_tokens), 3) : null,
           recall_delta: digests && telescoped ? round(telescoped.recall - digests.recall, 3) : null,
           confirmed_delta: digests && telescoped ? round(telescoped.confirmed_share - digests.confirmed_share, 3) : null,
         };
@@ -109,12 +126,30 @@ export const telescopeBench: Bench = {
     process.stdout.write(
       `${renderTable(
         ['kind', 'evidence', 'analysis calls', 'prompt tokens', 'insights', 'recall', 'confirmed', 'drill-downs', 'expanded'],
-        rows.map((row) => [row.kind, row.evidence, row.analysis_calls, row.analysis_prompt_tokens, row.insights, row.recall, row.confirmed_share, row.drill_down_calls, row.expanded_nodes]),
+        rows.map((row) => [
+          row.kind,
+          row.evidence,
+          row.analysis_calls,
+          row.analysis_prompt_tokens,
+          row.insights,
+          row.recall,
+          row.confirmed_share,
+          row.drill_down_calls,
+          row.expanded_nodes,
+        ]),
       )}\n`,
     );
-    process.stdout.write(`${renderTable(['kind', 'evidence', 'tokens vs digests', 'recall Δ', 'confirmed Δ'], comparison.map((row) => [row.kind, row.evidence, row.token_ratio, row.recall_delta, row.confirmed_delta]))}\n`);
     process.stdout.write(
-      `${renderTable(['kind', 'run 1 hits', 'run 1 misses', 'run 2 hits', 'run 2 misses'], cacheRows.map((row) => [row.kind, row.first_run_hits, row.first_run_misses, row.second_run_hits, row.second_run_misses]))}\n`,
+      `${renderTable(
+        ['kind', 'evidence', 'tokens vs digests', 'recall Δ', 'confirmed Δ'],
+        comparison.map((row) => [row.kind, row.evidence, row.token_ratio, row.recall_delta, row.confirmed_delta]),
+      )}\n`,
+    );
+    process.stdout.write(
+      `${renderTable(
+        ['kind', 'run 1 hits', 'run 1 misses', 'run 2 hits', 'run 2 misses'],
+        cacheRows.map((row) => [row.kind, row.first_run_hits, row.first_run_misses, row.second_run_hits, row.second_run_misses]),
+      )}\n`,
     );
     process.stdout.write(`wrote ${writeBenchResult('telescope', { max_steps: MAX_STEPS, rows, comparison, cache: cacheRows })}\n`);
   },

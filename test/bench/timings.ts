@@ -37,10 +37,20 @@ export const timingsBench: Bench = {
       .join('\n')
       .repeat(2)
       .slice(0, 1_000_000);
-    rows.push({ measure: 'estimateTokens, 1 MB of mixed text', median_ms: medianTime(9, () => estimateTokens(text, 'anthropic')).ms, former_limit_ms: 100 });
+    rows.push({
+      measure: 'estimateTokens, 1 MB of mixed text',
+      median_ms: medianTime(9, () => estimateTokens(text, 'anthropic')).ms,
+      former_limit_ms: 100,
+    });
 
-    const wide = Array.from({ length: 20_000 }, (_, index) => table(`s${index % 7}.table_${index}`, ['id', 'customer_id', 'amount'], index * 13));
-    rows.push({ measure: 'renderCatalog, 20,000 tables, 50k-token budget', median_ms: medianTime(3, () => renderCatalog(wide, { budgetTokens: 50_000 })).ms, former_limit_ms: 5_000 });
+    const wide = Array.from({ length: 20_000 }, (_, index) =>
+      table(`s${index % 7}.table_${index}`, ['id', 'customer_id', 'amount'], index * 13),
+    );
+    rows.push({
+      measure: 'renderCatalog, 20,000 tables, 50k-token budget',
+      median_ms: medianTime(3, () => renderCatalog(wide, { budgetTokens: 50_000 })).ms,
+      former_limit_ms: 5_000,
+    });
 
     const workDir = await mkdtemp(join(tmpdir(), 'assay-bench-timings-'));
     try {
@@ -55,7 +65,8 @@ export const timingsBench: Bench = {
     }
 
     const printed = new Table({ head: ['measure', 'median ms', 'former test limit ms', 'share of limit'] });
-    for (const row of rows) printed.push([row.measure, row.median_ms, row.former_limit_ms, `${round((100 * row.median_ms) / row.former_limit_ms, 1)} %`]);
+    for (const row of rows)
+      printed.push([row.measure, row.median_ms, row.former_limit_ms, `${round((100 * row.median_ms) / row.former_limit_ms, 1)} %`]);
     process.stdout.write(`${printed.toString()}\n`);
     process.stdout.write(`wrote ${writeBenchResult('timings', { rows })}\n`);
   },

@@ -18,7 +18,17 @@ import { CONTENT_TYPES, buildCalibrationCorpus, type ContentType } from '../unit
 import { measureCorpus, type ReferenceCounts } from '../unit/llm/tokens-reference.js';
 import { writeBenchResult } from './bench.js';
 
-const FEATURE_KEYS: ReadonlyArray<keyof TokenFeatures> = ['letterRuns', 'letterExcess', 'digitGroups', 'underscores', 'punctuation', 'spaces', 'lineBreaks', 'nonAscii', 'astral'];
+const FEATURE_KEYS: ReadonlyArray<keyof TokenFeatures> = [
+  'letterRuns',
+  'letterExcess',
+  'digitGroups',
+  'underscores',
+  'punctuation',
+  'spaces',
+  'lineBreaks',
+  'nonAscii',
+  'astral',
+];
 
 /** Quantile of the actual/estimate ratio the scale must cover: a little above the 95 % target so unseen text keeps it. */
 const COVERAGE_QUANTILE = 0.97;

@@ -32,7 +32,8 @@ describe('a discovery run through the OpenAI SDK against the LLM simulator', () 
     const { entry } = lookupModel(spec);
     simulator = await startLlmSimulator({
       contextWindow: entry.contextWindow,
-      brain: (call) => analyst({ ...(call.system ? { system: call.system } : {}), messages: call.messages, maxOutputTokens: call.maxOutputTokens }),
+      brain: (call) =>
+        analyst({ ...(call.system ? { system: call.system } : {}), messages: call.messages, maxOutputTokens: call.maxOutputTokens }),
     });
     const dir = mkdtempSync(join(tmpdir(), 'assay-sim-run-'));
     const demo = await generateDemoWarehouse({ kind: 'ecommerce', out: join(dir, 'shop.duckdb') });
@@ -62,14 +63,32 @@ describe('a discovery run through the OpenAI SDK against the LLM simulator', () 
 
     const pack = harness.deps.loadPack('ecommerce');
     const areas = runAreas(pack, stored!);
-    const schema = await harness.deps.schema.load(harness.project, { areaKeywords: areas.flatMap((area) => area.keywords), catalogBudgetTokens: 150_000 });
+    const schema = await harness.deps.schema.load(harness.project, {
+      areaKeywords: areas.flatMap((area) => area.keywords),
+      catalogBudgetTokens: 150_000,
+    });
     const entry = harness.deps.llm.entry;
     const base = renderBaseContext(pack, harness.project, '');
-    const exploration = renderExplorationPrompt({ pack, category: undefined, project: harness.project, dialect: 'duckdb', tables: schema.tables, catalogText: schema.catalog.text, areas, maxSteps, minSteps: 0 });
+    const exploration = renderExplorationPrompt({
+      pack,
+      category: undefined,
+      project: harness.project,
+      dialect: 'duckdb',
+      tables: schema.tables,
+      catalogText: schema.catalog.text,
+      areas,
+      maxSteps,
+      minSteps: 0,
+    });
     // per-turn sizes measured on this run's own steps with the real renderers: the test checks the
     // growth model (full recent turns, compacted older ones, a capped history), not a guessed constant
     const steps = await harness.deps.store.listSteps(run.id);
-    const turnTokens = steps.map((step) => estimateTokens(`${renderAssistantTurn(step) ?? ''}${renderResultTurn(step, step.action === 'query' && !step.error ? digestOneLiner(step) : '', null)}`, entry.family));
+    const turnTokens = steps.map((step) =>
+      estimateTokens(
+        `${renderAssistantTurn(step) ?? ''}${renderResultTurn(step, step.action === 'query' && !step.error ? digestOneLiner(step) : '', null)}`,
+        entry.family,
+      ),
+    );
     const perRecentTurnTokens = Math.ceil(turnTokens.reduce((sum, tokens) => sum + tokens, 0) / turnTokens.length);
     const perOldTurnTokens = Math.ceil((COMPACT_TOOL_KEEP + COMPACT_ASST_KEEP + 200) / 3.2);
     const estimate = estimateRunCost({
@@ -79,17 +98,26 @@ describe('a discovery run through the OpenAI SDK against the LLM simulator', () 
       explorationPromptTokens: estimateTokens(exploration, entry.family),
       maxSteps: result.total_steps,
       areas: areas.length,
-      loopCompaction: { keepTurns: COMPACT_KEEP_TAIL / 2, perOldTurnTokens, perRecentTurnTokens, maxCompactedHistoryTokens: Math.ceil(COMPACT_HISTORY_MAX_CHARS / 3.2) },
+      loopCompaction: {
+        keepTurns: COMPACT_KEEP_TAIL / 2,
+        perOldTurnTokens,
+        perRecentTurnTokens,
+        maxCompactedHistoryTokens: Math.ceil(COMPACT_HISTORY_MAX_CHARS / 3.2),
+      },
     });
     const comparison = compareEstimateWithUsage(estimate, stored!.telemetry.usage_by_phase);
     const explorationRow = comparison.find((row) => row.phase === 'exploration')!;
     // the reference's linear guess, for contrast: prefix once per step + 1200 per step
     const prefix = estimateTokens(base, entry.family) + estimateTokens(exploration, entry.family);
     const linear = result.total_steps * prefix + 1200 * result.total_steps;
-    console.log(`exploration input over ${result.total_steps} steps: actual ${explorationRow.actual_input_tokens}, estimated ${explorationRow.estimated_input_tokens} (actual/estimate ${explorationRow.input_ratio?.toFixed(2)}; full turn ${perRecentTurnTokens} tokens), reference-style linear ${linear}`);
+    console.log(
+      `exploration input over ${result.total_steps} steps: actual ${explorationRow.actual_input_tokens}, estimated ${explorationRow.estimated_input_tokens} (actual/estimate ${explorationRow.input_ratio?.toFixed(2)}; full turn ${perRecentTurnTokens} tokens), reference-style linear ${linear}`,
+    );
     expect(explorationRow.input_ratio).toBeGreaterThan(0.75);
     expect(explorationRow.input_ratio).toBeLessThan(1.33);
     // and it beats the reference's linear formula by a wide margin
-    expect(Math.abs(explorationRow.actual_input_tokens - linear)).toBeGreaterThan(2 * Math.abs(explorationRow.actual_input_tokens - explorationRow.estimated_input_tokens));
+    expect(Math.abs(explorationRow.actual_input_tokens - linear)).toBeGreaterThan(
+      2 * Math.abs(explorationRow.actual_input_tokens - explorationRow.estimated_input_tokens),
+    );
   }, 120_000);
 });

@@ -66,7 +66,10 @@ export async function createHarness(brain: OfflineBrain, options: HarnessOptions
   const vectorIndex = createEmbeddedVectorIndex({ dir: join(dir, 'vectors') });
   const store = createEmbeddedRunStore({ dir: join(dir, 'store') });
   const { entry } = lookupModel('offline:analyst');
-  const llm = options.llm ?? { provider: createOfflineProvider({ brain }), entry: { ...entry, contextWindow: options.contextWindow ?? entry.contextWindow } };
+  const llm = options.llm ?? {
+    provider: createOfflineProvider({ brain }),
+    entry: { ...entry, contextWindow: options.contextWindow ?? entry.contextWindow },
+  };
   let tick = 0;
   const deps: DiscoveryDeps = {
     config,
@@ -83,13 +86,33 @@ export async function createHarness(brain: OfflineBrain, options: HarnessOptions
     now: () => new Date(Date.UTC(2026, 10, 23, 9, 0, tick++)),
   };
   const stamp = '2026-11-23T09:00:00.000Z';
-  const project = projectSchema.parse({ id: 'shop', name: 'Shop', domain: options.pack ?? 'ecommerce', warehouse: { url: config.warehouse }, llm: 'offline:analyst', created_at: stamp, updated_at: stamp });
+  const project = projectSchema.parse({
+    id: 'shop',
+    name: 'Shop',
+    domain: options.pack ?? 'ecommerce',
+    warehouse: { url: config.warehouse },
+    llm: 'offline:analyst',
+    created_at: stamp,
+    updated_at: stamp,
+  });
   await store.upsertProject(project);
   return {
     deps,
     project,
     newRun: (overrides = {}) =>
-      createRun(store, project, { maxSteps: overrides.maxSteps ?? 8, minSteps: overrides.minSteps ?? 0, areas: overrides.areas ?? [], llm: 'offline:analyst', pack: project.domain, analysisBudgetTokens: 200_000 }, deps.now()),
+      createRun(
+        store,
+        project,
+        {
+          maxSteps: overrides.maxSteps ?? 8,
+          minSteps: overrides.minSteps ?? 0,
+          areas: overrides.areas ?? [],
+          llm: 'offline:analyst',
+          pack: project.domain,
+          analysisBudgetTokens: 200_000,
+        },
+        deps.now(),
+      ),
     close: async () => {
       await warehouse.close();
       await vectorIndex.close();

@@ -66,7 +66,8 @@ async function runPostgresBinary(binary: string, args: string[]): Promise<void> 
 
 export async function startTestPostgres(): Promise<TestPostgresStart> {
   const binDirectory = findBinDirectory();
-  if (binDirectory === undefined) return { available: false, reason: 'no PostgreSQL binaries (initdb, pg_ctl) found under /usr/lib/postgresql or $POSTGRES_BIN_DIR' };
+  if (binDirectory === undefined)
+    return { available: false, reason: 'no PostgreSQL binaries (initdb, pg_ctl) found under /usr/lib/postgresql or $POSTGRES_BIN_DIR' };
   const directory = await mkdtemp(path.join(os.tmpdir(), 'assay-pg-'));
   const dataDirectory = path.join(directory, 'data');
   if (runningAsRoot) {
@@ -84,10 +85,31 @@ export async function startTestPostgres(): Promise<TestPostgresStart> {
     await rm(directory, { recursive: true, force: true });
   };
   try {
-    await runPostgresBinary(path.join(binDirectory, 'initdb'), ['-D', dataDirectory, '-U', 'postgres', '--auth=trust', '-E', 'UTF8', '--no-sync', '--locale=C']);
+    await runPostgresBinary(path.join(binDirectory, 'initdb'), [
+      '-D',
+      dataDirectory,
+      '-U',
+      'postgres',
+      '--auth=trust',
+      '-E',
+      'UTF8',
+      '--no-sync',
+      '--locale=C',
+    ]);
     // test-only durability settings: nothing here needs to survive a crash
     const serverOptions = `-p ${port} -k ${directory} -c listen_addresses=127.0.0.1 -c fsync=off -c synchronous_commit=off -c full_page_writes=off`;
-    await runPostgresBinary(pgCtl, ['-D', dataDirectory, '-l', path.join(directory, 'server.log'), '-o', serverOptions, '-w', '-t', '30', 'start']);
+    await runPostgresBinary(pgCtl, [
+      '-D',
+      dataDirectory,
+      '-l',
+      path.join(directory, 'server.log'),
+      '-o',
+      serverOptions,
+      '-w',
+      '-t',
+      '30',
+      'start',
+    ]);
     started = true;
     const admin = new pg.Client({ host: directory, port, user: 'postgres', database: 'postgres' });
     await admin.connect();

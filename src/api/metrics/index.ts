@@ -52,16 +52,58 @@ export function createApiMetrics(options: CreateApiMetricsOptions): ApiMetrics {
   if (options.processMetrics ?? true) collectDefaultMetrics({ register: registry, prefix: 'assay_' });
   const registers = [registry];
 
-  const httpRequests = new Counter({ name: 'assay_http_requests_total', help: 'HTTP requests by method, route and status', labelNames: ['method', 'route', 'status'] as const, registers });
-  const httpDuration = new Histogram({ name: 'assay_http_request_duration_seconds', help: 'HTTP request duration', labelNames: ['method', 'route', 'status'] as const, buckets: HTTP_DURATION_BUCKETS, registers });
+  const httpRequests = new Counter({
+    name: 'assay_http_requests_total',
+    help: 'HTTP requests by method, route and status',
+    labelNames: ['method', 'route', 'status'] as const,
+    registers,
+  });
+  const httpDuration = new Histogram({
+    name: 'assay_http_request_duration_seconds',
+    help: 'HTTP request duration',
+    labelNames: ['method', 'route', 'status'] as const,
+    buckets: HTTP_DURATION_BUCKETS,
+    registers,
+  });
   const runsStarted = new Counter({ name: 'assay_runs_started_total', help: 'Discovery runs launched by this process', registers });
-  const runsFinished = new Counter({ name: 'assay_runs_finished_total', help: 'Discovery runs settled, by status and run type', labelNames: ['status', 'run_type'] as const, registers });
-  const runDuration = new Histogram({ name: 'assay_run_duration_seconds', help: 'Wall time of settled runs', labelNames: ['status'] as const, buckets: RUN_DURATION_BUCKETS, registers });
-  const llmTokens = new Counter({ name: 'assay_llm_tokens_total', help: 'LLM tokens of settled runs', labelNames: ['direction', 'phase', 'model'] as const, registers });
-  const llmCost = new Counter({ name: 'assay_llm_cost_usd_total', help: 'LLM cost in US dollars of settled runs', labelNames: ['phase', 'model'] as const, registers });
-  const llmCalls = new Counter({ name: 'assay_llm_calls_total', help: 'LLM calls of settled runs', labelNames: ['phase', 'model'] as const, registers });
+  const runsFinished = new Counter({
+    name: 'assay_runs_finished_total',
+    help: 'Discovery runs settled, by status and run type',
+    labelNames: ['status', 'run_type'] as const,
+    registers,
+  });
+  const runDuration = new Histogram({
+    name: 'assay_run_duration_seconds',
+    help: 'Wall time of settled runs',
+    labelNames: ['status'] as const,
+    buckets: RUN_DURATION_BUCKETS,
+    registers,
+  });
+  const llmTokens = new Counter({
+    name: 'assay_llm_tokens_total',
+    help: 'LLM tokens of settled runs',
+    labelNames: ['direction', 'phase', 'model'] as const,
+    registers,
+  });
+  const llmCost = new Counter({
+    name: 'assay_llm_cost_usd_total',
+    help: 'LLM cost in US dollars of settled runs',
+    labelNames: ['phase', 'model'] as const,
+    registers,
+  });
+  const llmCalls = new Counter({
+    name: 'assay_llm_calls_total',
+    help: 'LLM calls of settled runs',
+    labelNames: ['phase', 'model'] as const,
+    registers,
+  });
   const runsInFlight = new Gauge({ name: 'assay_runs_in_flight', help: 'Runs launched by this process that have not settled', registers });
-  const queueJobs = new Gauge({ name: 'assay_queue_jobs', help: 'BullMQ jobs per queue and state', labelNames: ['queue', 'state'] as const, registers });
+  const queueJobs = new Gauge({
+    name: 'assay_queue_jobs',
+    help: 'BullMQ jobs per queue and state',
+    labelNames: ['queue', 'state'] as const,
+    registers,
+  });
 
   const watched = new Set<string>();
   const counted = new Set<string>();

@@ -7,7 +7,14 @@
 import { z } from 'zod';
 import { discoveryResultSchema, explorationStepSchema, feedbackSchema, projectSchema, runSchema } from '../../domain/index.js';
 import { runProgressSchema, runSummarySchema } from '../runs/run-summary.js';
-import { createProjectBodySchema, discoverBodySchema, errorBodySchema, estimateBodySchema, feedbackBodySchema, updateProjectBodySchema } from '../schemas.js';
+import {
+  createProjectBodySchema,
+  discoverBodySchema,
+  errorBodySchema,
+  estimateBodySchema,
+  feedbackBodySchema,
+  updateProjectBodySchema,
+} from '../schemas.js';
 
 type JsonSchema = Record<string, unknown>;
 
@@ -26,7 +33,10 @@ const estimateResponseSchema = z.looseObject({
   catalog_tokens: z.number().int(),
   catalog_tokens_source: z.enum(['last_run', 'default']),
   llm: z.object({ model: z.string(), input_tokens: z.number(), output_tokens: z.number(), cost_usd: z.number() }),
-  breakdown: z.record(z.string(), z.object({ calls: z.number(), input_tokens: z.number(), output_tokens: z.number(), cost_usd: z.number() })),
+  breakdown: z.record(
+    z.string(),
+    z.object({ calls: z.number(), input_tokens: z.number(), output_tokens: z.number(), cost_usd: z.number() }),
+  ),
   assumptions: z.record(z.string(), z.union([z.number(), z.string()])),
 });
 
@@ -62,11 +72,27 @@ interface Operation {
 const error = (description: string) => ({ description, json: ref('Error') });
 const invalid = error('invalid body or parameters; `issues` names each field');
 const missing = (what: string) => error(`${what} does not exist`);
-const listOf = (key: string, item: string): JsonSchema => ({ type: 'object', properties: { [key]: { type: 'array', items: ref(item) } }, required: [key] });
-const limitQuery = [{ name: 'limit', description: 'at most this many, newest first (1-100, default 20)', schema: { type: 'integer', minimum: 1, maximum: 100 } }];
+const listOf = (key: string, item: string): JsonSchema => ({
+  type: 'object',
+  properties: { [key]: { type: 'array', items: ref(item) } },
+  required: [key],
+});
+const limitQuery = [
+  {
+    name: 'limit',
+    description: 'at most this many, newest first (1-100, default 20)',
+    schema: { type: 'integer', minimum: 1, maximum: 100 },
+  },
+];
 
 export const OPERATIONS: readonly Operation[] = [
-  { method: 'get', path: '/health', summary: 'Liveness: the process answers', tag: 'health', responses: { 200: { description: 'alive', json: { type: 'object', properties: { status: { const: 'ok' } } } } } },
+  {
+    method: 'get',
+    path: '/health',
+    summary: 'Liveness: the process answers',
+    tag: 'health',
+    responses: { 200: { description: 'alive', json: { type: 'object', properties: { status: { const: 'ok' } } } } },
+  },
   {
     method: 'get',
     path: '/health/ready',
@@ -74,11 +100,26 @@ export const OPERATIONS: readonly Operation[] = [
     tag: 'health',
     responses: {
       200: { description: 'ready', json: { type: 'object', properties: { status: { type: 'string' }, checks: { type: 'object' } } } },
-      503: { description: 'a dependency is unreachable or slow', json: { type: 'object', properties: { status: { type: 'string' }, checks: { type: 'object' } } } },
+      503: {
+        description: 'a dependency is unreachable or slow',
+        json: { type: 'object', properties: { status: { type: 'string' }, checks: { type: 'object' } } },
+      },
     },
   },
-  { method: 'get', path: '/metrics', summary: 'Prometheus metrics (text exposition format)', tag: 'operations', responses: { 200: { description: 'metrics', media: { type: 'text/plain', schema: { type: 'string' } } } } },
-  { method: 'get', path: '/openapi.json', summary: 'This document', tag: 'operations', responses: { 200: { description: 'OpenAPI 3.1 document', json: { type: 'object' } } } },
+  {
+    method: 'get',
+    path: '/metrics',
+    summary: 'Prometheus metrics (text exposition format)',
+    tag: 'operations',
+    responses: { 200: { description: 'metrics', media: { type: 'text/plain', schema: { type: 'string' } } } },
+  },
+  {
+    method: 'get',
+    path: '/openapi.json',
+    summary: 'This document',
+    tag: 'operations',
+    responses: { 200: { description: 'OpenAPI 3.1 document', json: { type: 'object' } } },
+  },
   {
     method: 'post',
     path: '/api/v1/projects',
@@ -87,17 +128,41 @@ export const OPERATIONS: readonly Operation[] = [
     body: 'CreateProjectBody',
     responses: { 201: { description: 'created', json: ref('Project') }, 400: invalid, 409: error('a project with this id exists') },
   },
-  { method: 'get', path: '/api/v1/projects', summary: 'List projects', tag: 'projects', responses: { 200: { description: 'projects', json: listOf('projects', 'Project') } } },
-  { method: 'get', path: '/api/v1/projects/{id}', summary: 'One project', tag: 'projects', responses: { 200: { description: 'the project', json: ref('Project') }, 404: missing('the project') } },
+  {
+    method: 'get',
+    path: '/api/v1/projects',
+    summary: 'List projects',
+    tag: 'projects',
+    responses: { 200: { description: 'projects', json: listOf('projects', 'Project') } },
+  },
+  {
+    method: 'get',
+    path: '/api/v1/projects/{id}',
+    summary: 'One project',
+    tag: 'projects',
+    responses: { 200: { description: 'the project', json: ref('Project') }, 404: missing('the project') },
+  },
   {
     method: 'put',
     path: '/api/v1/projects/{id}',
     summary: 'Update a project; `state` follows the project state machine',
     tag: 'projects',
     body: 'UpdateProjectBody',
-    responses: { 200: { description: 'updated', json: ref('Project') }, 400: invalid, 404: missing('the project'), 409: error('illegal state transition') },
+    responses: {
+      200: { description: 'updated', json: ref('Project') },
+      400: invalid,
+      404: missing('the project'),
+      409: error('illegal state transition'),
+    },
   },
-  { method: 'get', path: '/api/v1/projects/{id}/runs', summary: "The project's runs, newest first (summaries)", tag: 'runs', query: limitQuery, responses: { 200: { description: 'run summaries', json: listOf('runs', 'RunSummary') }, 404: missing('the project') } },
+  {
+    method: 'get',
+    path: '/api/v1/projects/{id}/runs',
+    summary: "The project's runs, newest first (summaries)",
+    tag: 'runs',
+    query: limitQuery,
+    responses: { 200: { description: 'run summaries', json: listOf('runs', 'RunSummary') }, 404: missing('the project') },
+  },
   {
     method: 'post',
     path: '/api/v1/projects/{id}/discover',
@@ -105,7 +170,10 @@ export const OPERATIONS: readonly Operation[] = [
     tag: 'runs',
     body: 'DiscoverBody',
     responses: {
-      202: { description: 'run created and launched', json: { type: 'object', properties: { run_id: { type: 'string' }, status: { type: 'string' } }, required: ['run_id', 'status'] } },
+      202: {
+        description: 'run created and launched',
+        json: { type: 'object', properties: { run_id: { type: 'string' }, status: { type: 'string' } }, required: ['run_id', 'status'] },
+      },
       400: invalid,
       404: missing('the project'),
       409: error('a run is already active, or the project is not ready'),
@@ -119,24 +187,70 @@ export const OPERATIONS: readonly Operation[] = [
     body: 'EstimateBody',
     responses: { 200: { description: 'the estimate', json: ref('Estimate') }, 400: invalid, 404: missing('the project') },
   },
-  { method: 'get', path: '/api/v1/projects/{id}/feedback', summary: "The project's feedback", tag: 'feedback', responses: { 200: { description: 'feedback', json: listOf('feedback', 'Feedback') }, 404: missing('the project') } },
-  { method: 'get', path: '/api/v1/runs/{runId}', summary: 'The run document (live status, phase, progress, telemetry)', tag: 'runs', responses: { 200: { description: 'the run', json: ref('Run') }, 404: missing('the run') } },
-  { method: 'delete', path: '/api/v1/runs/{runId}', summary: 'Cancel a pending or running run', tag: 'runs', responses: { 202: { description: 'cancelled', json: ref('RunSummary') }, 404: missing('the run'), 409: error('the run already finished') } },
-  { method: 'get', path: '/api/v1/runs/{runId}/steps', summary: 'Exploration steps, in order', tag: 'runs', responses: { 200: { description: 'steps', json: listOf('steps', 'ExplorationStep') }, 404: missing('the run') } },
-  { method: 'get', path: '/api/v1/runs/{runId}/result', summary: 'The discovery result of a finished run', tag: 'runs', responses: { 200: { description: 'the result', json: ref('DiscoveryResult') }, 404: missing('the run or its result') } },
+  {
+    method: 'get',
+    path: '/api/v1/projects/{id}/feedback',
+    summary: "The project's feedback",
+    tag: 'feedback',
+    responses: { 200: { description: 'feedback', json: listOf('feedback', 'Feedback') }, 404: missing('the project') },
+  },
+  {
+    method: 'get',
+    path: '/api/v1/runs/{runId}',
+    summary: 'The run document (live status, phase, progress, telemetry)',
+    tag: 'runs',
+    responses: { 200: { description: 'the run', json: ref('Run') }, 404: missing('the run') },
+  },
+  {
+    method: 'delete',
+    path: '/api/v1/runs/{runId}',
+    summary: 'Cancel a pending or running run',
+    tag: 'runs',
+    responses: {
+      202: { description: 'cancelled', json: ref('RunSummary') },
+      404: missing('the run'),
+      409: error('the run already finished'),
+    },
+  },
+  {
+    method: 'get',
+    path: '/api/v1/runs/{runId}/steps',
+    summary: 'Exploration steps, in order',
+    tag: 'runs',
+    responses: { 200: { description: 'steps', json: listOf('steps', 'ExplorationStep') }, 404: missing('the run') },
+  },
+  {
+    method: 'get',
+    path: '/api/v1/runs/{runId}/result',
+    summary: 'The discovery result of a finished run',
+    tag: 'runs',
+    responses: { 200: { description: 'the result', json: ref('DiscoveryResult') }, 404: missing('the run or its result') },
+  },
   {
     method: 'get',
     path: '/api/v1/runs/{runId}/report',
     summary: 'The self-contained HTML report of a finished run',
     tag: 'runs',
-    responses: { 200: { description: 'HTML page', media: { type: 'text/html', schema: { type: 'string' } } }, 404: missing('the run or its result') },
+    responses: {
+      200: { description: 'HTML page', media: { type: 'text/html', schema: { type: 'string' } } },
+      404: missing('the run or its result'),
+    },
   },
   {
     method: 'get',
     path: '/api/v1/runs/{runId}/events',
     summary: 'Server-sent events: `progress` (RunProgress JSON) on every change, heartbeat comments, `end` when the run is terminal',
     tag: 'runs',
-    responses: { 200: { description: 'event stream', media: { type: 'text/event-stream', schema: { type: 'string', description: 'data of `progress` events: RunProgress; of `end`: {run_id, status, run_type}' } } }, 404: missing('the run') },
+    responses: {
+      200: {
+        description: 'event stream',
+        media: {
+          type: 'text/event-stream',
+          schema: { type: 'string', description: 'data of `progress` events: RunProgress; of `end`: {run_id, status, run_type}' },
+        },
+      },
+      404: missing('the run'),
+    },
   },
   {
     method: 'post',
@@ -155,7 +269,10 @@ function pathParameters(path: string): JsonSchema[] {
 export function buildOpenApiDocument(options: { version: string; bullBoard?: boolean }): JsonSchema {
   const paths: Record<string, Record<string, JsonSchema>> = {};
   for (const operation of OPERATIONS) {
-    const parameters = [...pathParameters(operation.path), ...(operation.query ?? []).map((parameter) => ({ ...parameter, in: 'query', required: false }))];
+    const parameters = [
+      ...pathParameters(operation.path),
+      ...(operation.query ?? []).map((parameter) => ({ ...parameter, in: 'query', required: false })),
+    ];
     const responses = Object.fromEntries(
       Object.entries(operation.responses).map(([status, response]) => [
         status,
@@ -186,6 +303,8 @@ export function buildOpenApiDocument(options: { version: string; bullBoard?: boo
       description: `Projects, discovery runs with live progress, results, reports and feedback.${options.bullBoard ? ' The BullMQ dashboard is served at /admin/queues.' : ''}`,
     },
     paths,
-    components: { schemas: Object.fromEntries(Object.entries(COMPONENTS).map(([name, { schema, io }]) => [name, jsonSchemaOf(schema, io)])) },
+    components: {
+      schemas: Object.fromEntries(Object.entries(COMPONENTS).map(([name, { schema, io }]) => [name, jsonSchemaOf(schema, io)])),
+    },
   };
 }

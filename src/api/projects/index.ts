@@ -17,9 +17,15 @@ export function projectRoutes(deps: ApiDeps, locks: KeyedLock): Hono {
   app.post('/projects', async (c) => {
     const body = await readJsonBody(c, createProjectBodySchema);
     const pack = loadPackFor((slug) => runtime.loadPack(slug), body.domain, 'domain');
-    const project = newProject(body, pack, { warehouse: deps.config.warehouse, llm: deps.config.llm, embedder: deps.config.embedder }, runtime.now());
+    const project = newProject(
+      body,
+      pack,
+      { warehouse: deps.config.warehouse, llm: deps.config.llm, embedder: deps.config.embedder },
+      runtime.now(),
+    );
     await locks.run(`project:${project.id}`, async () => {
-      if (await runtime.store.getProject(project.id)) throw new ConflictError(`project ${project.id} already exists`, { projectId: project.id });
+      if (await runtime.store.getProject(project.id))
+        throw new ConflictError(`project ${project.id} already exists`, { projectId: project.id });
       await runtime.store.upsertProject(project);
     });
     c.header('Location', `/api/v1/projects/${project.id}`);

@@ -17,7 +17,12 @@ export interface ProjectDefaults {
 
 /** `Shop Analytics` → `shop-analytics-3fa9c1`: readable, unique enough, and a safe id. */
 export function projectIdFromName(name: string, random: () => string = () => randomBytes(3).toString('hex')): string {
-  const slug = name.toLowerCase().replace(/[^a-z0-9]+/g, '-').replace(/^-+|-+$/g, '').slice(0, 48) || 'project';
+  const slug =
+    name
+      .toLowerCase()
+      .replace(/[^a-z0-9]+/g, '-')
+      .replace(/^-+|-+$/g, '')
+      .slice(0, 48) || 'project';
   return `${slug}-${random()}`;
 }
 
@@ -26,7 +31,8 @@ export function loadPackFor(loadPack: (slug: string) => DomainPack, slug: string
   try {
     return loadPack(slug);
   } catch (error) {
-    if (error instanceof AssayError && (error.code === 'pack' || error.code === 'not_found')) throw new ValidationError(error.message, [{ path: field, message: error.message }]);
+    if (error instanceof AssayError && (error.code === 'pack' || error.code === 'not_found'))
+      throw new ValidationError(error.message, [{ path: field, message: error.message }]);
     throw error;
   }
 }
@@ -36,7 +42,8 @@ function checkCategory(pack: DomainPack, category: string | undefined): void {
   try {
     findCategory(pack, category);
   } catch (error) {
-    if (error instanceof AssayError && error.code === 'not_found') throw new ValidationError(error.message, [{ path: 'category', message: error.message }]);
+    if (error instanceof AssayError && error.code === 'not_found')
+      throw new ValidationError(error.message, [{ path: 'category', message: error.message }]);
     throw error;
   }
 }

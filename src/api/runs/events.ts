@@ -59,7 +59,11 @@ export async function streamRunEvents(c: Context, runId: string, options: RunEve
         }
         if (isTerminal(run.status)) {
           eventId += 1;
-          await stream.writeSSE({ event: 'end', id: String(eventId), data: JSON.stringify({ run_id: run.id, status: run.status, run_type: run.run_type ?? null }) });
+          await stream.writeSSE({
+            event: 'end',
+            id: String(eventId),
+            data: JSON.stringify({ run_id: run.id, status: run.status, run_type: run.run_type ?? null }),
+          });
           return;
         }
         await stream.sleep(pollIntervalMs);
@@ -67,7 +71,10 @@ export async function streamRunEvents(c: Context, runId: string, options: RunEve
     },
     async (error, stream) => {
       options.logger.warn({ runId, err: error }, 'run event stream failed');
-      await stream.writeSSE({ event: 'error', data: JSON.stringify({ code: 'internal', message: 'the event stream failed: see the server log' }) });
+      await stream.writeSSE({
+        event: 'error',
+        data: JSON.stringify({ code: 'internal', message: 'the event stream failed: see the server log' }),
+      });
     },
   );
 }

@@ -20,7 +20,11 @@ export function runRoutes(deps: ApiDeps, options: RunRoutesOptions = {}): Hono {
 
   async function requireResult(run: Run) {
     const result = await runtime.store.getResult(run.id);
-    if (!result) throw new NotFoundError(`run ${run.id} has no result yet (status ${run.status}); it is written when the run finishes`, { runId: run.id, status: run.status });
+    if (!result)
+      throw new NotFoundError(`run ${run.id} has no result yet (status ${run.status}); it is written when the run finishes`, {
+        runId: run.id,
+        status: run.status,
+      });
     return result;
   }
 
@@ -46,17 +50,28 @@ export function runRoutes(deps: ApiDeps, options: RunRoutesOptions = {}): Hono {
 
   app.delete('/runs/:runId', async (c) => {
     const run = await requireRun(runtime, c.req.param('runId'));
-    if (isTerminal(run.status)) throw new ConflictError(`run ${run.id} is already ${run.status}; only pending or running runs can be cancelled`, { runId: run.id, status: run.status });
+    if (isTerminal(run.status))
+      throw new ConflictError(`run ${run.id} is already ${run.status}; only pending or running runs can be cancelled`, {
+        runId: run.id,
+        status: run.status,
+      });
     await deps.launcher.cancel(run.id);
     return c.json(runSummary(await requireRun(runtime, run.id)), 202);
   });
 
-  app.get('/runs/:runId/events', (c) => streamRunEvents(c, c.req.param('runId'), { store: runtime.store, logger: deps.logger, ...options }));
+  app.get('/runs/:runId/events', (c) =>
+    streamRunEvents(c, c.req.param('runId'), { store: runtime.store, logger: deps.logger, ...options }),
+  );
 
   app.post('/runs/:runId/feedback', async (c) => {
     const body = await readJsonBody(c, feedbackBodySchema);
     const run = await requireRun(runtime, c.req.param('runId'));
-    const feedback = feedbackFor(run, body.target_type === 'exploration_step' ? await runtime.store.listSteps(run.id) : [], body, runtime.now());
+    const feedback = feedbackFor(
+      run,
+      body.target_type === 'exploration_step' ? await runtime.store.listSteps(run.id) : [],
+      body,
+      runtime.now(),
+    );
     await runtime.store.upsertFeedback(feedback);
     return c.json(feedback);
   });

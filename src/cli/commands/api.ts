@@ -43,10 +43,20 @@ interface LauncherBinding {
   detach(): Promise<void>;
 }
 
-async function bindLauncher(kind: RunnerKind, runtime: Runtime, config: AssayConfig, logger: Logger, maxConcurrentRuns: number, onRunSettled: (runId: string) => void): Promise<LauncherBinding> {
+async function bindLauncher(
+  kind: RunnerKind,
+  runtime: Runtime,
+  config: AssayConfig,
+  logger: Logger,
+  maxConcurrentRuns: number,
+  onRunSettled: (runId: string) => void,
+): Promise<LauncherBinding> {
   if (kind === 'bullmq') {
     // loaded only when selected: the local mode needs neither Redis nor the fleet modules
-    const [{ createBullmqLauncher }, { QUEUE_NAMES }] = await Promise.all([import('../../fleet/bullmq/launcher.js'), import('../../../queues/index.js')]);
+    const [{ createBullmqLauncher }, { QUEUE_NAMES }] = await Promise.all([
+      import('../../fleet/bullmq/launcher.js'),
+      import('../../../queues/index.js'),
+    ]);
     const launcher = createBullmqLauncher({ store: runtime.store, prefix: config.fleet.queuePrefix, redisUrl: config.redisUrl, logger });
     return { launcher, queues: QUEUE_NAMES.map((name) => launcher.queues.queue(name)), inFlight: () => [], detach: () => launcher.close() };
   }
@@ -68,10 +78,21 @@ export async function serveApi(config: AssayConfig, options: ApiCommandOptions, 
   try {
     let metrics: ApiMetrics | undefined;
     const binding = await bindLauncher(options.runner, runtime, config, logger, options.maxConcurrentRuns, (runId) => {
-      void runtime.store.getRun(runId).then((run) => run && metrics?.recordFinishedRun(run)).catch(() => undefined);
+      void runtime.store
+        .getRun(runId)
+        .then((run) => run && metrics?.recordFinishedRun(run))
+        .catch(() => undefined);
     });
     metrics = createApiMetrics({ store: runtime.store, queues: binding.queues, logger });
-    const app = createApi({ runtime, launcher: binding.launcher, config, logger, metrics, queues: binding.queues, bullBoard: { readOnly: !options.boardWrite } });
+    const app = createApi({
+      runtime,
+      launcher: binding.launcher,
+      config,
+      logger,
+      metrics,
+      queues: binding.queues,
+      bullBoard: { readOnly: !options.boardWrite },
+    });
     const server = await startApiServer(app, { port: options.port, host: options.host });
     return {
       url: server.url,
@@ -97,14 +118,19 @@ export async function serveApi(config: AssayConfig, options: ApiCommandOptions, 
 function integerOption(name: string, min: number, max: number) {
   return (value: string): number => {
     const number = Number(value);
-    if (!Number.isInteger(number) || number < min || number > max) throw new ValidationError(`${name} must be a whole number from ${min} to ${max}, got "${value}"`, [{ path: name, message: 'out of range' }]);
+    if (!Number.isInteger(number) || number < min || number > max)
+      throw new ValidationError(`${name} must be a whole number from ${min} to ${max}, got "${value}"`, [
+        { path: name, message: 'out of range' },
+      ]);
     return number;
   };
 }
 
 function runnerOption(value: string): RunnerKind {
   if ((RUNNERS as readonly string[]).includes(value)) return value as RunnerKind;
-  throw new ValidationError(`--runner must be one of ${RUNNERS.join(', ')}, got "${value}"`, [{ path: '--runner', message: 'unknown runner' }]);
+  throw new ValidationError(`--runner must be one of ${RUNNERS.join(', ')}, got "${value}"`, [
+    { path: '--runner', message: 'unknown runner' },
+  ]);
 }
 
 export function register(program: Command): void {
@@ -114,7 +140,12 @@ export function register(program: Command): void {
     .option('--port <n>', 'port to listen on (0 = any free port)', integerOption('--port', 0, 65_535), 8080)
     .option('--host <address>', 'address to bind (0.0.0.0 to accept remote clients)', '127.0.0.1')
     .option('--runner <kind>', `where runs execute: ${RUNNERS.join(' | ')}`, runnerOption, 'local' as RunnerKind)
-    .option('--max-concurrent-runs <n>', 'local runner: runs executing at once (more wait, pending)', integerOption('--max-concurrent-runs', 1, 64), 2)
+    .option(
+      '--max-concurrent-runs <n>',
+      'local runner: runs executing at once (more wait, pending)',
+      integerOption('--max-concurrent-runs', 1, 64),
+      2,
+    )
     .option('--board-write', `let ${BULL_BOARD_PATH} retry and remove jobs (read-only by default)`)
     .addHelpText(
       'after',
@@ -124,7 +155,10 @@ export function register(program: Command): void {
       const config = cliConfig(command);
       const logger = cliLogger(config);
       const served = await serveApi(config, options, logger);
-      logger.info({ url: served.url, runner: options.runner }, `assay API listening on ${served.url} (OpenAPI at ${served.url}/openapi.json)`);
+      logger.info(
+        { url: served.url, runner: options.runner },
+        `assay API listening on ${served.url} (OpenAPI at ${served.url}/openapi.json)`,
+      );
       await new Promise<void>((resolve) => {
         const shutdown = (signal: NodeJS.Signals) => {
           logger.info({ signal }, 'shutting down');

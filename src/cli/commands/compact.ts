@@ -30,7 +30,9 @@ function readInput(input: string): string {
   try {
     return readFileSync(input === '-' ? 0 : input, 'utf8');
   } catch (error) {
-    throw new ValidationError(`cannot read ${input === '-' ? 'stdin' : input}: ${(error as Error).message}`, [{ path: 'input', message: 'a readable file or -' }]);
+    throw new ValidationError(`cannot read ${input === '-' ? 'stdin' : input}: ${(error as Error).message}`, [
+      { path: 'input', message: 'a readable file or -' },
+    ]);
   }
 }
 
@@ -40,7 +42,9 @@ export function parseResultJson(text: string, source: string): { columns: Result
   try {
     document = JSON.parse(text);
   } catch (error) {
-    throw new ValidationError(`${source} is not valid JSON (${(error as Error).message}); ${EXPECTED_INPUT}`, [{ path: '', message: 'not JSON' }]);
+    throw new ValidationError(`${source} is not valid JSON (${(error as Error).message}); ${EXPECTED_INPUT}`, [
+      { path: '', message: 'not JSON' },
+    ]);
   }
   if (Array.isArray(document)) {
     const rows = parseRows(document, source, '');
@@ -67,7 +71,10 @@ function parseRows(values: unknown[], source: string, path: string): Row[] {
     rows.push(row);
   });
   if (issues.length > 0) {
-    throw new ValidationError(`${source}: ${issues.length} row(s) are not objects (first at ${issues[0]?.path || 'top level'}); ${EXPECTED_INPUT}`, issues.slice(0, 20));
+    throw new ValidationError(
+      `${source}: ${issues.length} row(s) are not objects (first at ${issues[0]?.path || 'top level'}); ${EXPECTED_INPUT}`,
+      issues.slice(0, 20),
+    );
   }
   return rows;
 }

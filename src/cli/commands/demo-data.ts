@@ -39,11 +39,18 @@ function parseNumberOption(name: string, value: string | undefined, integer: boo
 export function formatDemoSummary(summary: DemoWarehouseSummary): string {
   const byRowsDescending = [...summary.tables].sort((left, right) => right.rows - left.rows || left.name.localeCompare(right.name));
   const listed = summary.tables.length > LISTED_TABLES_LIMIT ? byRowsDescending.slice(0, LISTED_TABLES_LIMIT) : summary.tables;
-  const lines = [renderTable(['table', 'rows'], listed.map((table) => [table.name, table.rows.toLocaleString('en-US')]))];
+  const lines = [
+    renderTable(
+      ['table', 'rows'],
+      listed.map((table) => [table.name, table.rows.toLocaleString('en-US')]),
+    ),
+  ];
   if (listed.length < summary.tables.length) {
     const rest = summary.tables.length - listed.length;
     const empty = summary.tables.filter((table) => table.rows === 0).length;
-    lines.push(`… and ${rest.toLocaleString('en-US')} more tables (${summary.tables.length.toLocaleString('en-US')} in all, ${empty.toLocaleString('en-US')} empty)`);
+    lines.push(
+      `… and ${rest.toLocaleString('en-US')} more tables (${summary.tables.length.toLocaleString('en-US')} in all, ${empty.toLocaleString('en-US')} empty)`,
+    );
   }
   const totalRows = summary.tables.reduce((sum, table) => sum + table.rows, 0);
   lines.push(`${summary.tables.length.toLocaleString('en-US')} tables, ${totalRows.toLocaleString('en-US')} rows → ${summary.path}`);

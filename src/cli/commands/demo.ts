@@ -20,12 +20,22 @@ export function register(program: Command): void {
       if (!existsSync(warehousePath)) {
         await mkdir(dirname(warehousePath), { recursive: true });
         const demo = await generateDemoWarehouse({ kind: 'ecommerce', out: warehousePath });
-        process.stderr.write(`created the demo warehouse ${demo.path} (${demo.tables.length} tables) in ${(demo.elapsedMs / 1000).toFixed(1)} s\n`);
+        process.stderr.write(
+          `created the demo warehouse ${demo.path} (${demo.tables.length} tables) in ${(demo.elapsedMs / 1000).toFixed(1)} s\n`,
+        );
       }
       const config = cliConfig(command, { warehouse: `duckdb:${warehousePath}` });
       const outcome = await runDiscovery(
         config,
-        { projectId: 'demo-ecommerce', projectName: 'Demo store', pack: 'ecommerce', maxSteps: options.maxSteps, minSteps: 0, outDir: options.out, ...(options.quiet ? { quiet: true } : {}) },
+        {
+          projectId: 'demo-ecommerce',
+          projectName: 'Demo store',
+          pack: 'ecommerce',
+          maxSteps: options.maxSteps,
+          minSteps: 0,
+          outDir: options.out,
+          ...(options.quiet ? { quiet: true } : {}),
+        },
         cliLogger(config),
       );
       printRunSummary(outcome);

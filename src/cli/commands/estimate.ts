@@ -18,7 +18,10 @@ interface EstimateCommandOptions {
 
 function positiveInteger(value: string, flag: string): number {
   const parsed = Number(value);
-  if (!Number.isInteger(parsed) || parsed < 1) throw new ValidationError(`${flag} must be a positive integer (got ${JSON.stringify(value)})`, [{ path: flag, message: 'a positive integer' }]);
+  if (!Number.isInteger(parsed) || parsed < 1)
+    throw new ValidationError(`${flag} must be a positive integer (got ${JSON.stringify(value)})`, [
+      { path: flag, message: 'a positive integer' },
+    ]);
   return parsed;
 }
 
@@ -27,8 +30,20 @@ function formatUsd(value: number): string {
 }
 
 function printEstimate(estimate: RunCostEstimate, pack: string, areas: number): void {
-  const rows = Object.entries(estimate.breakdown).map(([phase, cost]) => [phase, cost.calls, cost.input_tokens.toLocaleString('en-US'), cost.output_tokens.toLocaleString('en-US'), formatUsd(cost.cost_usd)]);
-  rows.push(['total', '', estimate.llm.input_tokens.toLocaleString('en-US'), estimate.llm.output_tokens.toLocaleString('en-US'), formatUsd(estimate.llm.cost_usd)]);
+  const rows = Object.entries(estimate.breakdown).map(([phase, cost]) => [
+    phase,
+    cost.calls,
+    cost.input_tokens.toLocaleString('en-US'),
+    cost.output_tokens.toLocaleString('en-US'),
+    formatUsd(cost.cost_usd),
+  ]);
+  rows.push([
+    'total',
+    '',
+    estimate.llm.input_tokens.toLocaleString('en-US'),
+    estimate.llm.output_tokens.toLocaleString('en-US'),
+    formatUsd(estimate.llm.cost_usd),
+  ]);
   process.stdout.write(`LLM cost estimate for ${estimate.llm.model}, pack "${pack}" (${areas} areas)\n`);
   process.stdout.write(`${renderTable(['phase', 'calls', 'input tokens', 'output tokens', 'cost'], rows)}\n`);
   process.stdout.write('assumptions:\n');
@@ -43,7 +58,11 @@ export function register(program: Command): void {
     .option('--max-steps <n>', 'exploration steps; default: the configured run.maxSteps')
     .option('--pack <slug>', 'domain pack whose prompts are measured', 'ecommerce')
     .option('--category <id>', 'pack category (adds its areas)')
-    .option('--catalog-tokens <n>', 'tokens of the Level-0 schema catalog (see the schema index of the project)', String(DEFAULT_CATALOG_TOKENS))
+    .option(
+      '--catalog-tokens <n>',
+      'tokens of the Level-0 schema catalog (see the schema index of the project)',
+      String(DEFAULT_CATALOG_TOKENS),
+    )
     .option('--json', 'print the estimate as JSON')
     .addHelpText(
       'after',
@@ -54,7 +73,9 @@ export function register(program: Command): void {
       const spec = options.llm ?? config.llm;
       const { entry, known } = lookupModel(spec, config.models);
       if (!known) {
-        process.stderr.write(`warning: model "${spec}" is not in the catalog; using a ${entry.contextWindow}-token window and ${entry.outputPricePerMTok > 0 ? 'the provider\'s highest prices' : 'zero prices'} (set config "models" to fix)\n`);
+        process.stderr.write(
+          `warning: model "${spec}" is not in the catalog; using a ${entry.contextWindow}-token window and ${entry.outputPricePerMTok > 0 ? "the provider's highest prices" : 'zero prices'} (set config "models" to fix)\n`,
+        );
       }
       const pack = loadPack(options.pack, { includeHidden: config.enableSystemTestPack });
       const areas = resolveAreas(pack, options.category);

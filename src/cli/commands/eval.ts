@@ -23,10 +23,14 @@ export function register(program: Command): void {
     .option('--min-recall <share>', 'exit with code 1 when recall is below this share (0-1)', (value) => Number(value))
     .action(async (options: { kind: string; maxSteps: number; json?: boolean; out?: string; minRecall?: number }, command: Command) => {
       if (options.minRecall !== undefined && !(options.minRecall >= 0 && options.minRecall <= 1)) {
-        throw new ValidationError(`--min-recall must be a share between 0 and 1, got "${String(options.minRecall)}"`, [{ path: 'min-recall', message: 'between 0 and 1' }]);
+        throw new ValidationError(`--min-recall must be a share between 0 and 1, got "${String(options.minRecall)}"`, [
+          { path: 'min-recall', message: 'between 0 and 1' },
+        ]);
       }
       if (!(EVAL_KINDS as readonly string[]).includes(options.kind)) {
-        throw new ValidationError(`--kind must be one of ${EVAL_KINDS.join(', ')}, got "${options.kind}"`, [{ path: 'kind', message: 'unknown kind' }]);
+        throw new ValidationError(`--kind must be one of ${EVAL_KINDS.join(', ')}, got "${options.kind}"`, [
+          { path: 'kind', message: 'unknown kind' },
+        ]);
       }
       const kind = options.kind as EvalKind;
       // an isolated data directory: no previous context or feedback from other runs may help or hurt
@@ -36,7 +40,15 @@ export function register(program: Command): void {
       const config = cliConfig(command, { dataDir: join(workDir, 'data'), warehouse: `duckdb:${demo.path}` });
       const outcome = await runDiscovery(
         config,
-        { projectId: `eval-${kind}`, projectName: `eval ${kind}`, pack: kind, maxSteps: options.maxSteps, minSteps: 0, outDir: options.out ?? join(workDir, 'output'), quiet: options.json === true },
+        {
+          projectId: `eval-${kind}`,
+          projectName: `eval ${kind}`,
+          pack: kind,
+          maxSteps: options.maxSteps,
+          minSteps: 0,
+          outDir: options.out ?? join(workDir, 'output'),
+          quiet: options.json === true,
+        },
         cliLogger(config),
       );
       const runtime = await composeRuntime(config, { logger: cliLogger(config) });
@@ -50,12 +62,46 @@ export function register(program: Command): void {
         return;
       }
       process.stdout.write(
-        `${renderTable(['pattern', 'area', 'found', 'claim recounted', 'insight', 'keywords matched'], score.patterns.map((match) => [match.pattern, match.area, match.found ? 'yes' : 'no', match.claim_checked ? 'yes' : 'no', match.insight_id ?? '', match.matched_keywords.join(', ')]))}\n`,
+        `${renderTable(
+          ['pattern', 'area', 'found', 'claim recounted', 'insight', 'keywords matched'],
+          score.patterns.map((match) => [
+            match.pattern,
+            match.area,
+            match.found ? 'yes' : 'no',
+            match.claim_checked ? 'yes' : 'no',
+            match.insight_id ?? '',
+            match.matched_keywords.join(', '),
+          ]),
+        )}\n`,
       );
       process.stdout.write(
         `${renderTable(
-          ['kind', 'planted', 'found', 'with recounted claim', 'recall', 'precision', 'insights', 'rejected', 'confirmed share', 'recommendations linked'],
-          [[score.kind, score.planted, score.found, score.found_with_checked_claim, score.recall, score.precision, score.insights, score.rejected, score.confirmed_share, score.recommendations_linked_share]],
+          [
+            'kind',
+            'planted',
+            'found',
+            'with recounted claim',
+            'recall',
+            'precision',
+            'insights',
+            'rejected',
+            'confirmed share',
+            'recommendations linked',
+          ],
+          [
+            [
+              score.kind,
+              score.planted,
+              score.found,
+              score.found_with_checked_claim,
+              score.recall,
+              score.precision,
+              score.insights,
+              score.rejected,
+              score.confirmed_share,
+              score.recommendations_linked_share,
+            ],
+          ],
         )}\n`,
       );
       if (belowThreshold) process.stderr.write(`recall ${score.recall} is below --min-recall ${options.minRecall}\n`);

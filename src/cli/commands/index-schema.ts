@@ -25,19 +25,26 @@ export function register(program: Command): void {
     .description("describe the warehouse, refresh the schema cache and build the project's schema index (Phase 0)")
     .option('-w, --warehouse <url>', 'warehouse URL (duckdb:file.duckdb, postgres://…); default: the configured warehouse')
     .option('-p, --project <id>', 'project id the cache and index belong to', 'default')
-    .option('--pack <slug>', "domain pack whose area keywords tag the tables (e.g. ecommerce)")
+    .option('--pack <slug>', 'domain pack whose area keywords tag the tables (e.g. ecommerce)')
     .option('--refresh', 'describe the warehouse again even when the schema cache is fresh')
     .option('--json', 'print the summary as JSON')
-    .addHelpText('after', '\nExamples:\n  assay index\n  assay index --warehouse duckdb:shop.duckdb --project shop --pack ecommerce --refresh')
+    .addHelpText(
+      'after',
+      '\nExamples:\n  assay index\n  assay index --warehouse duckdb:shop.duckdb --project shop --pack ecommerce --refresh',
+    )
     .action(async (options: IndexCommandOptions, command: Command) => {
       if (!PROJECT_ID.test(options.project)) {
-        throw new ValidationError(`--project "${options.project}": use letters, digits, _ and - (1-64)`, [{ path: 'project', message: 'letters, digits, _ and -' }]);
+        throw new ValidationError(`--project "${options.project}": use letters, digits, _ and - (1-64)`, [
+          { path: 'project', message: 'letters, digits, _ and -' },
+        ]);
       }
       const config = cliConfig(command);
       const logger = cliLogger(config);
       const url = options.warehouse ?? config.warehouse;
       const files = url === config.warehouse ? config.warehouseFiles : {};
-      const areaKeywords = options.pack ? [...new Set(loadPack(options.pack, { includeHidden: config.enableSystemTestPack }).areas.flatMap((area) => area.keywords))] : [];
+      const areaKeywords = options.pack
+        ? [...new Set(loadPack(options.pack, { includeHidden: config.enableSystemTestPack }).areas.flatMap((area) => area.keywords))]
+        : [];
       const embedder = createEmbedder(config.embedder, config);
       const vectorIndex = createVectorIndex(config.vectorIndex, { dataDir: config.dataDir });
       const store = await openRunStore(config.store, { dataDir: config.dataDir });

@@ -20,16 +20,20 @@ const BRAINS = ['analyst', 'echo'] as const;
 
 function brainFor(name: string): SimulatorBrain {
   if (name === 'echo') return echoBrain;
-  if (name !== 'analyst') throw new ValidationError(`--brain must be one of ${BRAINS.join(', ')}, got "${name}"`, [{ path: 'brain', message: 'unknown brain' }]);
+  if (name !== 'analyst')
+    throw new ValidationError(`--brain must be one of ${BRAINS.join(', ')}, got "${name}"`, [{ path: 'brain', message: 'unknown brain' }]);
   const analyst = createOfflineAnalyst();
-  return (call) => analyst({ ...(call.system ? { system: call.system } : {}), messages: call.messages, maxOutputTokens: call.maxOutputTokens });
+  return (call) =>
+    analyst({ ...(call.system ? { system: call.system } : {}), messages: call.messages, maxOutputTokens: call.maxOutputTokens });
 }
 
 function wholeNumber(flag: string, value: string | undefined, minimum: number): number | undefined {
   if (value === undefined) return undefined;
   const parsed = Number(value);
   if (!Number.isInteger(parsed) || parsed < minimum) {
-    throw new ValidationError(`--${flag} must be a whole number ≥ ${minimum}, got "${value}"`, [{ path: flag, message: `expected an integer ≥ ${minimum}` }]);
+    throw new ValidationError(`--${flag} must be a whole number ≥ ${minimum}, got "${value}"`, [
+      { path: flag, message: `expected an integer ≥ ${minimum}` },
+    ]);
   }
   return parsed;
 }
@@ -38,7 +42,9 @@ function seconds(flag: string, value: string | undefined): number | undefined {
   if (value === undefined) return undefined;
   const parsed = Number(value);
   if (!Number.isFinite(parsed) || parsed < 0) {
-    throw new ValidationError(`--${flag} must be a number of seconds ≥ 0, got "${value}"`, [{ path: flag, message: 'expected seconds ≥ 0' }]);
+    throw new ValidationError(`--${flag} must be a number of seconds ≥ 0, got "${value}"`, [
+      { path: flag, message: 'expected seconds ≥ 0' },
+    ]);
   }
   return parsed;
 }
@@ -49,7 +55,10 @@ export function register(program: Command): void {
     .description('Serve a local LLM simulator speaking the Anthropic, OpenAI and Bedrock (HTTP/1.1 and h2c) APIs on one port')
     .option('--port <port>', 'port to listen on (0 = any free port)', '0')
     .option('--host <host>', 'interface to bind', '127.0.0.1')
-    .option('--context-window <tokens>', 'refuse prompts over this many estimated tokens with the API\'s "prompt too long" error (default 200000)')
+    .option(
+      '--context-window <tokens>',
+      'refuse prompts over this many estimated tokens with the API\'s "prompt too long" error (default 200000)',
+    )
     .option('--rate-limit-every <k>', 'answer every k-th completion with 429 and a retry-after cool-down')
     .option('--retry-after <seconds>', 'cool-down sent as retry-after (default 1)')
     .option('--latency-ms <ms>', 'delay before every completion answer')

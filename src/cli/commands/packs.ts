@@ -52,7 +52,10 @@ export function register(program: Command): void {
     .option('--all', 'include hidden packs (system-test); also enabled by ASSAY_ENABLE_SYSTEM_TEST=true')
     .option('--json', 'print JSON instead of a table')
     .option('--dir <path>', 'read packs from this directory instead of the shipped domain-packs/')
-    .addHelpText('after', '\nEvery pack is validated while loading; a broken pack fails with one line naming the pack, file and field.\n\nExamples:\n  assay packs list\n  assay packs list --all --json')
+    .addHelpText(
+      'after',
+      '\nEvery pack is validated while loading; a broken pack fails with one line naming the pack, file and field.\n\nExamples:\n  assay packs list\n  assay packs list --all --json',
+    )
     .action((options: { all?: boolean; json?: boolean; dir?: string }, command: Command) => {
       const config = cliConfig(command);
       const includeHidden = options.all === true || config.enableSystemTestPack;

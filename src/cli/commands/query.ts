@@ -14,7 +14,9 @@ function parseMaxRows(value: string | undefined): number | undefined {
   if (value === undefined) return undefined;
   const parsed = Number(value);
   if (!Number.isInteger(parsed) || parsed < 1) {
-    throw new ValidationError(`--max-rows must be a positive integer (got ${JSON.stringify(value)})`, [{ path: 'max-rows', message: 'a positive integer' }]);
+    throw new ValidationError(`--max-rows must be a positive integer (got ${JSON.stringify(value)})`, [
+      { path: 'max-rows', message: 'a positive integer' },
+    ]);
   }
   return parsed;
 }
@@ -55,7 +57,12 @@ export function register(program: Command): void {
           return;
         }
         const head = result.columns.map((column) => column.name);
-        process.stdout.write(`${renderTable(head, result.rows.map((row) => head.map((name) => row[name])))}\n${summaryLine(result)}\n`);
+        process.stdout.write(
+          `${renderTable(
+            head,
+            result.rows.map((row) => head.map((name) => row[name])),
+          )}\n${summaryLine(result)}\n`,
+        );
       } finally {
         await warehouse.close();
       }

@@ -7,7 +7,8 @@ import { printRunSummary } from '../run-summary.js';
 function positiveInt(name: string) {
   return (value: string): number => {
     const number = Number(value);
-    if (!Number.isInteger(number) || number < 0) throw new ValidationError(`${name} must be a whole number ≥ 0, got "${value}"`, [{ path: name, message: 'not a whole number' }]);
+    if (!Number.isInteger(number) || number < 0)
+      throw new ValidationError(`${name} must be a whole number ≥ 0, got "${value}"`, [{ path: name, message: 'not a whole number' }]);
     return number;
   };
 }
@@ -25,30 +26,50 @@ export function register(program: Command): void {
     .option('--project <id>', 'project id (runs of one project share previous context and feedback)')
     .option('--out <dir>', 'output directory', 'assay-output')
     .option('--quiet', 'no progress output')
-    .action(async (options: { pack: string; warehouse?: string; llm?: string; maxSteps?: number; minSteps?: number; areas?: string; project?: string; out: string; quiet?: boolean }, command: Command) => {
-      const overrides: Record<string, unknown> = {};
-      if (options.warehouse) overrides.warehouse = options.warehouse;
-      if (options.llm) overrides.llm = options.llm;
-      const config = cliConfig(command, overrides);
-      const { pack, category } = parsePackArgument(options.pack);
-      const areas = options.areas ? options.areas.split(',').map((area) => area.trim()).filter(Boolean) : [];
-      const outcome = await runDiscovery(
-        config,
-        {
-          projectId: options.project ?? `${pack}-project`,
-          projectName: options.project ?? pack,
-          pack,
-          category,
-          maxSteps: options.maxSteps ?? config.run.maxSteps,
-          minSteps: options.minSteps ?? config.run.minSteps,
-          areas,
-          outDir: options.out,
-          ...(options.quiet ? { quiet: true } : {}),
+    .action(
+      async (
+        options: {
+          pack: string;
+          warehouse?: string;
+          llm?: string;
+          maxSteps?: number;
+          minSteps?: number;
+          areas?: string;
+          project?: string;
+          out: string;
+          quiet?: boolean;
         },
-        cliLogger(config),
-      );
-      printRunSummary(outcome);
-      process.stdout.write(`\nreport: ${outcome.reportPath}\n`);
-      if (outcome.run.status === 'failed') process.exitCode = 1;
-    });
+        command: Command,
+      ) => {
+        const overrides: Record<string, unknown> = {};
+        if (options.warehouse) overrides.warehouse = options.warehouse;
+        if (options.llm) overrides.llm = options.llm;
+        const config = cliConfig(command, overrides);
+        const { pack, category } = parsePackArgument(options.pack);
+        const areas = options.areas
+          ? options.areas
+              .split(',')
+              .map((area) => area.trim())
+              .filter(Boolean)
+          : [];
+        const outcome = await runDiscovery(
+          config,
+          {
+            projectId: options.project ?? `${pack}-project`,
+            projectName: options.project ?? pack,
+            pack,
+            category,
+            maxSteps: options.maxSteps ?? config.run.maxSteps,
+            minSteps: options.minSteps ?? config.run.minSteps,
+            areas,
+            outDir: options.out,
+            ...(options.quiet ? { quiet: true } : {}),
+          },
+          cliLogger(config),
+        );
+        printRunSummary(outcome);
+        process.stdout.write(`\nreport: ${outcome.reportPath}\n`);
+        if (outcome.run.status === 'failed') process.exitCode = 1;
+      },
+    );
 }

@@ -19,11 +19,24 @@ export const COMPACT_CACHE_TTL_MS = 30 * 24 * 60 * 60 * 1000;
 export const COMPACT_CACHE_NAMESPACE = 'compact';
 
 export function contentHash(content: string, strategy: string, level: number): string {
-  return createHash('sha256').update(content).update('\u0000').update(strategy).update('\u0000').update(String(level)).digest('hex').slice(0, CACHE_KEY_HASH_CHARS);
+  return createHash('sha256')
+    .update(content)
+    .update('\u0000')
+    .update(strategy)
+    .update('\u0000')
+    .update(String(level))
+    .digest('hex')
+    .slice(0, CACHE_KEY_HASH_CHARS);
 }
 
 /** `source` names where the content came from (e.g. the project's warehouse hash); no `:` allowed in it. */
-export function compactCacheKey(input: { source: string; strategy: string; strategyVersion: number; level: number; content: string }): string {
+export function compactCacheKey(input: {
+  source: string;
+  strategy: string;
+  strategyVersion: number;
+  level: number;
+  content: string;
+}): string {
   const source = input.source.replace(/:/g, '_');
   return `compact:${source}:v${input.strategyVersion}:${input.strategy}:${contentHash(input.content, input.strategy, input.level)}`;
 }

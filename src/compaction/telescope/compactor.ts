@@ -17,7 +17,12 @@ export interface CompactionCache {
 }
 
 /** A model call for an LLM strategy: the rendered prompt in, the text out (the caller budgets and records it). */
-export type Summarizer = (request: { strategy: CompactionStrategy; prompt: string; maxOutputTokens: number; signal?: AbortSignal }) => Promise<string>;
+export type Summarizer = (request: {
+  strategy: CompactionStrategy;
+  prompt: string;
+  maxOutputTokens: number;
+  signal?: AbortSignal;
+}) => Promise<string>;
 
 export interface StrategyStats {
   input_tokens: number;
@@ -97,7 +102,13 @@ export function createCompactor(options: {
       const strategy = options.registry.get(request.strategy);
       if (!strategy.levels.includes(request.level)) throw new Error(`strategy ${strategy.name} does not compact level ${request.level}`);
       if (!available(request.strategy)) return null;
-      const key = compactCacheKey({ source: options.source, strategy: strategy.name, strategyVersion: strategy.version, level: request.level, content: request.content });
+      const key = compactCacheKey({
+        source: options.source,
+        strategy: strategy.name,
+        strategyVersion: strategy.version,
+        level: request.level,
+        content: request.content,
+      });
       const entry = statsFor(strategy.name);
       entry.input_tokens += estimateTokens(request.content, options.family);
       const hit = await options.cache.cacheGet(COMPACT_CACHE_NAMESPACE, key);
@@ -115,12 +126,14 @@ export function createCompactor(options: {
         } else {
           const summarize = options.summarizers[strategy.tier] as Summarizer;
           entry.llm_calls += 1;
-          text = (await summarize({
-            strategy,
-            prompt: renderStrategyPrompt(strategy, request.kind, request.content),
-            maxOutputTokens: strategy.max_output_tokens ?? 300,
-            ...(request.signal ? { signal: request.signal } : {}),
-          })).trim();
+          text = (
+            await summarize({
+              strategy,
+              prompt: renderStrategyPrompt(strategy, request.kind, request.content),
+              maxOutputTokens: strategy.max_output_tokens ?? 300,
+              ...(request.signal ? { signal: request.signal } : {}),
+            })
+          ).trim();
         }
         text = clipText(text, strategy.max_output_chars, Math.max(0, strategy.max_output_chars - 24));
         await options.cache.cachePut(COMPACT_CACHE_NAMESPACE, key, text, { ttlMs: options.ttlMs ?? COMPACT_CACHE_TTL_MS });
@@ -130,7 +143,9 @@ export function createCompactor(options: {
       return { text, key, cached };
     },
     stats() {
-      return Object.fromEntries([...stats.entries()].sort(([left], [right]) => left.localeCompare(right)).map(([name, value]) => [name, { ...value }]));
+      return Object.fromEntries(
+        [...stats.entries()].sort(([left], [right]) => left.localeCompare(right)).map(([name, value]) => [name, { ...value }]),
+      );
     },
   };
 }

@@ -90,7 +90,13 @@ export interface ExpansionResult {
 }
 
 /** The level below the requested nodes, within `budgetTokens`. */
-export function expand(tree: TelescopeTree, ids: readonly string[], budgetTokens: number, family: TokenFamily, state: DrillDownState): ExpansionResult {
+export function expand(
+  tree: TelescopeTree,
+  ids: readonly string[],
+  budgetTokens: number,
+  family: TokenFamily,
+  state: DrillDownState,
+): ExpansionResult {
   state.expansions += 1;
   const result: ExpansionResult = { text: '', shown: [], refused: [] };
   const parts: string[] = [];
@@ -128,7 +134,9 @@ export function expand(tree: TelescopeTree, ids: readonly string[], budgetTokens
     used += tokens;
   }
   const notes = result.refused.map((refusal) => `${refusal.id}: ${refusal.reason.replace(/_/g, ' ')}`);
-  result.text = [parts.join('\n\n') || '(nothing new to show)', ...(notes.length > 0 ? [`not shown — ${notes.join('; ')}`] : [])].join('\n\n');
+  result.text = [parts.join('\n\n') || '(nothing new to show)', ...(notes.length > 0 ? [`not shown — ${notes.join('; ')}`] : [])].join(
+    '\n\n',
+  );
   return result;
 }
 

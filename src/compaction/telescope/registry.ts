@@ -46,15 +46,19 @@ export function parseStrategyRegistry(document: unknown, source = 'src/compactio
   const parsed = registrySchema.safeParse(document);
   if (!parsed.success) {
     const issue = parsed.error.issues[0];
-    throw new ConfigError(`compaction strategy registry ${source}: ${issue ? `${issue.path.join('.') || '(root)'}: ${issue.message}` : 'invalid'}`);
+    throw new ConfigError(
+      `compaction strategy registry ${source}: ${issue ? `${issue.path.join('.') || '(root)'}: ${issue.message}` : 'invalid'}`,
+    );
   }
   const byName = new Map<string, CompactionStrategy>();
   for (const strategy of parsed.data.strategies) {
-    if (byName.has(strategy.name)) throw new ConfigError(`compaction strategy registry ${source}: strategy "${strategy.name}" is defined twice`);
+    if (byName.has(strategy.name))
+      throw new ConfigError(`compaction strategy registry ${source}: strategy "${strategy.name}" is defined twice`);
     byName.set(strategy.name, strategy);
   }
   for (const name of REQUIRED_STRATEGIES) {
-    if (!byName.has(name)) throw new ConfigError(`compaction strategy registry ${source}: strategy "${name}" is missing (the telescope tree uses it)`);
+    if (!byName.has(name))
+      throw new ConfigError(`compaction strategy registry ${source}: strategy "${name}" is missing (the telescope tree uses it)`);
   }
   return {
     get: (name) => byName.get(name) as CompactionStrategy,

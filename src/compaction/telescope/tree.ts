@@ -101,14 +101,41 @@ export async function buildTelescopeTree(input: {
 
   for (const step of input.steps.filter(isAbstracted)) {
     const raw = JSON.stringify({ step: step.step, sql: executedSql(step), columns: step.columns ?? [], rows: step.rows ?? [] });
-    const l0 = add({ id: nodeId(0, raw), level: 0, kind: 'raw', title: `step ${step.step} raw rows`, text: raw, headline: `raw rows of step ${step.step}`, children: [], step: step.step });
+    const l0 = add({
+      id: nodeId(0, raw),
+      level: 0,
+      kind: 'raw',
+      title: `step ${step.step} raw rows`,
+      text: raw,
+      headline: `raw rows of step ${step.step}`,
+      children: [],
+      step: step.step,
+    });
     counts.l0 += 1;
 
     const digestSource = renderStepDigest(step);
-    const digest = await compactor.compact({ strategy: 'result_digest', level: 1, kind: 'one query result', content: digestSource, produce: () => digestSource });
-    const signatureText = await compactor.compact({ strategy: 'schema_signature', level: 1, kind: 'one query', content: `${executedSql(step)}\n${JSON.stringify(step.columns ?? [])}`, produce: () => signature(step) });
+    const digest = await compactor.compact({
+      strategy: 'result_digest',
+      level: 1,
+      kind: 'one query result',
+      content: digestSource,
+      produce: () => digestSource,
+    });
+    const signatureText = await compactor.compact({
+      strategy: 'schema_signature',
+      level: 1,
+      kind: 'one query',
+      content: `${executedSql(step)}\n${JSON.stringify(step.columns ?? [])}`,
+      produce: () => signature(step),
+    });
     const narrative = compactor.available('narrative_summary')
-      ? await compactor.compact({ strategy: 'narrative_summary', level: 1, kind: `the result of "${step.query_purpose}"`, content: digestSource, ...(input.signal ? { signal: input.signal } : {}) })
+      ? await compactor.compact({
+          strategy: 'narrative_summary',
+          level: 1,
+          kind: `the result of "${step.query_purpose}"`,
+          content: digestSource,
+          ...(input.signal ? { signal: input.signal } : {}),
+        })
       : null;
     const body = [digest?.text ?? digestSource, ...(narrative ? [`narrative: ${narrative.text}`] : [])].join('\n');
     const headline = `step ${step.step} (${step.row_count ?? 0} rows): ${step.query_purpose || 'no purpose given'} | ${signatureText?.text ?? signature(step)}${narrative ? ` | ${narrative.text}` : ''}`;
@@ -125,10 +152,24 @@ export async function buildTelescopeTree(input: {
     const lines = children.map((child) => `[${child}] ${nodes.get(child)?.headline ?? ''}`);
     const listing = lines.join('\n');
     const narrative = compactor.available('narrative_summary')
-      ? await compactor.compact({ strategy: 'narrative_summary', level: 2, kind: `a group of query results (${title})`, content: listing, ...(input.signal ? { signal: input.signal } : {}) })
+      ? await compactor.compact({
+          strategy: 'narrative_summary',
+          level: 2,
+          kind: `a group of query results (${title})`,
+          content: listing,
+          ...(input.signal ? { signal: input.signal } : {}),
+        })
       : null;
     const text = `${title}\n${narrative ? `summary: ${narrative.text}\n` : ''}${listing}`;
-    const node = add({ id: nodeId(2, `${kind}\n${text}`), level: 2, kind, title, text, headline: `${title}: ${children.length} steps`, children });
+    const node = add({
+      id: nodeId(2, `${kind}\n${text}`),
+      level: 2,
+      kind,
+      title,
+      text,
+      headline: `${title}: ${children.length} steps`,
+      children,
+    });
     counts.l2 += 1;
     groups.push(node);
     return node;
@@ -141,14 +182,23 @@ export async function buildTelescopeTree(input: {
   }
   const byFamily = new Map<string, number[]>();
   for (const step of input.steps.filter(isAbstracted)) {
-    for (const family of new Set(tablesRead(executedSql(step)).map(tableFamily))) byFamily.set(family, [...(byFamily.get(family) ?? []), step.step]);
+    for (const family of new Set(tablesRead(executedSql(step)).map(tableFamily)))
+      byFamily.set(family, [...(byFamily.get(family) ?? []), step.step]);
   }
   for (const [familyName, steps] of [...byFamily.entries()].sort(([left], [right]) => left.localeCompare(right))) {
     await addGroup('table_family', `tables ${familyName}*`, steps);
   }
 
   const indexText = groups.length === 0 ? '(no query results yet)' : groups.map((group) => `[${group.id}] ${group.headline}`).join('\n');
-  const index = add({ id: nodeId(3, indexText), level: 3, kind: 'index', title: 'run index', text: indexText, headline: `run index: ${groups.length} groups`, children: groups.map((group) => group.id) });
+  const index = add({
+    id: nodeId(3, indexText),
+    level: 3,
+    kind: 'index',
+    title: 'run index',
+    text: indexText,
+    headline: `run index: ${groups.length} groups`,
+    children: groups.map((group) => group.id),
+  });
   counts.ln = 1;
   return { nodes, index, areaGroups, stepNodes, counts };
 }

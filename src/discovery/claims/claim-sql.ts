@@ -28,14 +28,18 @@ class ClaimShapeError extends Error {}
 
 function resolveTable(name: string, tables: readonly TableSchema[]): TableSchema {
   const wanted = name.replace(/"/g, '').toLowerCase();
-  const table = tables.find((candidate) => candidate.qualified.toLowerCase() === wanted) ?? tables.find((candidate) => candidate.name.toLowerCase() === wanted);
+  const table =
+    tables.find((candidate) => candidate.qualified.toLowerCase() === wanted) ??
+    tables.find((candidate) => candidate.name.toLowerCase() === wanted);
   if (!table) throw new ClaimShapeError(`table "${name}" is not in the warehouse schema`);
   return table;
 }
 
 function column(table: TableSchema, name: string | undefined, role: string): string {
   if (name === undefined) throw new ClaimShapeError(`the metric needs a ${role}`);
-  const found = table.columns.find((candidate) => candidate.name === name) ?? table.columns.find((candidate) => candidate.name.toLowerCase() === name.toLowerCase());
+  const found =
+    table.columns.find((candidate) => candidate.name === name) ??
+    table.columns.find((candidate) => candidate.name.toLowerCase() === name.toLowerCase());
   if (!found) throw new ClaimShapeError(`column "${name}" is not in ${table.qualified}`);
   return quoteIdentifier(found.name);
 }
@@ -98,7 +102,11 @@ export function buildClaimSql(claim: Claim, tables: readonly TableSchema[]): Cla
     const table = resolveTable(claim.metric.table, tables);
     const segment = `(${group(table, claim.segment)})`;
     const comparison =
-      claim.comparison.kind === 'all' ? 'TRUE' : claim.comparison.kind === 'rest' ? `(${segment} IS NOT TRUE)` : `(${group(table, claim.comparison.group)})`;
+      claim.comparison.kind === 'all'
+        ? 'TRUE'
+        : claim.comparison.kind === 'rest'
+          ? `(${segment} IS NOT TRUE)`
+          : `(${group(table, claim.comparison.group)})`;
     const filters = claim.metric.filters.map((item) => condition(table, item));
     const from = `${quoteIdentifier(table.schema)}.${quoteIdentifier(table.name)}`;
     const sql = [

@@ -29,16 +29,33 @@ function show(value: number): string {
 export function judgeClaim(claim: Claim, recount: ClaimRecount): ClaimVerdict {
   const label = claim.metric.label || claim.metric.kind;
   if (recount.segmentRows === 0 || recount.segmentValue === null) {
-    return { status: 'rejected', directionHolds: false, relativeError: null, reasoning: `the segment ${claim.segment.column} = ${String(claim.segment.value)} has no rows to measure` };
+    return {
+      status: 'rejected',
+      directionHolds: false,
+      relativeError: null,
+      reasoning: `the segment ${claim.segment.column} = ${String(claim.segment.value)} has no rows to measure`,
+    };
   }
   if (recount.comparisonValue === null) {
-    return { status: 'rejected', directionHolds: false, relativeError: null, reasoning: `the comparison side has no rows to measure ${label} on` };
+    return {
+      status: 'rejected',
+      directionHolds: false,
+      relativeError: null,
+      reasoning: `the comparison side has no rows to measure ${label} on`,
+    };
   }
   const gap = recount.segmentValue - recount.comparisonValue;
   const directionHolds = claim.direction === 'higher' ? gap > EQUAL_WITHIN : gap < -EQUAL_WITHIN;
   const relativeError = Math.abs(recount.segmentValue - claim.value) / Math.max(Math.abs(claim.value), EQUAL_WITHIN);
   const measured = `${label}: ${show(recount.segmentValue)} for the segment vs ${show(recount.comparisonValue)} (claimed ${show(claim.value)} vs ${show(claim.comparison_value)})`;
-  if (!directionHolds) return { status: 'rejected', directionHolds, relativeError, reasoning: `the segment is not ${claim.direction} — ${measured}` };
-  if (relativeError <= VERIFICATION_TOLERANCE) return { status: 'confirmed', directionHolds, relativeError, reasoning: `recounted both sides; direction holds and the value is within ${VERIFICATION_TOLERANCE * 100}% — ${measured}` };
+  if (!directionHolds)
+    return { status: 'rejected', directionHolds, relativeError, reasoning: `the segment is not ${claim.direction} — ${measured}` };
+  if (relativeError <= VERIFICATION_TOLERANCE)
+    return {
+      status: 'confirmed',
+      directionHolds,
+      relativeError,
+      reasoning: `recounted both sides; direction holds and the value is within ${VERIFICATION_TOLERANCE * 100}% — ${measured}`,
+    };
   return { status: 'adjusted', directionHolds, relativeError, reasoning: `direction holds with another magnitude — ${measured}` };
 }

@@ -21,9 +21,11 @@ export type StageError =
   | { kind: 'final'; reason: string };
 
 export function classifyStageError(error: unknown): StageError {
-  if (error instanceof CancelledError || (error instanceof LlmError && error.kind === 'aborted')) return { kind: 'cancelled', reason: (error as Error).message };
+  if (error instanceof CancelledError || (error instanceof LlmError && error.kind === 'aborted'))
+    return { kind: 'cancelled', reason: (error as Error).message };
   if (error instanceof LlmError) {
-    if (error.kind === 'rate_limit') return { kind: 'rate_limited', retryAfterMs: error.info.retryAfterMs ?? DEFAULT_RATE_LIMIT_PAUSE_MS, reason: describeError(error) };
+    if (error.kind === 'rate_limit')
+      return { kind: 'rate_limited', retryAfterMs: error.info.retryAfterMs ?? DEFAULT_RATE_LIMIT_PAUSE_MS, reason: describeError(error) };
     return error.info.isRetryable ? { kind: 'retryable', reason: describeError(error) } : { kind: 'final', reason: describeError(error) };
   }
   if (error instanceof AssayError && PERMANENT_CODES.has(error.code)) return { kind: 'final', reason: `${error.code}: ${error.message}` };

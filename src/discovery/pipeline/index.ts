@@ -1,5 +1,29 @@
 /** The run pipeline both drivers share: the state machine, the run-document reconcilers and the error policy. */
-export { DEFAULT_RATE_LIMIT_PAUSE_MS, MAX_RATE_LIMIT_WAITS, STAGE_RETRY, classifyStageError, rethrowUnlessFinal, type PipelineWork, type RetryBudget, type StageError } from './error-policy.js';
-export { ANALYSIS_PROGRESS, enterAnalysis, failRecommendations, failUnsettledAreas, failVerification, stopExplorationAt } from './run-rules.js';
-export { PIPELINE_START, nextStage, type PipelineCommand, type PipelineStage, type PipelineState, type StageResult, type Transition } from './state-machine.js';
+export {
+  DEFAULT_RATE_LIMIT_PAUSE_MS,
+  MAX_RATE_LIMIT_WAITS,
+  STAGE_RETRY,
+  classifyStageError,
+  rethrowUnlessFinal,
+  type PipelineWork,
+  type RetryBudget,
+  type StageError,
+} from './error-policy.js';
+export {
+  ANALYSIS_PROGRESS,
+  enterAnalysis,
+  failRecommendations,
+  failUnsettledAreas,
+  failVerification,
+  stopExplorationAt,
+} from './run-rules.js';
+export {
+  PIPELINE_START,
+  nextStage,
+  type PipelineCommand,
+  type PipelineStage,
+  type PipelineState,
+  type StageResult,
+  type Transition,
+} from './state-machine.js';
 export { MAX_RUN_RECOVERIES, STUCK_RUN_GRACE_MS, judgeRun, type CoordinatorState, type StuckRunVerdict } from './stuck-runs.js';

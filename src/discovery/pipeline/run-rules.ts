@@ -22,7 +22,11 @@ export function failUnsettledAreas(run: Run, failureByArea: ReadonlyMap<string, 
     areas: run.areas.map((area) =>
       SETTLED_AREA.has(area.status)
         ? area
-        : { ...area, status: 'failed', error: `analysis failed: ${failureByArea.get(area.area_id) ?? 'it settled without recording an outcome'}` },
+        : {
+            ...area,
+            status: 'failed',
+            error: `analysis failed: ${failureByArea.get(area.area_id) ?? 'it settled without recording an outcome'}`,
+          },
     ),
   };
 }
@@ -44,7 +48,15 @@ export function failVerification(run: Run, insightId: string, reason: string, at
           ? insight
           : {
               ...insight,
-              validation: { status: 'error', verified_count: null, original_count: insight.affected_count, query: '', reasoning: `verification failed: ${reason}`, validated_at: at.toISOString(), lookups_used: 0 },
+              validation: {
+                status: 'error',
+                verified_count: null,
+                original_count: insight.affected_count,
+                query: '',
+                reasoning: `verification failed: ${reason}`,
+                validated_at: at.toISOString(),
+                lookups_used: 0,
+              },
             },
       ),
     })),

@@ -51,7 +51,8 @@ function toAnalysis(update?: (run: Run) => Run): Transition {
 export function nextStage(result: StageResult, maxSteps: number): Transition {
   switch (result.stage) {
     case 'prepare':
-      if (result.failure !== undefined) return { state: { stage: 'finalize', step: 0 }, command: { do: 'finalize', fatalError: `prepare failed: ${result.failure}` } };
+      if (result.failure !== undefined)
+        return { state: { stage: 'finalize', step: 0 }, command: { do: 'finalize', fatalError: `prepare failed: ${result.failure}` } };
       return maxSteps >= 1 ? { state: { stage: 'explore', step: 1 }, command: { do: 'explore', step: 1 } } : toAnalysis();
     case 'explore': {
       if (result.failure !== undefined) {
@@ -62,10 +63,18 @@ export function nextStage(result: StageResult, maxSteps: number): Transition {
       return { state: { stage: 'explore', step: result.step + 1 }, command: { do: 'explore', step: result.step + 1 } };
     }
     case 'analyze':
-      return { state: { stage: 'recommend', step: 0 }, command: { do: 'recommend' }, update: (run) => failUnsettledAreas(run, result.failures) };
+      return {
+        state: { stage: 'recommend', step: 0 },
+        command: { do: 'recommend' },
+        update: (run) => failUnsettledAreas(run, result.failures),
+      };
     case 'recommend': {
       const reason = result.failure;
-      return { state: { stage: 'finalize', step: 0 }, command: { do: 'finalize' }, ...(reason !== undefined ? { update: (run: Run) => failRecommendations(run, reason) } : {}) };
+      return {
+        state: { stage: 'finalize', step: 0 },
+        command: { do: 'finalize' },
+        ...(reason !== undefined ? { update: (run: Run) => failRecommendations(run, reason) } : {}),
+      };
     }
   }
 }

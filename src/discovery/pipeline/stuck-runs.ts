@@ -10,7 +10,16 @@ export const STUCK_RUN_GRACE_MS = 60_000;
 export const MAX_RUN_RECOVERIES = 3;
 
 /** BullMQ's job states, plus `missing` when Redis no longer has the job (data lost, job removed). */
-export type CoordinatorState = 'active' | 'waiting' | 'waiting-children' | 'delayed' | 'prioritized' | 'completed' | 'failed' | 'missing' | 'unknown';
+export type CoordinatorState =
+  | 'active'
+  | 'waiting'
+  | 'waiting-children'
+  | 'delayed'
+  | 'prioritized'
+  | 'completed'
+  | 'failed'
+  | 'missing'
+  | 'unknown';
 
 export type StuckRunVerdict = { action: 'leave' } | { action: 'requeue'; reason: string } | { action: 'fail'; reason: string };
 
@@ -36,6 +45,7 @@ export function judgeRun(
     default:
       return { action: 'leave' };
   }
-  if (run.recoveries >= MAX_RUN_RECOVERIES) return { action: 'fail', reason: `the run could not be recovered after ${run.recoveries} attempts: ${reason}` };
+  if (run.recoveries >= MAX_RUN_RECOVERIES)
+    return { action: 'fail', reason: `the run could not be recovered after ${run.recoveries} attempts: ${reason}` };
   return { action: 'requeue', reason };
 }

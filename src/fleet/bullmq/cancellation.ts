@@ -12,7 +12,12 @@ export async function publishCancellation(connection: Redis, prefix: string, run
 }
 
 /** Calls `onCancel(runId)` for every cancellation published under `prefix`. Resolves once subscribed. */
-export async function subscribeToCancellations(subscriber: Redis, prefix: string, onCancel: (runId: string) => void, logger: Logger): Promise<void> {
+export async function subscribeToCancellations(
+  subscriber: Redis,
+  prefix: string,
+  onCancel: (runId: string) => void,
+  logger: Logger,
+): Promise<void> {
   const channel = cancelChannel(prefix);
   subscriber.on('message', (received: string, message: string) => {
     if (received !== channel) return;

@@ -15,7 +15,12 @@ export type ChildAdd = 'added' | 'exists' | 'failed_before';
  * failed job under a parent puts it back among the parent's pending dependencies, where it would
  * never settle and the parent would wait forever.
  */
-export async function addChild<Payload>(queues: QueueSet, contract: QueueContract<QueueName, Payload, unknown>, payload: Payload, parent: Job): Promise<ChildAdd> {
+export async function addChild<Payload>(
+  queues: QueueSet,
+  contract: QueueContract<QueueName, Payload, unknown>,
+  payload: Payload,
+  parent: Job,
+): Promise<ChildAdd> {
   const queue = queues.queue(contract.name);
   const jobId = contract.jobId(payload);
   const existing = await queue.getJob(jobId);

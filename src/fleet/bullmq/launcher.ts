@@ -61,7 +61,9 @@ export function createBullmqLauncher(options: BullmqLauncherOptions): RunLaunche
     },
     async cancel(runId) {
       const run = await options.store.updateRun(runId, (current) =>
-        current.status === 'pending' || current.status === 'running' ? { ...current, status: 'cancelled', error: current.error ?? 'cancelled' } : current,
+        current.status === 'pending' || current.status === 'running'
+          ? { ...current, status: 'cancelled', error: current.error ?? 'cancelled' }
+          : current,
       );
       if (run.status !== 'cancelled') {
         logger.info({ runId, status: run.status }, 'run already finished: nothing to cancel');

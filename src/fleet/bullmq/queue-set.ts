@@ -26,7 +26,11 @@ export function createQueueSet(options: QueueSetOptions): QueueSet {
     queue(name) {
       let queue = queues.get(name);
       if (!queue) {
-        queue = new Queue(name, { connection: options.connection, prefix: options.prefix, defaultJobOptions: { ...queueContract(name).defaultJobOptions, ...options.jobOptionOverrides } });
+        queue = new Queue(name, {
+          connection: options.connection,
+          prefix: options.prefix,
+          defaultJobOptions: { ...queueContract(name).defaultJobOptions, ...options.jobOptionOverrides },
+        });
         queues.set(name, queue);
       }
       return queue;

@@ -58,7 +58,13 @@ export interface LeaseHolder {
 }
 
 /** Whether a lease's holder is gone. Pure: the clock and the pid probe are passed in. */
-export function isLeaseOrphaned(lease: RunLease, self: LeaseHolder, nowMs: number, staleAfterMs: number, isPidAlive: (pid: number) => boolean): boolean {
+export function isLeaseOrphaned(
+  lease: RunLease,
+  self: LeaseHolder,
+  nowMs: number,
+  staleAfterMs: number,
+  isPidAlive: (pid: number) => boolean,
+): boolean {
   if (lease.instance_id === self.instanceId) return false;
   const heartbeat = Date.parse(lease.heartbeat_at);
   if (!Number.isFinite(heartbeat) || nowMs - heartbeat > staleAfterMs) return true;
@@ -144,7 +150,10 @@ export async function startLocalRunLauncher(options: LocalRunLauncherOptions): P
   await mkdir(leaseDir, { recursive: true });
   const leasePath = (runId: string): string => join(leaseDir, `${runId}.json`);
   const writeLease = (runId: string, resumes: number): Promise<void> =>
-    writeFileAtomic(leasePath(runId), `${JSON.stringify({ run_id: runId, instance_id: self.instanceId, pid: self.pid, host: self.host, heartbeat_at: new Date().toISOString(), resumes } satisfies RunLease)}\n`);
+    writeFileAtomic(
+      leasePath(runId),
+      `${JSON.stringify({ run_id: runId, instance_id: self.instanceId, pid: self.pid, host: self.host, heartbeat_at: new Date().toISOString(), resumes } satisfies RunLease)}\n`,
+    );
 
   async function execute(runId: string, controller: AbortController): Promise<void> {
     try {
@@ -184,7 +193,8 @@ export async function startLocalRunLauncher(options: LocalRunLauncherOptions): P
     try {
       const runId = lease.run_id;
       const run = await runtime.store.getRun(runId);
-      if (!run || isTerminal(run.status)) return { runId, action: 'released', reason: run ? `already ${run.status}` : 'run no longer exists' };
+      if (!run || isTerminal(run.status))
+        return { runId, action: 'released', reason: run ? `already ${run.status}` : 'run no longer exists' };
       const owner = `process ${lease.pid} on ${lease.host}`;
       if (lease.resumes >= MAX_LOCAL_RESUMES) {
         const fatalError = `the local runner stopped while this run was in flight (${owner}) ${lease.resumes + 1} times; not resuming it again — start a new run`;
@@ -218,7 +228,8 @@ export async function startLocalRunLauncher(options: LocalRunLauncherOptions): P
   }
 
   const heartbeat = setInterval(() => {
-    for (const [runId, entry] of runs) void writeLease(runId, entry.resumes).catch((error: unknown) => logger.warn({ runId, err: error }, 'could not refresh a run lease'));
+    for (const [runId, entry] of runs)
+      void writeLease(runId, entry.resumes).catch((error: unknown) => logger.warn({ runId, err: error }, 'could not refresh a run lease'));
   }, heartbeatMs);
   heartbeat.unref();
   const sweep = sweepIntervalMs > 0 ? setInterval(() => void recoverOrphans(), sweepIntervalMs) : undefined;
@@ -246,8 +257,14 @@ export async function startLocalRunLauncher(options: LocalRunLauncherOptions): P
     async cancel(runId) {
       const run = await runtime.store.getRun(runId);
       if (!run) throw new NotFoundError(`run ${runId} does not exist`, { runId });
-      if (isTerminal(run.status)) throw new ConflictError(`run ${runId} is already ${run.status}; only pending or running runs can be cancelled`, { runId, status: run.status });
-      await runtime.store.updateRun(runId, (current) => (isTerminal(current.status) ? current : { ...current, status: 'cancelled', error: current.error ?? 'cancelled by request' }));
+      if (isTerminal(run.status))
+        throw new ConflictError(`run ${runId} is already ${run.status}; only pending or running runs can be cancelled`, {
+          runId,
+          status: run.status,
+        });
+      await runtime.store.updateRun(runId, (current) =>
+        isTerminal(current.status) ? current : { ...current, status: 'cancelled', error: current.error ?? 'cancelled by request' },
+      );
       runs.get(runId)?.controller.abort(new Error('cancelled by request'));
     },
 
@@ -272,7 +289,13 @@ export async function startLocalRunLauncher(options: LocalRunLauncherOptions): P
         pending.map(async ([runId, entry]) => {
           try {
             await runtime.store.updateRun(runId, (current) =>
-              isTerminal(current.status) ? current : { ...current, status: 'cancelled', error: current.error ?? 'the API shut down while this run was in flight; start it again' },
+              isTerminal(current.status)
+                ? current
+                : {
+                    ...current,
+                    status: 'cancelled',
+                    error: current.error ?? 'the API shut down while this run was in flight; start it again',
+                  },
             );
           } catch (error) {
             logger.warn({ runId, err: describeError(error) }, 'could not mark an interrupted run cancelled');

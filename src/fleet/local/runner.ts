@@ -52,7 +52,12 @@ export interface LocalRunnerOptions {
 type Attempted<T> = { ok: true; value: T } | { ok: false; failure: string };
 
 /** Runs one unit of work under the error policy: cancellation propagates, everything else settles. */
-async function underPolicy<T>(work: PipelineWork, task: () => Promise<T>, options: LocalRunnerOptions, deps: DiscoveryDeps): Promise<Attempted<T>> {
+async function underPolicy<T>(
+  work: PipelineWork,
+  task: () => Promise<T>,
+  options: LocalRunnerOptions,
+  deps: DiscoveryDeps,
+): Promise<Attempted<T>> {
   const budget = STAGE_RETRY[work];
   const sleep = options.sleep ?? abortableSleep;
   let rateLimitWaits = 0;
@@ -61,7 +66,8 @@ async function underPolicy<T>(work: PipelineWork, task: () => Promise<T>, option
       return { ok: true, value: await task() };
     } catch (error) {
       const classified = classifyStageError(error);
-      if (classified.kind === 'cancelled') throw error instanceof CancelledError ? error : new CancelledError(classified.reason, { cause: error });
+      if (classified.kind === 'cancelled')
+        throw error instanceof CancelledError ? error : new CancelledError(classified.reason, { cause: error });
       if (classified.kind === 'final') return { ok: false, failure: classified.reason };
       if (classified.kind === 'rate_limited' && rateLimitWaits < MAX_RATE_LIMIT_WAITS) {
         // like the fleet's queue pause: a provider's rate limit is waited out, not counted as an attempt
@@ -79,7 +85,13 @@ async function underPolicy<T>(work: PipelineWork, task: () => Promise<T>, option
   }
 }
 
-async function analyzeAllAreas(deps: DiscoveryDeps, runId: string, options: LocalRunnerOptions, limit: Limiter, emit: (event: RunnerEvent) => void): Promise<StageResult> {
+async function analyzeAllAreas(
+  deps: DiscoveryDeps,
+  runId: string,
+  options: LocalRunnerOptions,
+  limit: Limiter,
+  emit: (event: RunnerEvent) => void,
+): Promise<StageResult> {
   const { signal } = options;
   const failures = new Map<string, string>();
   const areas = (await requireRun(deps, runId)).areas;
@@ -91,7 +103,13 @@ async function analyzeAllAreas(deps: DiscoveryDeps, runId: string, options: Loca
         emit({ type: 'area', areaId: area.area_id, status: 'failed', insights: 0, error: outcome.failure });
         return;
       }
-      emit({ type: 'area', areaId: area.area_id, status: outcome.value.status, insights: outcome.value.insight_ids.length, error: outcome.value.error });
+      emit({
+        type: 'area',
+        areaId: area.area_id,
+        status: outcome.value.status,
+        insights: outcome.value.insight_ids.length,
+        error: outcome.value.error,
+      });
       // an area's verifications are its children: they start as soon as the area settles
       await Promise.all(
         outcome.value.insight_ids.map(async (insightId) => {
@@ -141,9 +159,18 @@ export async function runDiscoveryLocally(deps: DiscoveryDeps, runId: string, op
         }
         case 'explore': {
           const explored = await underPolicy('explore', () => exploreStep(deps, runId, command.step, signal), options, deps);
-          if (explored.ok) emit({ type: 'step', step: command.step, maxSteps: run.settings.max_steps, action: explored.value.step.action, error: explored.value.step.error });
+          if (explored.ok)
+            emit({
+              type: 'step',
+              step: command.step,
+              maxSteps: run.settings.max_steps,
+              action: explored.value.step.action,
+              error: explored.value.step.error,
+            });
           else emit({ type: 'step', step: command.step, maxSteps: run.settings.max_steps, action: 'error', error: explored.failure });
-          result = explored.ok ? { stage: 'explore', step: command.step, finished: explored.value.finished } : { stage: 'explore', step: command.step, finished: true, failure: explored.failure };
+          result = explored.ok
+            ? { stage: 'explore', step: command.step, finished: explored.value.finished }
+            : { stage: 'explore', step: command.step, finished: true, failure: explored.failure };
           break;
         }
         case 'analyze':
@@ -166,7 +193,9 @@ export async function runDiscoveryLocally(deps: DiscoveryDeps, runId: string, op
     const cancelled = error instanceof CancelledError;
     if (!cancelled) deps.logger.error({ runId, err: error }, 'run failed unexpectedly; finalizing it as failed');
     // a run never stays `running`: cancelled runs are finalized as cancelled, anything else as failed with the reason
-    await deps.store.updateRun(runId, (run) => (cancelled ? (run.status === 'cancelled' ? run : { ...run, status: 'cancelled', error: run.error ?? 'cancelled' }) : run));
+    await deps.store.updateRun(runId, (run) =>
+      cancelled ? (run.status === 'cancelled' ? run : { ...run, status: 'cancelled', error: run.error ?? 'cancelled' }) : run,
+    );
     const result = await finalizeRun(deps, runId, cancelled ? {} : { fatalError: `the run failed unexpectedly: ${describeError(error)}` });
     emit({ type: 'done', result });
     return result;

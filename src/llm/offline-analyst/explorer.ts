@@ -8,7 +8,14 @@ import type { LlmRequest } from '../port.js';
 import { decodeMemo, emptyMemo, encodeMemo, type AnalystMemo } from './memo.js';
 import { planQueries } from './planner/candidates.js';
 import { catalogOmitsTables, readAreas, readCatalog, readDialect } from './readers/catalog.js';
-import { readLatestResult, readOwnActions, readPosition, readSearchHits, readShownRows, type ExplorationPosition } from './readers/exploration-turns.js';
+import {
+  readLatestResult,
+  readOwnActions,
+  readPosition,
+  readSearchHits,
+  readShownRows,
+  type ExplorationPosition,
+} from './readers/exploration-turns.js';
 import { readLookupReply } from './readers/lookup-reply.js';
 import { isArchiveShaped } from '../../schema/catalog.js';
 import { toTableModel } from './schema-model.js';
@@ -91,7 +98,9 @@ function readView(request: LlmRequest): ExplorationView {
 
 /** Archive, backup, staging and snapshot copies (`orders_2019`, `customers_bkp`, `staging.*`) only repeat the live tables. */
 function isCopyTable(qualified: string): boolean {
-  const [schema = '', name = qualified] = qualified.includes('.') ? [qualified.slice(0, qualified.lastIndexOf('.')), qualified.slice(qualified.lastIndexOf('.') + 1)] : ['', qualified];
+  const [schema = '', name = qualified] = qualified.includes('.')
+    ? [qualified.slice(0, qualified.lastIndexOf('.')), qualified.slice(qualified.lastIndexOf('.') + 1)]
+    : ['', qualified];
   return isArchiveShaped(name) || COPY_SCHEMA.test(schema) || COPY_NAME.test(name);
 }
 
@@ -125,10 +134,13 @@ function lookupAction(view: ExplorationView, tables: string[], why: string): str
 }
 
 function doneAction(view: ExplorationView, ranQueries: number, tables: readonly TableModel[]): string {
-  const covered = view.areas.map((area) => `${area.id}: ${view.memo.done.filter((key) => key.startsWith(`${area.id}#`)).length}`).join(', ');
-  const summary = tables.length === 0
-    ? 'No table could be looked up, so nothing was measured.'
-    : `Ran ${ranQueries} profiling queries over ${tables.length} tables (${tables.map((table) => table.qualified).join(', ')}). Queries per area: ${covered}.`;
+  const covered = view.areas
+    .map((area) => `${area.id}: ${view.memo.done.filter((key) => key.startsWith(`${area.id}#`)).length}`)
+    .join(', ');
+  const summary =
+    tables.length === 0
+      ? 'No table could be looked up, so nothing was measured.'
+      : `Ran ${ranQueries} profiling queries over ${tables.length} tables (${tables.map((table) => table.qualified).join(', ')}). Queries per area: ${covered}.`;
   return JSON.stringify({ done: true, summary });
 }
 
@@ -139,25 +151,40 @@ export function explore(request: LlmRequest): string {
 
   if (view.searchHits.length > 0 && position.lookupsLeft > 0) {
     const fresh = view.searchHits.filter((table) => !known.has(table) && !isCopyTable(table)).slice(0, LOOKUP_TABLES_PER_CALL);
-    if (fresh.length > 0) return lookupAction(view, fresh, 'The search found tables the catalog did not make obvious; reading their columns before querying them.');
+    if (fresh.length > 0)
+      return lookupAction(
+        view,
+        fresh,
+        'The search found tables the catalog did not make obvious; reading their columns before querying them.',
+      );
   }
   const candidates = rankForLookup(view.catalog).filter((entry) => !known.has(entry.qualified));
   const rounds = lookupRounds(memo);
   const wantsMore = rounds === 0 || (rounds < MAX_LOOKUP_ROUNDS && candidates.some((entry) => entry.keywords.length > 0));
   if (!memo.profiled && candidates.length > 0 && wantsMore && position.lookupsLeft > 0) {
     const batch = candidates.slice(0, LOOKUP_TABLES_PER_CALL).map((entry) => entry.qualified);
-    return lookupAction(view, batch, `Reading columns and sample rows of the ${batch.length} most relevant tables (area keyword hints, joins, size) before writing any SQL.`);
+    return lookupAction(
+      view,
+      batch,
+      `Reading columns and sample rows of the ${batch.length} most relevant tables (area keyword hints, joins, size) before writing any SQL.`,
+    );
   }
   if (!memo.profiled && !memo.searched && view.largeCatalog && position.searchesLeft > 0 && view.areas.length > 0) {
     const area = view.areas[0] as AreaInfo;
     const next: AnalystMemo = { ...memo, searched: true };
-    return JSON.stringify({ thinking: withNotes('The catalog is large; searching for the tables behind the first area before profiling.', next), search_tables: `${area.name} ${area.keywords.join(' ')}`.trim() });
+    return JSON.stringify({
+      thinking: withNotes('The catalog is large; searching for the tables behind the first area before profiling.', next),
+      search_tables: `${area.name} ${area.keywords.join(' ')}`.trim(),
+    });
   }
   const dialect = sqlDialect(readDialect(request.system ?? ''));
   if (!memo.profiled && memo.tables.length > 0) {
     const next: AnalystMemo = { ...memo, done: [...memo.done, 'profile'] };
     return JSON.stringify({
-      thinking: withNotes('Counting distinct values per text column to know which columns are dimensions worth grouping by, and which status values exist.', next),
+      thinking: withNotes(
+        'Counting distinct values per text column to know which columns are dimensions worth grouping by, and which status values exist.',
+        next,
+      ),
       query_purpose: PROFILE_PURPOSE,
       query: profileQuery(dialect, memo.tables),
     });

@@ -14,7 +14,8 @@ import { fixSql } from './sql-fixer.js';
 import { verify } from './verifier.js';
 
 /** The reply to a prompt the analyst does not recognise: no JSON, so the engine's parsers retry or record an error. */
-export const UNKNOWN_PROMPT_REPLY = 'I am the offline analyst. I can explore a warehouse, analyse exploration results, verify a finding, fix a failed query or write recommendations, but I do not recognise this request, so I have nothing to add.';
+export const UNKNOWN_PROMPT_REPLY =
+  'I am the offline analyst. I can explore a warehouse, analyse exploration results, verify a finding, fix a failed query or write recommendations, but I do not recognise this request, so I have nothing to add.';
 
 const HANDLERS: Record<Exclude<AnalystPhase, 'unknown'>, (request: LlmRequest) => string> = {
   exploration: explore,

@@ -56,9 +56,19 @@ export function decodeMemo(thinking: string): AnalystMemo | null {
   const match = MEMO_PATTERN.exec(thinking);
   if (!match) return null;
   try {
-    const packed = JSON.parse(inflateRawSync(Buffer.from(match[1] as string, 'hex')).toString('utf8')) as { t: PackedTable[]; d: string[]; p: number; s: number };
+    const packed = JSON.parse(inflateRawSync(Buffer.from(match[1] as string, 'hex')).toString('utf8')) as {
+      t: PackedTable[];
+      d: string[];
+      p: number;
+      s: number;
+    };
     return {
-      tables: packed.t.map(([qualified, rows, columns]) => ({ qualified, name: qualified.split('.').at(-1) ?? qualified, rows, columns: columns.map(unpackColumn) })),
+      tables: packed.t.map(([qualified, rows, columns]) => ({
+        qualified,
+        name: qualified.split('.').at(-1) ?? qualified,
+        rows,
+        columns: columns.map(unpackColumn),
+      })),
       done: packed.d,
       profiled: packed.p === 1,
       searched: packed.s === 1,

@@ -40,7 +40,11 @@ const THEMES: Theme[] = [
     category: ['checkout', 'conversion'],
     effort: 'medium',
     title: (subject) => `Remove checkout friction for ${subject}`,
-    actions: (subject) => [`Replay and audit the checkout steps as ${subject} visitors experience them (form length, payment options, load time)`, 'Offer one-tap wallet payments and guest checkout where they are missing', `A/B test the simplified checkout on ${subject} traffic for three weeks against the current flow`],
+    actions: (subject) => [
+      `Replay and audit the checkout steps as ${subject} visitors experience them (form length, payment options, load time)`,
+      'Offer one-tap wallet payments and guest checkout where they are missing',
+      `A/B test the simplified checkout on ${subject} traffic for three weeks against the current flow`,
+    ],
     metric: 'checkout completion rate',
   },
   {
@@ -48,7 +52,11 @@ const THEMES: Theme[] = [
     category: ['assortment', 'fulfilment', 'pricing'],
     effort: 'medium',
     title: (subject) => `Stop the rise in refunds for ${subject}`,
-    actions: (subject) => [`Break ${subject} refunds down by product, supplier and reason for the last three months`, 'Pull or fix the products with the highest refund rates and correct their descriptions', 'Add a quality check with the suppliers behind the worst products'],
+    actions: (subject) => [
+      `Break ${subject} refunds down by product, supplier and reason for the last three months`,
+      'Pull or fix the products with the highest refund rates and correct their descriptions',
+      'Add a quality check with the suppliers behind the worst products',
+    ],
     metric: 'refund rate',
   },
   {
@@ -56,7 +64,11 @@ const THEMES: Theme[] = [
     category: ['fulfilment'],
     effort: 'medium',
     title: (subject) => `Cut order cancellations in ${subject}`,
-    actions: (subject) => [`Compare delivery promises and actual transit times for ${subject} orders`, 'Add a closer fulfilment option or carrier for the region', 'Send proactive delivery updates to orders at risk of cancellation'],
+    actions: (subject) => [
+      `Compare delivery promises and actual transit times for ${subject} orders`,
+      'Add a closer fulfilment option or carrier for the region',
+      'Send proactive delivery updates to orders at risk of cancellation',
+    ],
     metric: 'order cancellation rate',
   },
   {
@@ -64,7 +76,11 @@ const THEMES: Theme[] = [
     category: ['technical', 'retention'],
     effort: 'low',
     title: (subject) => `Rebalance the difficulty at ${subject}`,
-    actions: (subject) => [`Lower the difficulty of ${subject} (more moves or an easier goal) for half of new players`, 'Offer a free booster after two failed attempts there', 'Track completion and next-day return for both groups for two weeks'],
+    actions: (subject) => [
+      `Lower the difficulty of ${subject} (more moves or an easier goal) for half of new players`,
+      'Offer a free booster after two failed attempts there',
+      'Track completion and next-day return for both groups for two weeks',
+    ],
     metric: 'level completion rate',
   },
   {
@@ -72,7 +88,11 @@ const THEMES: Theme[] = [
     category: ['retention', 'crm'],
     effort: 'medium',
     title: (subject) => `Win back and retain ${subject}`,
-    actions: (subject) => [`Start an onboarding and win-back journey for ${subject} in their first weeks`, `Review what ${subject} were promised at acquisition and align the first experience with it`, 'Measure the journey against a holdout group'],
+    actions: (subject) => [
+      `Start an onboarding and win-back journey for ${subject} in their first weeks`,
+      `Review what ${subject} were promised at acquisition and align the first experience with it`,
+      'Measure the journey against a holdout group',
+    ],
     metric: 'repeat / return rate',
   },
   {
@@ -81,7 +101,11 @@ const THEMES: Theme[] = [
     category: ['promotions', 'crm'],
     effort: 'low',
     title: (subject) => `Scale what works in the ${subject} cohort`,
-    actions: (subject) => [`Identify what the ${subject} offer included (discount, club membership, timing)`, 'Repeat the offer for a new cohort of comparable size', 'Compare 90-day value against customers acquired without it'],
+    actions: (subject) => [
+      `Identify what the ${subject} offer included (discount, club membership, timing)`,
+      'Repeat the offer for a new cohort of comparable size',
+      'Compare 90-day value against customers acquired without it',
+    ],
     metric: '90-day revenue per customer',
   },
   {
@@ -89,7 +113,11 @@ const THEMES: Theme[] = [
     category: ['pricing', 'assortment', 'promotions'],
     effort: 'medium',
     title: (subject) => `Reduce revenue dependence on ${subject}`,
-    actions: (subject) => [`Protect ${subject}: monitor its price, stock and conversion weekly`, 'Build a second offer for the same buyers at a different price point', 'Test bundles that pair it with the weaker products'],
+    actions: (subject) => [
+      `Protect ${subject}: monitor its price, stock and conversion weekly`,
+      'Build a second offer for the same buyers at a different price point',
+      'Test bundles that pair it with the weaker products',
+    ],
     metric: 'revenue share of the top product',
   },
   {
@@ -97,7 +125,11 @@ const THEMES: Theme[] = [
     category: ['conversion', 'promotions'],
     effort: 'low',
     title: () => 'Put the first offer in front of new users in their first three days',
-    actions: () => ['Show a first-purchase offer in the first three days after install or sign-up', 'Stop spending discount on users past day seven, who rarely convert', 'A/B test the timing of the first offer'],
+    actions: () => [
+      'Show a first-purchase offer in the first three days after install or sign-up',
+      'Stop spending discount on users past day seven, who rarely convert',
+      'A/B test the timing of the first offer',
+    ],
     metric: 'payer conversion in the first 3 days',
   },
   {
@@ -105,7 +137,11 @@ const THEMES: Theme[] = [
     category: ['promotions', 'crm'],
     effort: 'low',
     title: (subject) => `Repeat the campaign behind ${subject}`,
-    actions: () => ['Find which campaign or referral drove the peak week', 'Rerun it with the same mechanics and track the new users\' retention', 'Compare the cohort\'s week-5 activity with other sign-ups'],
+    actions: () => [
+      'Find which campaign or referral drove the peak week',
+      "Rerun it with the same mechanics and track the new users' retention",
+      "Compare the cohort's week-5 activity with other sign-ups",
+    ],
     metric: 'weekly sign-ups',
   },
 ];
@@ -116,7 +152,11 @@ const STRENGTH_THEME: Theme = {
   category: ['promotions', 'crm', 'retention'],
   effort: 'low',
   title: (subject) => `Learn from ${subject} and extend what works`,
-  actions: (subject) => [`Find what sets ${subject} apart (offer, audience, timing, product)`, `Apply it to a comparable segment as a test, sized like ${subject}`, 'Compare the tested segment against a holdout for 90 days'],
+  actions: (subject) => [
+    `Find what sets ${subject} apart (offer, audience, timing, product)`,
+    `Apply it to a comparable segment as a test, sized like ${subject}`,
+    'Compare the tested segment against a holdout for 90 days',
+  ],
   metric: 'the measure in which the segment leads',
 };
 
@@ -125,7 +165,11 @@ const DEFAULT_THEME: Theme = {
   category: [],
   effort: 'medium',
   title: (subject) => `Act on the gap for ${subject}`,
-  actions: (subject) => [`Confirm the gap for ${subject} with the team that owns it`, 'Test one targeted change for that segment against a control group', 'Review the measure monthly'],
+  actions: (subject) => [
+    `Confirm the gap for ${subject} with the team that owns it`,
+    'Test one targeted change for that segment against a control group',
+    'Review the measure monthly',
+  ],
   metric: 'the measure in the insight',
 };
 
@@ -159,7 +203,12 @@ function subjectOf(insight: InsightLine): string {
 
 function usableCount(insight: InsightLine): number | null {
   const verification = insight.verification;
-  if (verification && (verification.status === 'confirmed' || verification.status === 'adjusted') && typeof verification.verified_count === 'number') return verification.verified_count;
+  if (
+    verification &&
+    (verification.status === 'confirmed' || verification.status === 'adjusted') &&
+    typeof verification.verified_count === 'number'
+  )
+    return verification.verified_count;
   return typeof insight.affected_count === 'number' ? insight.affected_count : null;
 }
 
@@ -175,7 +224,12 @@ export function buildRecommendations(prompt: string): Array<Record<string, unkno
   const categories = allowedCategories(prompt);
   const usable = readInsights(prompt)
     .filter((insight) => insight.verification?.status !== 'rejected')
-    .sort((left, right) => (SEVERITY_PRIORITY[left.severity] ?? 5) - (SEVERITY_PRIORITY[right.severity] ?? 5) || (usableCount(right) ?? 0) - (usableCount(left) ?? 0) || compareText(left.id, right.id));
+    .sort(
+      (left, right) =>
+        (SEVERITY_PRIORITY[left.severity] ?? 5) - (SEVERITY_PRIORITY[right.severity] ?? 5) ||
+        (usableCount(right) ?? 0) - (usableCount(left) ?? 0) ||
+        compareText(left.id, right.id),
+    );
   const groups = new Map<string, { theme: Theme; subject: string; insights: InsightLine[] }>();
   for (const insight of usable) {
     const text = `${insight.name} ${insight.description}`;
@@ -183,7 +237,9 @@ export function buildRecommendations(prompt: string): Array<Record<string, unkno
     const applicable = THEMES.filter((candidate) => !(weak && candidate.strengthOnly));
     const theme = STRENGTH_THEME.test.test(insight.description)
       ? STRENGTH_THEME
-      : (applicable.find((candidate) => candidate.test.test(insight.name)) ?? applicable.find((candidate) => candidate.test.test(text)) ?? DEFAULT_THEME);
+      : (applicable.find((candidate) => candidate.test.test(insight.name)) ??
+        applicable.find((candidate) => candidate.test.test(text)) ??
+        DEFAULT_THEME);
     const subject = subjectOf(insight);
     const key = `${theme.metric}|${subject.toLowerCase()}`;
     const group = groups.get(key) ?? { theme, subject, insights: [] };

@@ -22,9 +22,11 @@ const IDENTIFIER_NAME = /(^id$|_id$|[a-z]Id$|_key$|^uuid$|_uuid$)/;
 /** Label-like column names, best first. */
 const LABEL_NAMES = [/(^|_)code$/i, /(^|_)name$/i, /(^|_)title$/i, /(^|_)label$/i, /(^|_)sku$/i];
 /** Names of people-like entities: repeat behaviour, retention and first purchases are measured on them. */
-const PERSON_NAME = /^(customer|user|player|member|account|client|buyer|subscriber|shopper|visitor|patient|student|driver|rider|seller|merchant)s?$/i;
+const PERSON_NAME =
+  /^(customer|user|player|member|account|client|buyer|subscriber|shopper|visitor|patient|student|driver|rider|seller|merchant)s?$/i;
 /** Names of the time a row came into being, preferred as a table's main time axis. */
-const CREATION_TIME_NAME = /(created|ordered|started|signup|signed_up|installed|registered|joined|occurred|event|purchased|placed|activity|date|_at$)/i;
+const CREATION_TIME_NAME =
+  /(created|ordered|started|signup|signed_up|installed|registered|joined|occurred|event|purchased|placed|activity|date|_at$)/i;
 
 export function roleOf(column: { name: string; type: string; category: string }, compositeKey: boolean): ColumnRole {
   const type = column.type.trim();
@@ -43,7 +45,12 @@ export function toTableModel(table: LookedUpTable): TableModel {
     qualified: table.qualified,
     name: table.qualified.split('.').at(-1) ?? table.qualified,
     rows: table.rows,
-    columns: table.columns.map((column) => ({ name: column.name, type: column.type, nullable: column.nullable, role: roleOf(column, compositeKey) })),
+    columns: table.columns.map((column) => ({
+      name: column.name,
+      type: column.type,
+      nullable: column.nullable,
+      role: roleOf(column, compositeKey),
+    })),
   };
 }
 
@@ -64,7 +71,8 @@ function pointsAt(column: ColumnModel, table: TableModel, key: ColumnModel): boo
   const name = column.name.toLowerCase();
   const keyName = key.name.toLowerCase();
   if (name === keyName || name.endsWith(`_${keyName}`)) return keyName !== 'id' || name === `${singular(table.name.toLowerCase())}_id`;
-  if (keyName === 'id') return name === `${singular(table.name.toLowerCase())}_id` || name.endsWith(`_${singular(table.name.toLowerCase())}_id`);
+  if (keyName === 'id')
+    return name === `${singular(table.name.toLowerCase())}_id` || name.endsWith(`_${singular(table.name.toLowerCase())}_id`);
   return false;
 }
 
@@ -76,7 +84,9 @@ export function findReferences(tables: readonly TableModel[]): Reference[] {
       const targets = tables
         .filter((to) => to.qualified !== from.qualified)
         .map((to) => ({ to, key: keyColumn(to) }))
-        .filter((target): target is { to: TableModel; key: ColumnModel } => target.key !== undefined && pointsAt(column, target.to, target.key));
+        .filter(
+          (target): target is { to: TableModel; key: ColumnModel } => target.key !== undefined && pointsAt(column, target.to, target.key),
+        );
       // the most specific key name wins (`channel_id` over `id`), then the smallest table name
       targets.sort((left, right) => right.key.name.length - left.key.name.length || (left.to.qualified < right.to.qualified ? -1 : 1));
       const target = targets[0];
@@ -104,7 +114,9 @@ export function isDimension(column: ColumnModel): boolean {
 
 /** A text column naming each row of a lookup table (`channel_name`, `promotion_code`). */
 export function labelColumns(table: TableModel): ColumnModel[] {
-  const candidates = table.columns.filter((column) => column.role === 'text' && (column.distinct === undefined || column.distinct >= Math.min(table.rows, 2)));
+  const candidates = table.columns.filter(
+    (column) => column.role === 'text' && (column.distinct === undefined || column.distinct >= Math.min(table.rows, 2)),
+  );
   const labels: ColumnModel[] = [];
   for (const pattern of LABEL_NAMES) {
     const found = candidates.find((column) => pattern.test(column.name) && !labels.includes(column));
@@ -116,7 +128,9 @@ export function labelColumns(table: TableModel): ColumnModel[] {
 /** The table's main time axis: a non-null creation-like time column, else any time column. */
 export function mainTime(table: TableModel): ColumnModel | undefined {
   const times = table.columns.filter((column) => column.role === 'time');
-  return times.find((column) => !column.nullable && CREATION_TIME_NAME.test(column.name)) ?? times.find((column) => !column.nullable) ?? times[0];
+  return (
+    times.find((column) => !column.nullable && CREATION_TIME_NAME.test(column.name)) ?? times.find((column) => !column.nullable) ?? times[0]
+  );
 }
 
 /** Nullable time columns after the main one mark a milestone reached (`completed_at`, `delivered_at`). */

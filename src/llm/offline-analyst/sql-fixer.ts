@@ -8,7 +8,12 @@ import { userTexts } from './phase.js';
 import { compareText, editDistance } from './text.js';
 
 /** An unknown column in the error messages of DuckDB and PostgreSQL. */
-const UNKNOWN_COLUMN = [/Referenced column "([^"]+)" not found/i, /column "?(?:[\w]+\.)?([\w]+)"? does not exist/i, /column "([^"]+)" not found/i, /Values list "[^"]*" does not have a column named "([^"]+)"/i];
+const UNKNOWN_COLUMN = [
+  /Referenced column "([^"]+)" not found/i,
+  /column "?(?:[\w]+\.)?([\w]+)"? does not exist/i,
+  /column "([^"]+)" not found/i,
+  /Values list "[^"]*" does not have a column named "([^"]+)"/i,
+];
 /** A replacement must be this close (edits per character of the wrong name). */
 const MAX_EDITS_PER_CHAR = 0.4;
 

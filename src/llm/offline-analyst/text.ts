@@ -21,7 +21,11 @@ export function stem(word: string): string {
 
 /** Whether any word of `text` shares a stem with `keyword`'s words (all of them, for phrases). */
 export function mentionsStem(text: string, keyword: string): boolean {
-  const stems = new Set(wordsOf(text).filter((word) => word.length >= 3).map(stem));
+  const stems = new Set(
+    wordsOf(text)
+      .filter((word) => word.length >= 3)
+      .map(stem),
+  );
   const wanted = wordsOf(keyword).filter((word) => word.length >= 2);
   return wanted.length > 0 && wanted.every((word) => (word.length < 4 ? wordsOf(text).includes(word) : stems.has(stem(word))));
 }

@@ -26,7 +26,8 @@ function readFinding(prompt: string): Record<string, unknown> | null {
 
 export function readSourceQueries(prompt: string): SourceQuery[] {
   const queries: SourceQuery[] = [];
-  for (const match of prompt.matchAll(/^Step (\d+) — [^\n]*\n```sql\n([\s\S]*?)\n```/gm)) queries.push({ step: Number(match[1]), sql: (match[2] as string).trim().replace(/;\s*$/, '') });
+  for (const match of prompt.matchAll(/^Step (\d+) — [^\n]*\n```sql\n([\s\S]*?)\n```/gm))
+    queries.push({ step: Number(match[1]), sql: (match[2] as string).trim().replace(/;\s*$/, '') });
   return queries;
 }
 
@@ -39,10 +40,13 @@ function segmentFilter(metrics: Record<string, unknown>): string | null {
   if (typeof column !== 'string' || column === '') return null;
   const target = quoteIdentifier(column);
   if (metrics.segment_kind === 'date') {
-    const days = String(metrics.segment_values ?? metrics.segment_value ?? '').split('|').filter((day) => /^\d{4}-\d{2}-\d{2}$/.test(day));
+    const days = String(metrics.segment_values ?? metrics.segment_value ?? '')
+      .split('|')
+      .filter((day) => /^\d{4}-\d{2}-\d{2}$/.test(day));
     return days.length > 0 ? `CAST(${target} AS DATE) IN (${days.map((day) => `DATE '${day}'`).join(', ')})` : null;
   }
-  if (typeof metrics.segment_values === 'string') return `CAST(${target} AS VARCHAR) IN (${metrics.segment_values.split('|').map(sqlString).join(', ')})`;
+  if (typeof metrics.segment_values === 'string')
+    return `CAST(${target} AS VARCHAR) IN (${metrics.segment_values.split('|').map(sqlString).join(', ')})`;
   if (metrics.segment_value === undefined || metrics.segment_value === null) return null;
   return `${target} = ${literal(metrics.segment_value)}`;
 }
@@ -59,7 +63,10 @@ export function groundedCount(prompt: string): { sql: string; why: string } | nu
   if (!source || !countColumn) return null;
   const filter = segmentFilter(metrics);
   const sql = `SELECT SUM(${quoteIdentifier(countColumn)}) AS count\nFROM (\n${source.sql}\n) finding_rows${filter ? `\nWHERE ${filter}` : ''}`;
-  return { sql, why: `Recounting ${countColumn} for ${filter ?? 'all rows'} with the query of step ${source.step}, which produced the finding.` };
+  return {
+    sql,
+    why: `Recounting ${countColumn} for ${filter ?? 'all rows'} with the query of step ${source.step}, which produced the finding.`,
+  };
 }
 
 export function verify(request: LlmRequest): string {
@@ -67,6 +74,10 @@ export function verify(request: LlmRequest): string {
   const grounded = groundedCount(prompt);
   if (grounded) return JSON.stringify({ thinking: grounded.why, query: grounded.sql });
   const source = readSourceQueries(prompt)[0];
-  if (source) return JSON.stringify({ thinking: 'The finding does not name its segment; counting the rows of the cited query.', query: `SELECT COUNT(*) AS count FROM (\n${source.sql}\n) finding_rows` });
+  if (source)
+    return JSON.stringify({
+      thinking: 'The finding does not name its segment; counting the rows of the cited query.',
+      query: `SELECT COUNT(*) AS count FROM (\n${source.sql}\n) finding_rows`,
+    });
   return 'The finding cites no query I can ground a recount on, and I will not guess column names.';
 }

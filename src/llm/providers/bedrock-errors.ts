@@ -1,13 +1,7 @@
 /** Bedrock error classifier: Converse's modelled exceptions mapped onto `LlmError`. */
 import { BedrockRuntimeServiceException } from '@aws-sdk/client-bedrock-runtime';
 import { LlmError, type LlmErrorKind } from '../../errors/index.js';
-import {
-  classifyTransportError,
-  errorFromHttpAnswer,
-  parsePromptTooLong,
-  unexpectedError,
-  type ClassifyContext,
-} from './errors.js';
+import { classifyTransportError, errorFromHttpAnswer, parsePromptTooLong, unexpectedError, type ClassifyContext } from './errors.js';
 
 /** Exception name → kind. `ValidationException` is decided by its message (see below). */
 const EXCEPTION_KINDS: Record<string, LlmErrorKind> = {

@@ -101,9 +101,15 @@ const ANTHROPIC_PROMPT_TOO_LONG = new RegExp(`prompt is too long:\\s*${NUMBER}\\
 /** Anthropic when prompt + max_tokens overflow: "input length and `max_tokens` exceed context limit: 198000 + 8192 > 200000". */
 const ANTHROPIC_INPUT_PLUS_OUTPUT = new RegExp(`exceed context limit:\\s*${NUMBER}\\s*\\+\\s*${NUMBER}\\s*>\\s*${NUMBER}`, 'i');
 /** OpenAI: "maximum context length is 128000 tokens. However, your messages resulted in 130512 tokens". */
-const OPENAI_MESSAGES_RESULTED = new RegExp(`maximum context length is\\s*${NUMBER}\\s*tokens[\\s\\S]*?resulted in\\s*${NUMBER}\\s*tokens`, 'i');
+const OPENAI_MESSAGES_RESULTED = new RegExp(
+  `maximum context length is\\s*${NUMBER}\\s*tokens[\\s\\S]*?resulted in\\s*${NUMBER}\\s*tokens`,
+  'i',
+);
 /** OpenAI and vLLM: "maximum context length is 4096 tokens. However, you requested 5000 tokens (4000 in the messages, …)". */
-const OPENAI_REQUESTED = new RegExp(`maximum context length is\\s*${NUMBER}\\s*tokens[\\s\\S]*?requested\\s*${NUMBER}\\s*tokens(?:\\s*\\(${NUMBER}\\s*in the messages)?`, 'i');
+const OPENAI_REQUESTED = new RegExp(
+  `maximum context length is\\s*${NUMBER}\\s*tokens[\\s\\S]*?requested\\s*${NUMBER}\\s*tokens(?:\\s*\\(${NUMBER}\\s*in the messages)?`,
+  'i',
+);
 /** Messages that say "too long" without numbers (Bedrock non-Claude models, gateways). */
 const UNNUMBERED_TOO_LONG = /input is too long|context length exceeded|context window|too many (input )?tokens/i;
 
@@ -209,5 +215,9 @@ export function classifyTransportError(error: unknown, context: ClassifyContext)
  */
 export function unexpectedError(error: unknown, context: ClassifyContext): LlmError {
   const detail = error instanceof Error ? shortProviderMessage(error.message) : shortProviderMessage(String(error));
-  return new LlmError(`${context.provider}: unexpected failure: ${detail}`, { kind: 'transient', provider: context.provider, isRetryable: false }, { cause: error });
+  return new LlmError(
+    `${context.provider}: unexpected failure: ${detail}`,
+    { kind: 'transient', provider: context.provider, isRetryable: false },
+    { cause: error },
+  );
 }

@@ -6,5 +6,12 @@ export { createOfflineProvider, type OfflineBrain, type OfflineProviderOptions }
 export { classifyAnthropicError } from './anthropic-errors.js';
 export { classifyOpenAiError } from './openai-errors.js';
 export { classifyBedrockError } from './bedrock-errors.js';
-export { isRetryableKind, kindForStatus, parsePromptTooLong, parseRetryAfterMs, type ClassifyContext, type PromptTooLong } from './errors.js';
+export {
+  isRetryableKind,
+  kindForStatus,
+  parsePromptTooLong,
+  parseRetryAfterMs,
+  type ClassifyContext,
+  type PromptTooLong,
+} from './errors.js';
 export { estimatePromptTokens } from './prompt-size.js';

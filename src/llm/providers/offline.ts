@@ -41,7 +41,10 @@ export function createOfflineProvider(options: OfflineProviderOptions): LlmProvi
       return {
         text,
         // estimates, not a tokenizer's count: the same numbers the prompt builder budgeted with
-        usage: { inputTokens: estimatePromptTokens(request, OFFLINE_TOKEN_FAMILY), outputTokens: estimateTokens(text, OFFLINE_TOKEN_FAMILY) },
+        usage: {
+          inputTokens: estimatePromptTokens(request, OFFLINE_TOKEN_FAMILY),
+          outputTokens: estimateTokens(text, OFFLINE_TOKEN_FAMILY),
+        },
         stopReason: { unified: 'end', raw: 'end' },
         model,
         latencyMs: Math.round(performance.now() - started),

@@ -7,7 +7,10 @@ import { estimateTokens, type TokenFamily } from '../tokens.js';
  * Same estimator and the same per-message overhead as the prompt builder, so a size reported here
  * (offline usage, the simulator's count and its context-window check) matches the builder's promise.
  */
-export function estimatePromptTokens(prompt: { system?: string | undefined; messages: readonly LlmMessage[] }, family: TokenFamily): number {
+export function estimatePromptTokens(
+  prompt: { system?: string | undefined; messages: readonly LlmMessage[] },
+  family: TokenFamily,
+): number {
   const systemTokens = prompt.system ? estimateTokens(prompt.system, family) + MESSAGE_OVERHEAD_TOKENS : 0;
   return prompt.messages.reduce((total, turn) => total + estimateTokens(turn.content, family) + MESSAGE_OVERHEAD_TOKENS, systemTokens);
 }

@@ -97,7 +97,11 @@ export const anthropicDialect: SimulatorDialect & {
   failure(failure) {
     switch (failure.kind) {
       case 'context_overflow':
-        return errorBody(400, 'invalid_request_error', `prompt is too long: ${failure.promptTokens} tokens > ${failure.contextWindow} maximum`);
+        return errorBody(
+          400,
+          'invalid_request_error',
+          `prompt is too long: ${failure.promptTokens} tokens > ${failure.contextWindow} maximum`,
+        );
       case 'rate_limit':
         return errorBody(
           429,

@@ -22,7 +22,9 @@ const ERROR_TYPE_NAMESPACE = 'http://internal.amazon.com/coral/com.amazon.bedroc
 
 const converseRequest = z
   .object({
-    messages: z.array(z.object({ role: z.enum(['user', 'assistant']), content: z.array(z.object({ text: z.string().optional() }).loose()) })).min(1),
+    messages: z
+      .array(z.object({ role: z.enum(['user', 'assistant']), content: z.array(z.object({ text: z.string().optional() }).loose()) }))
+      .min(1),
     system: z.array(z.object({ text: z.string().optional() }).loose()).optional(),
     inferenceConfig: z.object({ maxTokens: z.number().int().positive().optional() }).loose().optional(),
   })
@@ -74,7 +76,11 @@ export const bedrockDialect: SimulatorDialect = {
       {
         output: { message: { role: 'assistant', content: [{ text: result.text }] } },
         stopReason: STOP_REASONS[result.stop],
-        usage: { inputTokens: result.promptTokens, outputTokens: result.outputTokens, totalTokens: result.promptTokens + result.outputTokens },
+        usage: {
+          inputTokens: result.promptTokens,
+          outputTokens: result.outputTokens,
+          totalTokens: result.promptTokens + result.outputTokens,
+        },
         metrics: { latencyMs: result.latencyMs },
       },
       { 'x-amzn-requestid': `sim-${result.serial}` },
@@ -93,7 +99,12 @@ export const bedrockDialect: SimulatorDialect = {
             : 'Input is too long for requested model.',
         );
       case 'rate_limit':
-        return exception(429, 'ThrottlingException', 'Too many requests, please wait before trying again.', retryAfterHeader(failure.retryAfterSeconds));
+        return exception(
+          429,
+          'ThrottlingException',
+          'Too many requests, please wait before trying again.',
+          retryAfterHeader(failure.retryAfterSeconds),
+        );
       case 'auth':
         return exception(403, 'UnrecognizedClientException', 'The security token included in the request is invalid.');
       case 'invalid_request':
@@ -101,7 +112,11 @@ export const bedrockDialect: SimulatorDialect = {
       case 'request_too_large':
         return exception(413, 'ValidationException', 'Input is too long for requested model.');
       case 'internal':
-        return exception(500, 'InternalServerException', `The server encountered an internal error while processing the request. (simulator: ${failure.message})`);
+        return exception(
+          500,
+          'InternalServerException',
+          `The server encountered an internal error while processing the request. (simulator: ${failure.message})`,
+        );
     }
   },
 };

@@ -79,7 +79,14 @@ export function contentText(content: string | ReadonlyArray<{ text?: string | un
 }
 
 /** Parse a body with a zod schema, turning issues into one short SimulatedRequestError. */
-export function parseBody<T>(schema: { safeParse(value: unknown): { success: true; data: T } | { success: false; error: { issues: ReadonlyArray<{ path: PropertyKey[]; message: string }> } } }, body: unknown): T {
+export function parseBody<T>(
+  schema: {
+    safeParse(
+      value: unknown,
+    ): { success: true; data: T } | { success: false; error: { issues: ReadonlyArray<{ path: PropertyKey[]; message: string }> } };
+  },
+  body: unknown,
+): T {
   const result = schema.safeParse(body);
   if (result.success) return result.data;
   const issue = result.error.issues[0];

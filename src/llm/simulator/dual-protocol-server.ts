@@ -31,7 +31,10 @@ function classifyPreface(head: Buffer): { decided: boolean; isHttp2: boolean } {
   return { decided: compared === HTTP2_PREFACE.length, isHttp2: compared === HTTP2_PREFACE.length };
 }
 
-export async function listenDualProtocol(handler: DualProtocolHandler, options: { port: number; host: string }): Promise<DualProtocolServer> {
+export async function listenDualProtocol(
+  handler: DualProtocolHandler,
+  options: { port: number; host: string },
+): Promise<DualProtocolServer> {
   const http1Server = http.createServer(handler);
   const http2Server = http2.createServer(handler);
   const sockets = new Set<net.Socket>();

@@ -18,7 +18,9 @@ const content = z.union([z.string(), z.array(z.object({ type: z.string(), text: 
 const chatRequest = z
   .object({
     model: z.string().min(1),
-    messages: z.array(z.object({ role: z.enum(['system', 'developer', 'user', 'assistant', 'tool']), content: content.optional() }).loose()).min(1),
+    messages: z
+      .array(z.object({ role: z.enum(['system', 'developer', 'user', 'assistant', 'tool']), content: content.optional() }).loose())
+      .min(1),
     max_completion_tokens: z.number().int().positive().nullish(),
     max_tokens: z.number().int().positive().nullish(),
   })
@@ -30,7 +32,11 @@ const FINISH_REASONS: Record<SimulatedStop, string> = {
   context_window: 'length',
 };
 
-function errorBody(status: number, error: { message: string; type: string; param: string | null; code: string | null }, headers: Record<string, string> = {}): WireResponse {
+function errorBody(
+  status: number,
+  error: { message: string; type: string; param: string | null; code: string | null },
+  headers: Record<string, string> = {},
+): WireResponse {
   return jsonResponse(status, { error }, headers);
 }
 
@@ -54,7 +60,9 @@ export const openAiDialect: SimulatorDialect = {
         .map((message) => contentText(message.content ?? undefined))
         .join('\n'),
       messages: request.messages.flatMap((message) =>
-        message.role === 'user' || message.role === 'assistant' ? [{ role: message.role, content: contentText(message.content ?? undefined) }] : [],
+        message.role === 'user' || message.role === 'assistant'
+          ? [{ role: message.role, content: contentText(message.content ?? undefined) }]
+          : [],
       ),
       maxOutputTokens: request.max_completion_tokens ?? request.max_tokens ?? DEFAULT_MAX_OUTPUT_TOKENS,
     };
@@ -98,7 +106,12 @@ export const openAiDialect: SimulatorDialect = {
       case 'rate_limit':
         return errorBody(
           429,
-          { message: `Rate limit reached for requests. Please try again in ${failure.retryAfterSeconds}s.`, type: 'requests', param: null, code: 'rate_limit_exceeded' },
+          {
+            message: `Rate limit reached for requests. Please try again in ${failure.retryAfterSeconds}s.`,
+            type: 'requests',
+            param: null,
+            code: 'rate_limit_exceeded',
+          },
           retryAfterHeader(failure.retryAfterSeconds),
         );
       case 'auth':

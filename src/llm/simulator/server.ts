@@ -11,7 +11,14 @@ import { estimatePromptTokens } from '../providers/prompt-size.js';
 import { anthropicDialect } from './anthropic-dialect.js';
 import { bedrockDialect } from './bedrock-dialect.js';
 import { echoBrain, type SimulatorBrain } from './brains.js';
-import { SimulatedRequestError, type SimulatedCall, type SimulatedFailure, type SimulatorApi, type SimulatorDialect, type WireResponse } from './dialect.js';
+import {
+  SimulatedRequestError,
+  type SimulatedCall,
+  type SimulatedFailure,
+  type SimulatorApi,
+  type SimulatorDialect,
+  type WireResponse,
+} from './dialect.js';
 import { listenDualProtocol } from './dual-protocol-server.js';
 import { openAiDialect } from './openai-dialect.js';
 import { FaultSchedule } from './fault-schedule.js';
@@ -72,7 +79,8 @@ const DEFAULT_MAX_BODY_BYTES = 32 * 1024 * 1024;
 /** Claude's standard window: large enough that only tests that mean it hit the limit. */
 const DEFAULT_CONTEXT_WINDOW = 200_000;
 /** What a malformed reply says instead of the JSON the prompt asked for. */
-const MALFORMED_REPLY = 'Sure! I looked at the data and found several interesting patterns, which I describe below in prose rather than JSON.';
+const MALFORMED_REPLY =
+  'Sure! I looked at the data and found several interesting patterns, which I describe below in prose rather than JSON.';
 
 type Request = http.IncomingMessage | http2.Http2ServerRequest;
 type Response = http.ServerResponse | http2.Http2ServerResponse;
@@ -202,7 +210,12 @@ export async function startLlmSimulator(options: LlmSimulatorOptions = {}): Prom
       stats.malformedReplies += 1;
       reply = MALFORMED_REPLY;
     }
-    const fitted = fitReply(reply, { maxOutputTokens: call.maxOutputTokens, promptTokens, contextWindow, family: dialect.tokenFamily(call.model) });
+    const fitted = fitReply(reply, {
+      maxOutputTokens: call.maxOutputTokens,
+      promptTokens,
+      contextWindow,
+      family: dialect.tokenFamily(call.model),
+    });
     serial += 1;
     stats.completions[dialect.api] += 1;
     return dialect.completion({ call, ...fitted, promptTokens, serial, latencyMs: Math.round(performance.now() - started) });
@@ -246,14 +259,22 @@ export async function startLlmSimulator(options: LlmSimulatorOptions = {}): Prom
       const path = (request.url ?? '/').split('?', 1)[0] ?? '/';
       const matched = matchRoute(request.method, path);
       if (!matched) {
-        send(response, { status: 404, headers: { 'content-type': 'application/json' }, body: JSON.stringify({ message: `no simulated API at ${request.method} ${path}` }) });
+        send(response, {
+          status: 404,
+          headers: { 'content-type': 'application/json' },
+          body: JSON.stringify({ message: `no simulated API at ${request.method} ${path}` }),
+        });
         return;
       }
       answer(matched, request, clientGone.signal).then(
         (wire) => {
           if (wire) send(response, wire);
         },
-        (error: unknown) => send(response, matched.route.dialect.failure({ kind: 'internal', message: error instanceof Error ? error.message : String(error) })),
+        (error: unknown) =>
+          send(
+            response,
+            matched.route.dialect.failure({ kind: 'internal', message: error instanceof Error ? error.message : String(error) }),
+          ),
       );
     },
     { port: options.port ?? 0, host: options.host ?? '127.0.0.1' },

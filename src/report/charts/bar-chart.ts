@@ -25,7 +25,8 @@ export function renderBarChart(spec: BarChartSpec): SafeHtml {
   const zero = x(0);
 
   const grid = ticks.map(
-    (tick) => html`<line x1="${svgNumber(x(tick))}" x2="${svgNumber(x(tick))}" y1="${TOP}" y2="${plotBottom}" stroke="${chartTheme.grid}"/><text x="${svgNumber(x(tick))}" y="${plotBottom + 15}" text-anchor="middle" fill="${chartTheme.mutedText}">${formatCompact(tick)}</text>`,
+    (tick) =>
+      html`<line x1="${svgNumber(x(tick))}" x2="${svgNumber(x(tick))}" y1="${TOP}" y2="${plotBottom}" stroke="${chartTheme.grid}"/><text x="${svgNumber(x(tick))}" y="${plotBottom + 15}" text-anchor="middle" fill="${chartTheme.mutedText}">${formatCompact(tick)}</text>`,
   );
   const bars = spec.bars.map((bar, index) => {
     const rowTop = TOP + index * ROW_HEIGHT;
@@ -38,5 +39,10 @@ export function renderBarChart(spec: BarChartSpec): SafeHtml {
   });
   const axes = html`<line x1="${svgNumber(zero)}" x2="${svgNumber(zero)}" y1="${TOP}" y2="${plotBottom}" stroke="${chartTheme.axis}"/><text x="${svgNumber((plotLeft + plotRight) / 2)}" y="${height - 8}" text-anchor="middle" fill="${chartTheme.mutedText}">${spec.metricLabel}</text>`;
 
-  return svgFrame({ width: WIDTH, height, title: `${spec.title}: ${spec.metricLabel} by ${spec.dimensionLabel}`, body: html`${grid}${bars}${axes}` });
+  return svgFrame({
+    width: WIDTH,
+    height,
+    title: `${spec.title}: ${spec.metricLabel} by ${spec.dimensionLabel}`,
+    body: html`${grid}${bars}${axes}`,
+  });
 }

@@ -114,7 +114,11 @@ function lineChart(step: ExplorationStep, evidence: EvidenceRows, focusText: str
     .map((segment) =>
       segment
         .filter(isPlottable)
-        .map((row) => ({ time: timeValue(row[timeColumn]) ?? 0, label: labelByRaw.get(String(row[timeColumn])) ?? '', value: Number(row[valueColumn]) }))
+        .map((row) => ({
+          time: timeValue(row[timeColumn]) ?? 0,
+          label: labelByRaw.get(String(row[timeColumn])) ?? '',
+          value: Number(row[valueColumn]),
+        }))
         .sort((left, right) => left.time - right.time),
     )
     .filter((segment) => segment.length > 0)
@@ -142,12 +146,16 @@ function dimensionBarChart(step: ExplorationStep, evidence: EvidenceRows, focusT
   if (!metric) return undefined;
   const bars = rows
     .filter((row) => typeof row[metric] === 'number')
-    .map((row) => ({ label: row[dimension] === null || row[dimension] === undefined ? 'null' : String(row[dimension]), value: Number(row[metric]) }));
+    .map((row) => ({
+      label: row[dimension] === null || row[dimension] === undefined ? 'null' : String(row[dimension]),
+      value: Number(row[metric]),
+    }));
   if (bars.length < BAR_CHART_MIN_BARS) return undefined;
   const timeOrdered = isTimeColumn(rows, dimension);
   const ordered = timeOrdered ? bars : [...bars].sort((left, right) => right.value - left.value);
   const shown = ordered.slice(0, BAR_CHART_MAX_BARS);
-  const rowsNote = evidence.segments.length > 1 ? `first ${formatNumber(rows.length)} of ${formatNumber(evidence.rowCount)} rows` : evidence.description;
+  const rowsNote =
+    evidence.segments.length > 1 ? `first ${formatNumber(rows.length)} of ${formatNumber(evidence.rowCount)} rows` : evidence.description;
   const truncationNote = shown.length < bars.length ? `; largest ${formatNumber(shown.length)} shown` : '';
   return {
     kind: 'bar',
@@ -164,7 +172,10 @@ function topValuesBarChart(step: ExplorationStep): BarChartSpec | undefined {
   const compact = step.compact;
   // Top values only say something when values repeat; a column of distinct values would be bars of 1.
   const column = compact?.columns.find(
-    (summary) => (summary.kind === 'string' || summary.kind === 'boolean') && (summary.top?.length ?? 0) >= BAR_CHART_MIN_BARS && (summary.top?.[0]?.count ?? 0) > 1,
+    (summary) =>
+      (summary.kind === 'string' || summary.kind === 'boolean') &&
+      (summary.top?.length ?? 0) >= BAR_CHART_MIN_BARS &&
+      (summary.top?.[0]?.count ?? 0) > 1,
   );
   if (!compact || !column?.top) return undefined;
   return {

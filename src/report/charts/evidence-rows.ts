@@ -20,7 +20,12 @@ function describe(kept: number, rowCount: number, shape: string): string {
 }
 
 function leadingRows(rows: Row[], rowCount: number): EvidenceRows {
-  return { segments: [rows], rowCount, omittedRows: Math.max(0, rowCount - rows.length), description: describe(rows.length, rowCount, `first ${formatNumber(rows.length)}`) };
+  return {
+    segments: [rows],
+    rowCount,
+    omittedRows: Math.max(0, rowCount - rows.length),
+    description: describe(rows.length, rowCount, `first ${formatNumber(rows.length)}`),
+  };
 }
 
 export function evidenceRows(step: ExplorationStep): EvidenceRows | undefined {

@@ -61,7 +61,8 @@ export function renderLineChart(spec: LineChartSpec): SafeHtml {
   const y = linearScale(ticks[0] ?? low, ticks[ticks.length - 1] ?? high, plotBottom, MARGIN.top);
 
   const grid = ticks.map(
-    (tick) => html`<line x1="${MARGIN.left}" x2="${plotRight}" y1="${svgNumber(y(tick))}" y2="${svgNumber(y(tick))}" stroke="${chartTheme.grid}"/><text x="${MARGIN.left - 8}" y="${svgNumber(y(tick) + 4)}" text-anchor="end" fill="${chartTheme.mutedText}">${formatCompact(tick)}</text>`,
+    (tick) =>
+      html`<line x1="${MARGIN.left}" x2="${plotRight}" y1="${svgNumber(y(tick))}" y2="${svgNumber(y(tick))}" stroke="${chartTheme.grid}"/><text x="${MARGIN.left - 8}" y="${svgNumber(y(tick) + 4)}" text-anchor="end" fill="${chartTheme.mutedText}">${formatCompact(tick)}</text>`,
   );
   const xLabels = xLabelIndices(points.map((point) => x(point.time))).map((index) => {
     const point = points[index];
@@ -85,7 +86,8 @@ export function renderLineChart(spec: LineChartSpec): SafeHtml {
     return html`<line x1="${svgNumber(x1)}" y1="${svgNumber(y1)}" x2="${svgNumber(x2)}" y2="${svgNumber(y2)}" stroke="${chartTheme.axis}" stroke-width="1.5" stroke-dasharray="4 4"/><text x="${svgNumber((x1 + x2) / 2)}" y="${svgNumber(Math.min(y1, y2) - 10)}" text-anchor="middle" fill="${chartTheme.mutedText}">${formatNumber(spec.omittedRows)} rows not in digest</text>`;
   });
   const dots = points.map(
-    (point) => html`<circle cx="${svgNumber(x(point.time))}" cy="${svgNumber(y(point.value))}" r="3" fill="#fff" stroke="${chartTheme.series}" stroke-width="1.5"><title>${point.label}: ${formatNumber(point.value)}</title></circle>`,
+    (point) =>
+      html`<circle cx="${svgNumber(x(point.time))}" cy="${svgNumber(y(point.value))}" r="3" fill="#fff" stroke="${chartTheme.series}" stroke-width="1.5"><title>${point.label}: ${formatNumber(point.value)}</title></circle>`,
   );
   const placed: Array<{ x: number; y: number }> = [];
   const valueLabels = labelledPoints(points).map(({ index, below }) => {
@@ -100,5 +102,10 @@ export function renderLineChart(spec: LineChartSpec): SafeHtml {
   });
   const axes = html`<line x1="${MARGIN.left}" x2="${plotRight}" y1="${plotBottom}" y2="${plotBottom}" stroke="${chartTheme.axis}"/><text x="${svgNumber((MARGIN.left + plotRight) / 2)}" y="${HEIGHT - 8}" text-anchor="middle" fill="${chartTheme.mutedText}">${spec.timeColumn}</text><text transform="translate(14 ${svgNumber((MARGIN.top + plotBottom) / 2)}) rotate(-90)" text-anchor="middle" fill="${chartTheme.mutedText}">${spec.valueColumn}</text>`;
 
-  return svgFrame({ width: WIDTH, height: HEIGHT, title: `${spec.title}: ${spec.valueColumn} by ${spec.timeColumn}`, body: html`${grid}${axes}${areas}${gaps}${dots}${valueLabels}${xLabels}` });
+  return svgFrame({
+    width: WIDTH,
+    height: HEIGHT,
+    title: `${spec.title}: ${spec.valueColumn} by ${spec.timeColumn}`,
+    body: html`${grid}${axes}${areas}${gaps}${dots}${valueLabels}${xLabels}`,
+  });
 }

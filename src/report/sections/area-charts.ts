@@ -12,7 +12,9 @@ export const MAX_CHARTS_PER_AREA = 2;
 /** Steps behind an area, most relevant first: those its insights cite, then those analysis picked by score. */
 export function evidenceStepsForArea(area: ResolvedArea): number[] {
   const cited = area.insights.flatMap((insight) => insight.source_steps);
-  const selected = [...(area.analysis?.selected_steps ?? [])].sort((left, right) => right.score - left.score || left.step - right.step).map((picked) => picked.step);
+  const selected = [...(area.analysis?.selected_steps ?? [])]
+    .sort((left, right) => right.score - left.score || left.step - right.step)
+    .map((picked) => picked.step);
   return [...new Set([...cited, ...selected])];
 }
 
@@ -20,7 +22,9 @@ export function evidenceStepsForArea(area: ResolvedArea): number[] {
 function focusTextFor(stepNumber: number, area: ResolvedArea): string {
   const citing = area.insights.filter((insight) => insight.source_steps.includes(stepNumber));
   const insights = citing.length > 0 ? citing : area.insights;
-  return [area.name, area.description, ...insights.flatMap((insight) => [insight.name, insight.description, ...insight.indicators])].join('\n');
+  return [area.name, area.description, ...insights.flatMap((insight) => [insight.name, insight.description, ...insight.indicators])].join(
+    '\n',
+  );
 }
 
 export function chartSpecsForArea(area: ResolvedArea, context: ReportContext): ChartSpec[] {

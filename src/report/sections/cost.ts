@@ -10,7 +10,8 @@ function renderUsageTable(telemetry: RunTelemetry): SafeHtml {
   if (rows.length === 0) return html`<p class="muted">No LLM usage was recorded for this run.</p>`;
   const total = totalUsage(telemetry);
   return html`<div class="table-scroll"><table class="data"><thead><tr><th>phase</th><th>model</th><th class="num">calls</th><th class="num">input tokens</th><th class="num">output tokens</th><th class="num">cost</th></tr></thead><tbody>${rows.map(
-    (row) => html`<tr><td>${row.phase}</td><td><code>${row.model}</code></td><td class="num">${formatNumber(row.calls)}</td><td class="num">${formatNumber(row.input_tokens)}</td><td class="num">${formatNumber(row.output_tokens)}</td><td class="num">${formatCost(row.cost_usd)}</td></tr>`,
+    (row) =>
+      html`<tr><td>${row.phase}</td><td><code>${row.model}</code></td><td class="num">${formatNumber(row.calls)}</td><td class="num">${formatNumber(row.input_tokens)}</td><td class="num">${formatNumber(row.output_tokens)}</td><td class="num">${formatCost(row.cost_usd)}</td></tr>`,
   )}</tbody><tfoot><tr><th colspan="2">Total</th><td class="num">${formatNumber(total.calls)}</td><td class="num">${formatNumber(total.input_tokens)}</td><td class="num">${formatNumber(total.output_tokens)}</td><td class="num">${formatCost(total.cost_usd)}</td></tr></tfoot></table></div>`;
 }
 
@@ -19,8 +20,13 @@ function renderLargestPrompt(calls: readonly LlmCallRecord[]): SafeHtml {
   if (!call) return html`<p class="muted">No individual LLM calls were recorded.</p>`;
   const size = promptSize(call);
   const usable = call.context_window - call.max_output_tokens;
-  const where = [call.phase, call.area ? `area ${call.area}` : '', call.step === undefined ? '' : `step ${call.step}`].filter((part) => part !== '').join(' · ');
-  const flags = [call.shrunk ? 'sections were shrunk to fit' : '', call.overflow_retry ? 'retried smaller after a provider overflow' : ''].filter((flag) => flag !== '');
+  const where = [call.phase, call.area ? `area ${call.area}` : '', call.step === undefined ? '' : `step ${call.step}`]
+    .filter((part) => part !== '')
+    .join(' · ');
+  const flags = [
+    call.shrunk ? 'sections were shrunk to fit' : '',
+    call.overflow_retry ? 'retried smaller after a provider overflow' : '',
+  ].filter((flag) => flag !== '');
   const shrunkCalls = calls.filter((entry) => entry.shrunk).length;
   const retriedCalls = calls.filter((entry) => entry.overflow_retry).length;
   return html`<div class="card">
@@ -48,7 +54,10 @@ function renderCounters(telemetry: RunTelemetry): SafeHtml {
     ['steps indexed for analysis', formatNumber(telemetry.analysis_step_index_upserts)],
     ['analysis step searches', formatNumber(telemetry.analysis_step_search_calls)],
     ['analysis steps dropped', formatNumber(telemetry.analysis_steps_dropped)],
-    ...Object.entries(telemetry.phase_durations_ms).map(([phase, milliseconds]): [string, string] => [`${phase} duration`, formatDuration(milliseconds)]),
+    ...Object.entries(telemetry.phase_durations_ms).map(([phase, milliseconds]): [string, string] => [
+      `${phase} duration`,
+      formatDuration(milliseconds),
+    ]),
   ];
   return html`<div class="card"><h4>Counters</h4><table class="data kv"><tbody>${counters.map(([name, value]) => html`<tr><th>${name}</th><td class="num">${value}</td></tr>`)}</tbody></table></div>`;
 }

@@ -20,7 +20,10 @@ const ACTION_TONE: Record<StepAction, Tone> = {
 function renderSql(step: ExplorationStep): SafeHtml {
   const executed = step.executed_query ?? step.query;
   if (!executed) return html``;
-  const failedRepair = step.fix_attempts > 0 && !step.fixed && html`<p class="small tone-text-bad">${pluralize(step.fix_attempts, 'fix attempt')} did not repair the SQL.</p>`;
+  const failedRepair =
+    step.fix_attempts > 0 &&
+    !step.fixed &&
+    html`<p class="small tone-text-bad">${pluralize(step.fix_attempts, 'fix attempt')} did not repair the SQL.</p>`;
   if (step.query && step.query !== executed) {
     const executedLabel = step.fixed ? `Executed SQL after ${pluralize(step.fix_attempts, 'fix attempt')}` : 'Last attempted SQL';
     return html`<p class="small muted">Original SQL (failed)</p><pre class="sql sql-original">${step.query}</pre><p class="small muted">${executedLabel}</p><pre class="sql">${executed}</pre>${failedRepair}`;

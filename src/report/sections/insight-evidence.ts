@@ -6,7 +6,8 @@ import { renderExecutedSql, renderStepDigest } from './step-digest.js';
 
 function renderSourceStep(stepNumber: number, context: ReportContext): SafeHtml {
   const step = context.stepByNumber.get(stepNumber);
-  if (!step) return html`<div class="evidence-step"><p class="muted">Step ${stepNumber} is cited but is not in the exploration log.</p></div>`;
+  if (!step)
+    return html`<div class="evidence-step"><p class="muted">Step ${stepNumber} is cited but is not in the exploration log.</p></div>`;
   return html`<div class="evidence-step"><h5>Step ${step.step}${step.query_purpose && html` · ${step.query_purpose}`} <a class="small" href="#${anchors.step(step.step)}">in log</a></h5>${step.error && html`<p class="error-text">${step.error}</p>`}${renderExecutedSql(step)}${renderStepDigest(step)}</div>`;
 }
 

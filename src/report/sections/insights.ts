@@ -22,7 +22,8 @@ function renderCitingRecommendations(insight: Insight, context: ReportContext): 
   const citing = context.recommendationsByInsightId.get(insight.id) ?? [];
   if (citing.length === 0) return html`<p class="links muted small">Not addressed by any recommendation.</p>`;
   return html`<p class="links small">Addressed by ${citing.map(
-    (recommendation, index) => html`${index > 0 && ', '}<a href="#${anchors.recommendation(recommendation.id)}">${recommendation.id}: ${recommendation.title}</a>`,
+    (recommendation, index) =>
+      html`${index > 0 && ', '}<a href="#${anchors.recommendation(recommendation.id)}">${recommendation.id}: ${recommendation.title}</a>`,
   )}</p>`;
 }
 

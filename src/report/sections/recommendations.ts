@@ -20,7 +20,8 @@ function segmentCheckNote(recommendation: Recommendation): SafeHtml {
 }
 
 function renderSegment(recommendation: Recommendation): SafeHtml {
-  if (!recommendation.target_segment && recommendation.segment_size === null) return html`<p class="muted small">No target segment given.</p>`;
+  if (!recommendation.target_segment && recommendation.segment_size === null)
+    return html`<p class="muted small">No target segment given.</p>`;
   return html`<p>${recommendation.target_segment || 'Unnamed segment'}${recommendation.segment_size !== null && html` <span class="muted">(${formatNumber(recommendation.segment_size)})</span>`}</p>${segmentCheckNote(recommendation)}`;
 }
 

@@ -52,7 +52,9 @@ function validatedNumbers(options: GenerateDemoWarehouseOptions): { seed: number
   const seed = options.seed ?? DEFAULT_DEMO_SEED;
   const scale = options.scale ?? DEFAULT_DEMO_SCALE;
   if (!Number.isSafeInteger(seed) || seed < 0) {
-    throw new ValidationError(`seed must be a non-negative integer, got ${seed}`, [{ path: 'seed', message: 'expected a non-negative integer' }]);
+    throw new ValidationError(`seed must be a non-negative integer, got ${seed}`, [
+      { path: 'seed', message: 'expected a non-negative integer' },
+    ]);
   }
   if (!(scale > 0 && scale <= MAX_DEMO_SCALE)) {
     throw new ValidationError(`scale must be greater than 0 and at most ${MAX_DEMO_SCALE}, got ${scale}`, [
@@ -114,7 +116,8 @@ export async function generateDemoWarehouse(options: GenerateDemoWarehouseOption
       scale,
       patterns: dataset.patterns.map((pattern, index) => {
         const check = checks[index];
-        if (check === undefined || check.id !== pattern.id) throw new AssayError('internal', `pattern check results out of order at ${pattern.id}`);
+        if (check === undefined || check.id !== pattern.id)
+          throw new AssayError('internal', `pattern check results out of order at ${pattern.id}`);
         return withEvidence(pattern, check);
       }),
     };

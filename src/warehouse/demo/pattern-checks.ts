@@ -31,7 +31,10 @@ export async function runPatternCheck(connection: DuckDBConnection, pattern: Pla
   return { id: pattern.id, value, passed: meetsExpectation(value, pattern.check.expect), numbers };
 }
 
-export async function runPatternChecks(connection: DuckDBConnection, patterns: readonly PlantedPatternSpec[]): Promise<PatternCheckResult[]> {
+export async function runPatternChecks(
+  connection: DuckDBConnection,
+  patterns: readonly PlantedPatternSpec[],
+): Promise<PatternCheckResult[]> {
   const results: PatternCheckResult[] = [];
   for (const pattern of patterns) results.push(await runPatternCheck(connection, pattern));
   return results;

@@ -37,7 +37,12 @@ function inBatches<T>(items: readonly T[], size: number): T[][] {
   return batches;
 }
 
-async function perTable(connection: DuckDBConnection, tables: readonly string[], expression: string, doing: string): Promise<Map<string, unknown>> {
+async function perTable(
+  connection: DuckDBConnection,
+  tables: readonly string[],
+  expression: string,
+  doing: string,
+): Promise<Map<string, unknown>> {
   const results = new Map<string, unknown>();
   for (const batch of inBatches(tables, COUNT_QUERY_BATCH)) {
     const sql = batch

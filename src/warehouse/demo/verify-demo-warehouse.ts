@@ -16,7 +16,10 @@ export async function readDemoTruths(truthsPath: string): Promise<DemoTruths> {
   try {
     text = await readFile(truthsPath, 'utf8');
   } catch (error) {
-    throw new NotFoundError(`no truths file at ${truthsPath}: generate the warehouse with \`assay demo-data\` first`, { truthsPath, cause: String(error) });
+    throw new NotFoundError(`no truths file at ${truthsPath}: generate the warehouse with \`assay demo-data\` first`, {
+      truthsPath,
+      cause: String(error),
+    });
   }
   let json: unknown;
   try {

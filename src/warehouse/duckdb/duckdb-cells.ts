@@ -17,7 +17,15 @@ import {
   type DuckDBValue,
 } from '@duckdb/node-api';
 import type { Cell } from '../../domain/index.js';
-import { blobPlaceholder, decimalCell, floatCell, integerCell, isoDateFromEpochDays, isoTimestampFromEpochMillis, jsonTextCell } from '../cells.js';
+import {
+  blobPlaceholder,
+  decimalCell,
+  floatCell,
+  integerCell,
+  isoDateFromEpochDays,
+  isoTimestampFromEpochMillis,
+  jsonTextCell,
+} from '../cells.js';
 
 /** Nested values for JSON text: same scalar rules, structure kept. */
 function plainValue(value: DuckDBValue): unknown {
@@ -25,7 +33,8 @@ function plainValue(value: DuckDBValue): unknown {
   if (value instanceof DuckDBStructValue) {
     return Object.fromEntries(Object.entries(value.entries).map(([key, entry]) => [key, plainValue(entry)]));
   }
-  if (value instanceof DuckDBMapValue) return value.entries.map((entry) => ({ key: plainValue(entry.key), value: plainValue(entry.value) }));
+  if (value instanceof DuckDBMapValue)
+    return value.entries.map((entry) => ({ key: plainValue(entry.key), value: plainValue(entry.value) }));
   if (value instanceof DuckDBUnionValue || value instanceof DuckDBVariantValue) return plainValue(value.value);
   return duckdbCell(value);
 }
@@ -41,7 +50,8 @@ export function duckdbCell(value: DuckDBValue): Cell {
   }
   if (value instanceof DuckDBTimestampMillisecondsValue) return isoTimestampFromEpochMillis(Number(value.millis), value.toString());
   if (value instanceof DuckDBTimestampSecondsValue) return isoTimestampFromEpochMillis(Number(value.seconds) * 1000, value.toString());
-  if (value instanceof DuckDBTimestampNanosecondsValue) return isoTimestampFromEpochMillis(Number(value.nanos / 1_000_000n), value.toString());
+  if (value instanceof DuckDBTimestampNanosecondsValue)
+    return isoTimestampFromEpochMillis(Number(value.nanos / 1_000_000n), value.toString());
   if (value instanceof DuckDBBlobValue) return blobPlaceholder(value.bytes.length);
   if (
     value instanceof DuckDBListValue ||

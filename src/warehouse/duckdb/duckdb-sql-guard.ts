@@ -95,7 +95,10 @@ export async function guardDuckdbSql(sql: string): Promise<GuardVerdict> {
   }
   const tree = await serializeDuckdbSql(sql);
   if (tree.error || !Array.isArray(tree.statements) || tree.statements.length !== 1) {
-    return refuse('duckdb', tree.error ? parserRefusal(tree.error_message ?? 'unknown parser error') : 'only a single SELECT statement is allowed');
+    return refuse(
+      'duckdb',
+      tree.error ? parserRefusal(tree.error_message ?? 'unknown parser error') : 'only a single SELECT statement is allowed',
+    );
   }
   const root = tree.statements[0]?.node;
   if (!isNode(root) || !QUERY_NODE_TYPES.has(String(root.type))) {

@@ -32,7 +32,9 @@ const STRING_OR_BIG_INTEGER = /"(?:[^"\\]|\\.)*"|(?<=[:,[]\s*)-?\d{16,}(?![.eE\d
 
 /** JSON.parse, except long integers stay exact (as marked strings) so the tree can be rendered back unchanged. */
 function parseKeepingBigIntegers(text: string): unknown {
-  return JSON.parse(text.replace(STRING_OR_BIG_INTEGER, (token) => (token.startsWith('"') ? token : JSON.stringify(`${BIG_INTEGER_MARK}${token}`))));
+  return JSON.parse(
+    text.replace(STRING_OR_BIG_INTEGER, (token) => (token.startsWith('"') ? token : JSON.stringify(`${BIG_INTEGER_MARK}${token}`))),
+  );
 }
 
 function stringifyRestoringBigIntegers(tree: unknown): string {

@@ -1,6 +1,13 @@
 /** Tenant filter for DuckDB: rewrite the statement's JSON syntax tree, let DuckDB render it back to SQL. */
 import type { AllowedSql } from '../sql-guard-verdict.js';
-import { assertNoShadowingCte, filteredRelationSql, quoteIdentifier, relationKey, type FilteredRelations, type TenantFilter } from '../tenant-filter.js';
+import {
+  assertNoShadowingCte,
+  filteredRelationSql,
+  quoteIdentifier,
+  relationKey,
+  type FilteredRelations,
+  type TenantFilter,
+} from '../tenant-filter.js';
 import { UnsafeSqlError } from '../../errors/index.js';
 import { deserializeDuckdbSql, serializeDuckdbSql } from './duckdb-sql-parser.js';
 

@@ -55,7 +55,10 @@ function fileReader(file: string): string {
 }
 
 /** Builds the private database file the agent will open read-only (see the module comment). */
-async function materialisePrivateDatabase(source: string | undefined, files: Record<string, string>): Promise<{ file: string; cleanup: () => Promise<void> }> {
+async function materialisePrivateDatabase(
+  source: string | undefined,
+  files: Record<string, string>,
+): Promise<{ file: string; cleanup: () => Promise<void> }> {
   const directory = await mkdtemp(path.join(os.tmpdir(), 'assay-duckdb-'));
   const cleanup = () => rm(directory, { recursive: true, force: true });
   const file = path.join(directory, `${PRIVATE_CATALOG}.duckdb`);
@@ -68,7 +71,8 @@ async function materialisePrivateDatabase(source: string | undefined, files: Rec
       await connection.run(`DETACH ${SOURCE_CATALOG}`);
     }
     for (const [table, tableFile] of Object.entries(files)) {
-      if (!TABLE_NAME.test(table)) throw new ConfigError(`warehouse file table name ${JSON.stringify(table)} must be a plain identifier (letters, digits, _)`);
+      if (!TABLE_NAME.test(table))
+        throw new ConfigError(`warehouse file table name ${JSON.stringify(table)} must be a plain identifier (letters, digits, _)`);
       const absolute = path.resolve(tableFile);
       if (!existsSync(absolute)) throw new ConfigError(`warehouse file for table ${table} does not exist: ${absolute}`);
       await connection.run(`CREATE TABLE ${quoteIdentifier(table)} AS SELECT * FROM ${fileReader(absolute)}($1)`, [absolute]);
@@ -143,7 +147,9 @@ class DuckdbWarehouse implements Warehouse {
       [table.schema, table.name],
     );
     if (columnRows.length === 0 || table.name.toLowerCase().startsWith(INTERNAL_TABLE_PREFIX)) {
-      throw new NotFoundError(`table ${table.schema}.${table.name} does not exist in ${this.description}`, { table: `${table.schema}.${table.name}` });
+      throw new NotFoundError(`table ${table.schema}.${table.name} does not exist in ${this.description}`, {
+        table: `${table.schema}.${table.name}`,
+      });
     }
     const keyRows = await this.internalRows(
       `SELECT unnest(constraint_column_names) FROM duckdb_constraints() WHERE constraint_type = 'PRIMARY KEY' AND schema_name = $1 AND table_name = $2`,
@@ -184,7 +190,9 @@ class DuckdbWarehouse implements Warehouse {
   async query(sql: string, options: QueryOptions = {}): Promise<QueryResult> {
     const allowed = await assertSafeSql(sql, 'duckdb');
     const statement =
-      this.tenantFilter === undefined ? allowed.statement : await applyDuckdbTenantFilter(allowed, this.filteredRelations, this.tenantFilter);
+      this.tenantFilter === undefined
+        ? allowed.statement
+        : await applyDuckdbTenantFilter(allowed, this.filteredRelations, this.tenantFilter);
     const limits = { maxRows: options.maxRows ?? this.limits.maxRows, timeoutMs: options.timeoutMs ?? this.limits.timeoutMs };
     return this.queue.run(() => this.execute(statement, limits, options.signal));
   }
@@ -203,7 +211,8 @@ class DuckdbWarehouse implements Warehouse {
     signal?.addEventListener('abort', onAbort, { once: true });
     try {
       const extracted = await this.connection.extractStatements(statement);
-      if (extracted.count !== 1) throw new UnsafeSqlError(`only a single SELECT statement is allowed (found ${extracted.count} statements)`);
+      if (extracted.count !== 1)
+        throw new UnsafeSqlError(`only a single SELECT statement is allowed (found ${extracted.count} statements)`);
       const prepared = await extracted.prepare(0);
       try {
         // a second opinion from the engine itself, after binding
@@ -269,10 +278,14 @@ export async function openLockedDuckdb(options: Pick<DuckdbWarehouseOptions, 'pa
   const needsPrivateCopy = inMemory || Object.keys(files).length > 0;
   let storage: { file: string; cleanup: () => Promise<void> };
   try {
-    storage = needsPrivateCopy ? await materialisePrivateDatabase(inMemory ? undefined : options.path, files) : { file: options.path, cleanup: async () => undefined };
+    storage = needsPrivateCopy
+      ? await materialisePrivateDatabase(inMemory ? undefined : options.path, files)
+      : { file: options.path, cleanup: async () => undefined };
   } catch (error) {
     if (error instanceof ConfigError) throw error;
-    throw new WarehouseError(`could not prepare DuckDB warehouse ${inMemory ? 'duckdb::memory:' : options.path}: ${describeError(error)}`, { cause: error });
+    throw new WarehouseError(`could not prepare DuckDB warehouse ${inMemory ? 'duckdb::memory:' : options.path}: ${describeError(error)}`, {
+      cause: error,
+    });
   }
   let instance: DuckDBInstance | undefined;
   try {
@@ -284,7 +297,9 @@ export async function openLockedDuckdb(options: Pick<DuckdbWarehouseOptions, 'pa
     instance?.closeSync();
     await storage.cleanup();
     if (error instanceof ConfigError) throw error;
-    throw new WarehouseError(`could not open DuckDB warehouse ${inMemory ? 'duckdb::memory:' : options.path}: ${describeError(error)}`, { cause: error });
+    throw new WarehouseError(`could not open DuckDB warehouse ${inMemory ? 'duckdb::memory:' : options.path}: ${describeError(error)}`, {
+      cause: error,
+    });
   }
 }
 

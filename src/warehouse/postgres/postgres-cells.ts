@@ -3,7 +3,19 @@ import pg from 'pg';
 import type { Cell } from '../../domain/index.js';
 import { blobPlaceholder, decimalCell, floatCell, integerCell, isoTimestampFromText, jsonTextCell } from '../cells.js';
 
-const OID = { INT8: 20, NUMERIC: 1700, MONEY: 790, DATE: 1082, TIME: 1083, TIMETZ: 1266, TIMESTAMP: 1114, TIMESTAMPTZ: 1184, INTERVAL: 1186, JSON: 114, JSONB: 3802 } as const;
+const OID = {
+  INT8: 20,
+  NUMERIC: 1700,
+  MONEY: 790,
+  DATE: 1082,
+  TIME: 1083,
+  TIMETZ: 1266,
+  TIMESTAMP: 1114,
+  TIMESTAMPTZ: 1184,
+  INTERVAL: 1186,
+  JSON: 114,
+  JSONB: 3802,
+} as const;
 
 /** Types kept as the server's text: the driver would turn them into lossy numbers, local-time Dates or objects. */
 const RAW_TEXT_OIDS: ReadonlySet<number> = new Set(Object.values(OID));
@@ -11,7 +23,9 @@ const RAW_TEXT_OIDS: ReadonlySet<number> = new Set(Object.values(OID));
 /** Parsers for a pool: raw text for the types above, the driver's defaults (booleans, small numbers, bytea, arrays) for the rest. */
 export const postgresTypeParsers: pg.CustomTypesConfig = {
   getTypeParser: ((oid: number, format?: 'text' | 'binary') =>
-    RAW_TEXT_OIDS.has(oid) ? (value: string) => value : pg.types.getTypeParser(oid, format ?? 'text')) as pg.CustomTypesConfig['getTypeParser'],
+    RAW_TEXT_OIDS.has(oid)
+      ? (value: string) => value
+      : pg.types.getTypeParser(oid, format ?? 'text')) as pg.CustomTypesConfig['getTypeParser'],
 };
 
 export function postgresCell(value: unknown, typeOid: number): Cell {

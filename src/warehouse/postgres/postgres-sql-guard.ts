@@ -33,7 +33,13 @@ const STATEMENT_KIND_NAMES: Record<string, string> = {
 
 /** "DeleteStmt" → "DELETE"; "AlterTableStmt" → "ALTER TABLE". */
 function statementKind(nodeType: string): string {
-  return STATEMENT_KIND_NAMES[nodeType] ?? nodeType.replace(/Stmt$/, '').replace(/([a-z])([A-Z])/g, '$1 $2').toUpperCase();
+  return (
+    STATEMENT_KIND_NAMES[nodeType] ??
+    nodeType
+      .replace(/Stmt$/, '')
+      .replace(/([a-z])([A-Z])/g, '$1 $2')
+      .toUpperCase()
+  );
 }
 
 interface WalkState {
@@ -55,7 +61,8 @@ function visitNode(nodeType: string, body: JsonNode, state: WalkState): void {
         const call: unknown = pair[0];
         const name = isNode(call) && isNode(call.FuncCall) ? lastNamePart(call.FuncCall.funcname) : '';
         // a FROM-clause item that is not a plain function call (SQL-standard special forms) is refused too
-        const reason = name === '' ? 'only plain function calls may appear as FROM-clause functions' : deniedTableFunctionReason(POLICY, name);
+        const reason =
+          name === '' ? 'only plain function calls may appear as FROM-clause functions' : deniedTableFunctionReason(POLICY, name);
         if (reason !== undefined) state.refusal = reason;
       }
       return;

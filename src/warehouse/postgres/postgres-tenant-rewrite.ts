@@ -5,7 +5,14 @@
 import { scanSync } from 'libpg-query';
 import { UnsafeSqlError } from '../../errors/index.js';
 import type { AllowedSql } from '../sql-guard-verdict.js';
-import { assertNoShadowingCte, filteredRelationSql, quoteIdentifier, relationKey, type FilteredRelations, type TenantFilter } from '../tenant-filter.js';
+import {
+  assertNoShadowingCte,
+  filteredRelationSql,
+  quoteIdentifier,
+  relationKey,
+  type FilteredRelations,
+  type TenantFilter,
+} from '../tenant-filter.js';
 import { guardPostgresSql } from './postgres-sql-guard.js';
 
 export interface PostgresTenantContext {
@@ -48,7 +55,11 @@ export async function applyPostgresTenantFilter(allowed: AllowedSql, context: Po
   replacements.sort((left, right) => right.start - left.start);
   let rewritten = bytes;
   for (const replacement of replacements) {
-    rewritten = Buffer.concat([rewritten.subarray(0, replacement.start), Buffer.from(replacement.text, 'utf8'), rewritten.subarray(replacement.end)]);
+    rewritten = Buffer.concat([
+      rewritten.subarray(0, replacement.start),
+      Buffer.from(replacement.text, 'utf8'),
+      rewritten.subarray(replacement.end),
+    ]);
   }
   return rewritten.toString('utf8');
 }

@@ -105,7 +105,9 @@ class PostgresWarehouse implements Warehouse {
       [table.schema, table.name],
     );
     if (columns.rows.length === 0 || table.name.toLowerCase().startsWith(INTERNAL_TABLE_PREFIX)) {
-      throw new NotFoundError(`table ${table.schema}.${table.name} does not exist in ${this.description}`, { table: `${table.schema}.${table.name}` });
+      throw new NotFoundError(`table ${table.schema}.${table.name} does not exist in ${this.description}`, {
+        table: `${table.schema}.${table.name}`,
+      });
     }
     const qualifiedSql = `${quoteIdentifier(table.schema)}.${quoteIdentifier(table.name)}`;
     const samples = await this.query(`SELECT * FROM ${qualifiedSql} LIMIT ${SAMPLE_ROW_COUNT}`);
@@ -147,7 +149,11 @@ class PostgresWarehouse implements Warehouse {
   async query(sql: string, options: QueryOptions = {}): Promise<QueryResult> {
     const allowed = await assertSafeSql(sql, 'postgres');
     const statement = this.tenant === undefined ? allowed.statement : await applyPostgresTenantFilter(allowed, this.tenant);
-    return this.execute(statement, { maxRows: options.maxRows ?? this.limits.maxRows, timeoutMs: options.timeoutMs ?? this.limits.timeoutMs }, options.signal);
+    return this.execute(
+      statement,
+      { maxRows: options.maxRows ?? this.limits.maxRows, timeoutMs: options.timeoutMs ?? this.limits.timeoutMs },
+      options.signal,
+    );
   }
 
   private async execute(statement: string, limits: Limits, signal: AbortSignal | undefined): Promise<QueryResult> {
@@ -171,7 +177,10 @@ class PostgresWarehouse implements Warehouse {
       if (signal?.aborted) onAbort();
       await client.query(`DECLARE ${CURSOR_NAME} NO SCROLL CURSOR FOR ${statement}`);
       const fetched = await client.query<unknown[]>({ text: `FETCH FORWARD ${limits.maxRows + 1} FROM ${CURSOR_NAME}`, rowMode: 'array' });
-      const columnTypes = await this.typeNamesFor(client, fetched.fields.map((field) => field.dataTypeID));
+      const columnTypes = await this.typeNamesFor(
+        client,
+        fetched.fields.map((field) => field.dataTypeID),
+      );
       const names = deduplicateColumnNames(fetched.fields.map((field) => field.name));
       const truncated = fetched.rows.length > limits.maxRows;
       const rows: Row[] = fetched.rows.slice(0, limits.maxRows).map((values) => {
@@ -182,7 +191,10 @@ class PostgresWarehouse implements Warehouse {
         return row;
       });
       return {
-        columns: fetched.fields.map((field, index) => ({ name: names[index] ?? field.name, type: columnTypes[index] ?? String(field.dataTypeID) })),
+        columns: fetched.fields.map((field, index) => ({
+          name: names[index] ?? field.name,
+          type: columnTypes[index] ?? String(field.dataTypeID),
+        })),
         rows,
         rowCount: rows.length,
         truncated,

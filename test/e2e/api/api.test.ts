@@ -25,7 +25,10 @@ describe('assay api (local runner, offline analyst, demo warehouse)', () => {
     dir = mkdtempSync(join(tmpdir(), 'assay-api-e2e-'));
     const warehouse = await generateDemoWarehouse({ kind: 'ecommerce', out: join(dir, 'shop.duckdb') });
     warehouseUrl = `duckdb:${warehouse.path}`;
-    const config = loadConfig({ env: { ASSAY_DATA_DIR: join(dir, 'data'), ASSAY_WAREHOUSE: warehouseUrl, ASSAY_LLM: 'offline:analyst' }, cwd: dir });
+    const config = loadConfig({
+      env: { ASSAY_DATA_DIR: join(dir, 'data'), ASSAY_WAREHOUSE: warehouseUrl, ASSAY_LLM: 'offline:analyst' },
+      cwd: dir,
+    });
     served = await serveApi(config, { port: 0, host: '127.0.0.1', runner: 'local', maxConcurrentRuns: 1 }, silentLogger);
   }, 60_000);
 
@@ -36,13 +39,24 @@ describe('assay api (local runner, offline analyst, demo warehouse)', () => {
 
   const url = (path: string) => `${served.url}${path}`;
   async function send(method: string, path: string, body?: unknown): Promise<{ status: number; body: any }> {
-    const response = await fetch(url(path), { method, ...(body === undefined ? {} : { body: JSON.stringify(body), headers: { 'Content-Type': 'application/json' } }) });
-    return { status: response.status, body: (response.headers.get('content-type') ?? '').includes('json') ? await response.json() : await response.text() };
+    const response = await fetch(url(path), {
+      method,
+      ...(body === undefined ? {} : { body: JSON.stringify(body), headers: { 'Content-Type': 'application/json' } }),
+    });
+    return {
+      status: response.status,
+      body: (response.headers.get('content-type') ?? '').includes('json') ? await response.json() : await response.text(),
+    };
   }
 
   it('runs a discovery from project creation to report, with live progress', async () => {
     expect((await send('GET', '/health/ready')).status).toBe(200);
-    const project = await send('POST', '/api/v1/projects', { id: 'demo-shop', name: 'Demo shop', domain: 'ecommerce', warehouse: { url: warehouseUrl } });
+    const project = await send('POST', '/api/v1/projects', {
+      id: 'demo-shop',
+      name: 'Demo shop',
+      domain: 'ecommerce',
+      warehouse: { url: warehouseUrl },
+    });
     expect(project.status).toBe(201);
 
     const estimate = await send('POST', '/api/v1/projects/demo-shop/discover/estimate', { max_steps: MAX_STEPS });
@@ -83,7 +97,9 @@ describe('assay api (local runner, offline analyst, demo warehouse)', () => {
     expect(metrics.body).toMatch(/assay_runs_finished_total\{status="completed",run_type="(full|partial)"\} 1/);
 
     const insightId: string = result.body.insights[0].id;
-    expect((await send('POST', `/api/v1/runs/${runId}/feedback`, { target_type: 'insight', target_id: insightId, rating: 'like' })).status).toBe(200);
+    expect(
+      (await send('POST', `/api/v1/runs/${runId}/feedback`, { target_type: 'insight', target_id: insightId, rating: 'like' })).status,
+    ).toBe(200);
     expect((await send('GET', '/api/v1/projects/demo-shop/feedback')).body.feedback).toHaveLength(1);
   }, 150_000);
 

@@ -5,7 +5,6 @@ import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { redisServerMissing, startRedisServer, type RedisServer } from '../../integration/fleet/redis-server.js';
 import { createApiHarness, type ApiHarness } from '../../unit/api/api-harness.js';
 
-
 describe.skipIf(redisServerMissing)('Bull Board at /admin/queues', () => {
   let redis: RedisServer;
   let queues: Queue[];
@@ -20,10 +19,12 @@ describe.skipIf(redisServerMissing)('Bull Board at /admin/queues', () => {
   }, 30_000);
 
   afterAll(async () => {
-    await Promise.all((queues ?? []).map(async (queue) => {
-      await queue.obliterate({ force: true });
-      await queue.close();
-    }));
+    await Promise.all(
+      (queues ?? []).map(async (queue) => {
+        await queue.obliterate({ force: true });
+        await queue.close();
+      }),
+    );
     await api?.close();
     await redis?.stop();
   });

@@ -2,7 +2,13 @@ import { mkdtemp, rm, stat } from 'node:fs/promises';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { checksumDemoWarehouse, generateDemoWarehouse, readDemoTruths, verifyDemoTruths, type DemoWarehouseSummary } from '../../../src/warehouse/demo/index.js';
+import {
+  checksumDemoWarehouse,
+  generateDemoWarehouse,
+  readDemoTruths,
+  verifyDemoTruths,
+  type DemoWarehouseSummary,
+} from '../../../src/warehouse/demo/index.js';
 
 /** The ERP demo builds 1,500 tables; on a loaded 2-core machine one generation can take ~15 s. */
 const ERP_TIMEOUT_MS = 90_000;
@@ -26,14 +32,17 @@ describe('when the ERP demo is generated at full size', () => {
     summary = await generateDemoWarehouse({ kind: 'erp', out: join(workDir, 'erp.duckdb') });
     const rows = summary.tables.reduce((sum, table) => sum + table.rows, 0);
     const megabytes = (await stat(summary.path)).size / 1e6;
-    console.log(`[demo-data] erp scale 1: ${summary.tables.length} tables, ${rows} rows, ${megabytes.toFixed(0)} MB in ${summary.elapsedMs} ms`);
+    console.log(
+      `[demo-data] erp scale 1: ${summary.tables.length} tables, ${rows} rows, ${megabytes.toFixed(0)} MB in ${summary.elapsedMs} ms`,
+    );
   }, ERP_TIMEOUT_MS);
 
   it('holds at least 1,500 tables across several named schemas and none in main', () => {
     expect(summary.tables.length).toBeGreaterThanOrEqual(1500);
     const schemas = new Set(summary.tables.map((table) => table.name.split('.')[0]));
     expect(schemas.has('main')).toBe(false);
-    for (const schema of ['finance', 'sales', 'inventory', 'hr', 'procurement', 'logistics', 'staging', 'archive']) expect(schemas.has(schema)).toBe(true);
+    for (const schema of ['finance', 'sales', 'inventory', 'hr', 'procurement', 'logistics', 'staging', 'archive'])
+      expect(schemas.has(schema)).toBe(true);
   });
 
   it('has at least three tables with 100k+ rows, while nearly all others are small or empty', () => {
@@ -50,7 +59,6 @@ describe('when the ERP demo is generated at full size', () => {
     expect(results.map((result) => [result.id, result.passed])).toEqual(truths.patterns.map((pattern) => [pattern.id, true]));
     expect(results).toHaveLength(3);
   });
-
 });
 
 describe('when the ERP demo is generated twice at a reduced scale', () => {
@@ -68,9 +76,13 @@ describe('when the ERP demo is generated twice at a reduced scale', () => {
     expect(rowsOf(first, 'inventory.stock_movements')).toBe(15_000);
   });
 
-  it('holds identical rows in every table', async () => {
-    const [checksumsA, checksumsB] = await Promise.all([checksumDemoWarehouse(first.path), checksumDemoWarehouse(second.path)]);
-    expect(Object.keys(checksumsA)).toHaveLength(1500);
-    expect(checksumsB).toEqual(checksumsA);
-  }, ERP_TIMEOUT_MS);
+  it(
+    'holds identical rows in every table',
+    async () => {
+      const [checksumsA, checksumsB] = await Promise.all([checksumDemoWarehouse(first.path), checksumDemoWarehouse(second.path)]);
+      expect(Object.keys(checksumsA)).toHaveLength(1500);
+      expect(checksumsB).toEqual(checksumsA);
+    },
+    ERP_TIMEOUT_MS,
+  );
 });

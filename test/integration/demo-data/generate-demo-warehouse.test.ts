@@ -108,7 +108,6 @@ describe.each<[DemoKind]>([['ecommerce'], ['gaming'], ['social']])('when the %s 
     const existing = new Set(summary.tables.map((table) => table.name));
     for (const pattern of truths.patterns) for (const table of pattern.tables) expect(existing.has(table)).toBe(true);
   });
-
 });
 
 describe.each<[DemoKind]>([['gaming'], ['social']])('when the %s demo is generated twice at a reduced scale', (kind) => {

@@ -32,8 +32,13 @@ describe('when the seeded macros draw 100,000 values in DuckDB', () => {
 
   it('follows the weights of a weighted pick', async () => {
     await connection.run(randomMacrosSql(42));
-    const pick = weightedPickSql("rnd('weights', i)", [['mobile', 0.5], ['desktop', 0.38], ['tablet', 0.12]]);
-    const row = await oneRow(`SELECT avg((d = 'mobile')::INTEGER) AS mobile, avg((d = 'desktop')::INTEGER) AS desktop, avg((d = 'tablet')::INTEGER) AS tablet
+    const pick = weightedPickSql("rnd('weights', i)", [
+      ['mobile', 0.5],
+      ['desktop', 0.38],
+      ['tablet', 0.12],
+    ]);
+    const row =
+      await oneRow(`SELECT avg((d = 'mobile')::INTEGER) AS mobile, avg((d = 'desktop')::INTEGER) AS desktop, avg((d = 'tablet')::INTEGER) AS tablet
       FROM (SELECT ${pick} AS d FROM range(100000) t(i))`);
     expect(Number(row.mobile)).toBeCloseTo(0.5, 2);
     expect(Number(row.desktop)).toBeCloseTo(0.38, 2);

@@ -7,7 +7,11 @@ import { createHarness, type Harness } from '../../support/engine-harness.js';
 import { QUERY_DEVICE, QUERY_REVENUE, scriptedBrain } from './scripted-brain.js';
 
 const LOOKUP = JSON.stringify({ thinking: 'need columns', lookup_schema: ['main.sessions', 'main.orders'] });
-const BAD_COLUMN = JSON.stringify({ thinking: 'typo', query_purpose: 'conversion: sessions by device', query: 'SELECT devise, COUNT(*) AS sessions FROM main.sessions GROUP BY devise' });
+const BAD_COLUMN = JSON.stringify({
+  thinking: 'typo',
+  query_purpose: 'conversion: sessions by device',
+  query: 'SELECT devise, COUNT(*) AS sessions FROM main.sessions GROUP BY devise',
+});
 
 let harness: Harness | undefined;
 afterEach(async () => {

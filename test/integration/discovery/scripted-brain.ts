@@ -11,7 +11,8 @@ export function phaseOf(request: LlmRequest): PhaseName {
   if (text.includes('You are verifying one finding')) return 'verification';
   if (text.includes('A read-only SQL query failed')) return 'sql_fix';
   if (text.includes('Begin exploring the warehouse')) return 'exploration';
-  if (text.includes('"recommendations"') && text.includes('INSIGHT') === false && /"recommendations"\s*:/.test(text)) return 'recommendations';
+  if (text.includes('"recommendations"') && text.includes('INSIGHT') === false && /"recommendations"\s*:/.test(text))
+    return 'recommendations';
   if (/"insights"\s*:/.test(text)) return 'analysis';
   return 'unknown';
 }
@@ -33,13 +34,15 @@ export interface ScriptOptions {
 export const QUERY_DEVICE = JSON.stringify({
   thinking: 'compare checkout completion by device',
   query_purpose: 'conversion: checkout abandonment by device',
-  query: 'SELECT device, COUNT(*) AS sessions, SUM(CASE WHEN reached_checkout AND NOT ordered THEN 1 ELSE 0 END) AS abandoned FROM main.sessions GROUP BY device ORDER BY device',
+  query:
+    'SELECT device, COUNT(*) AS sessions, SUM(CASE WHEN reached_checkout AND NOT ordered THEN 1 ELSE 0 END) AS abandoned FROM main.sessions GROUP BY device ORDER BY device',
 });
 
 export const QUERY_REVENUE = JSON.stringify({
   thinking: 'monthly revenue trend',
   query_purpose: 'revenue: monthly order revenue',
-  query: "SELECT date_trunc('month', ordered_at) AS month, COUNT(*) AS orders, SUM(amount) AS revenue FROM main.orders GROUP BY 1 ORDER BY 1",
+  query:
+    "SELECT date_trunc('month', ordered_at) AS month, COUNT(*) AS orders, SUM(amount) AS revenue FROM main.orders GROUP BY 1 ORDER BY 1",
 });
 
 export function scriptedBrain(options: ScriptOptions) {
@@ -62,14 +65,41 @@ export function scriptedBrain(options: ScriptOptions) {
         if (area !== 'conversion') return '{"insights": []}';
         return JSON.stringify({
           insights: [
-            { name: 'Mobile checkout abandonment is high', description: 'Mobile sessions abandon checkout far more than desktop.', severity: 'high', affected_count: 120, confidence: 0.8, source_steps: [2], metrics: { segment: 'mobile' } },
+            {
+              name: 'Mobile checkout abandonment is high',
+              description: 'Mobile sessions abandon checkout far more than desktop.',
+              severity: 'high',
+              affected_count: 120,
+              confidence: 0.8,
+              source_steps: [2],
+              metrics: { segment: 'mobile' },
+            },
           ],
         });
       }
       case 'verification':
-        return JSON.stringify({ thinking: 'recount abandoned mobile sessions', query: "SELECT SUM(abandoned) AS count FROM (SELECT device, SUM(CASE WHEN reached_checkout AND NOT ordered THEN 1 ELSE 0 END) AS abandoned FROM main.sessions GROUP BY device) t WHERE device = 'mobile'" });
+        return JSON.stringify({
+          thinking: 'recount abandoned mobile sessions',
+          query:
+            "SELECT SUM(abandoned) AS count FROM (SELECT device, SUM(CASE WHEN reached_checkout AND NOT ordered THEN 1 ELSE 0 END) AS abandoned FROM main.sessions GROUP BY device) t WHERE device = 'mobile'",
+        });
       case 'recommendations':
-        return options.recommendations ?? JSON.stringify({ recommendations: [{ title: 'Simplify mobile checkout', description: 'One-page checkout on mobile.', priority: 1, segment_size: 100, related_insight_ids: ['conversion-1', 'ghost-9'], effort: 'medium', success_metrics: ['mobile checkout completion'] }] });
+        return (
+          options.recommendations ??
+          JSON.stringify({
+            recommendations: [
+              {
+                title: 'Simplify mobile checkout',
+                description: 'One-page checkout on mobile.',
+                priority: 1,
+                segment_size: 100,
+                related_insight_ids: ['conversion-1', 'ghost-9'],
+                effort: 'medium',
+                success_metrics: ['mobile checkout completion'],
+              },
+            ],
+          })
+        );
       default:
         return 'I am not sure what you want.';
     }

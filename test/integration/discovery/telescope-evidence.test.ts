@@ -26,7 +26,9 @@ describe('when analysis reads telescoped evidence (compaction.evidence: telescop
   it('finds what the digests find, drilling down where the first view held steps back, and records the tree in the telemetry', async () => {
     const digests = await runWith('digests');
     const telescoped = await runWith('telescope');
-    expect(telescoped.result.insights.map((insight) => insight.name).sort()).toEqual(digests.result.insights.map((insight) => insight.name).sort());
+    expect(telescoped.result.insights.map((insight) => insight.name).sort()).toEqual(
+      digests.result.insights.map((insight) => insight.name).sort(),
+    );
     const telemetry = telescoped.run?.telemetry.telescope;
     expect(telemetry?.evidence).toBe('telescope');
     const areas = Object.values(telemetry?.areas ?? {});

@@ -28,7 +28,9 @@ function breakAreas(areas: readonly string[]) {
 
 describe.skipIf(redisServerMissing)('when an area job fails after all its retries', () => {
   it('marks that area failed with the job error, still finishes the run as partial, and the coordinator completes', async () => {
-    const fleet = redis.track(await createFleet(redis.url, scriptedBrain({ exploration: SCRIPT }).brain, { wrapStore: breakAreas(['revenue']) }));
+    const fleet = redis.track(
+      await createFleet(redis.url, scriptedBrain({ exploration: SCRIPT }).brain, { wrapStore: breakAreas(['revenue']) }),
+    );
     await fleet.startWorkers();
     const run = await fleet.harness.newRun({ maxSteps: 4, areas: ['conversion', 'revenue'] });
     await fleet.launcher.launch(run.id);
@@ -51,7 +53,9 @@ describe.skipIf(redisServerMissing)('when an area job fails after all its retrie
 
   describe('and every area fails', () => {
     it('finishes the run as failed with the error on the run', async () => {
-      const fleet = redis.track(await createFleet(redis.url, scriptedBrain({ exploration: SCRIPT }).brain, { wrapStore: breakAreas(['conversion', 'revenue']) }));
+      const fleet = redis.track(
+        await createFleet(redis.url, scriptedBrain({ exploration: SCRIPT }).brain, { wrapStore: breakAreas(['conversion', 'revenue']) }),
+      );
       await fleet.startWorkers();
       const run = await fleet.harness.newRun({ maxSteps: 4, areas: ['conversion', 'revenue'] });
       await fleet.launcher.launch(run.id);
@@ -76,12 +80,15 @@ describe.skipIf(redisServerMissing)('when a verify job fails after all its retri
           store.updateRun(id, (run) => {
             const next = mutate(run);
             const validations = next.areas.flatMap((area) => area.insights.map((insight) => insight.validation));
-            if (validations.some((validation) => validation && !validation.reasoning.startsWith('verification failed'))) throw new Error('disk full');
+            if (validations.some((validation) => validation && !validation.reasoning.startsWith('verification failed')))
+              throw new Error('disk full');
             return next;
           }),
       };
     };
-    const fleet = redis.track(await createFleet(redis.url, scriptedBrain({ exploration: SCRIPT }).brain, { wrapStore: breakValidationWrites }));
+    const fleet = redis.track(
+      await createFleet(redis.url, scriptedBrain({ exploration: SCRIPT }).brain, { wrapStore: breakValidationWrites }),
+    );
     await fleet.startWorkers();
     const run = await fleet.harness.newRun({ maxSteps: 4, areas: ['conversion'] });
     await fleet.launcher.launch(run.id);
@@ -115,7 +122,9 @@ describe.skipIf(redisServerMissing)('when a provider rate limit escapes a job', 
           }),
       };
     };
-    const fleet = redis.track(await createFleet(redis.url, scriptedBrain({ exploration: SCRIPT }).brain, { wrapStore: rateLimitRecommendationsOnce }));
+    const fleet = redis.track(
+      await createFleet(redis.url, scriptedBrain({ exploration: SCRIPT }).brain, { wrapStore: rateLimitRecommendationsOnce }),
+    );
     await fleet.startWorkers();
     const run = await fleet.harness.newRun({ maxSteps: 4, areas: ['conversion'] });
     await fleet.launcher.launch(run.id);

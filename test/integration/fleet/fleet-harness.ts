@@ -35,7 +35,11 @@ export interface Fleet {
   close(): Promise<void>;
 }
 
-export async function createFleet(redisUrl: string, brain: OfflineBrain, options: { wrapStore?: (harness: Harness) => void } = {}): Promise<Fleet> {
+export async function createFleet(
+  redisUrl: string,
+  brain: OfflineBrain,
+  options: { wrapStore?: (harness: Harness) => void } = {},
+): Promise<Fleet> {
   const harness = await createHarness(brain);
   options.wrapStore?.(harness);
   const prefix = `test-${randomBytes(4).toString('hex')}`;
@@ -72,7 +76,10 @@ export async function createFleet(redisUrl: string, brain: OfflineBrain, options
       for (;;) {
         const run = await harness.deps.store.getRun(runId);
         if (run?.phase === 'complete') return run;
-        if (Date.now() > deadline) throw new Error(`run ${runId} did not finish within ${timeoutMs} ms (status ${run?.status}, phase ${run?.phase}, ${run?.phase_detail})`);
+        if (Date.now() > deadline)
+          throw new Error(
+            `run ${runId} did not finish within ${timeoutMs} ms (status ${run?.status}, phase ${run?.phase}, ${run?.phase_detail})`,
+          );
         await new Promise((resolve) => setTimeout(resolve, 25));
       }
     },

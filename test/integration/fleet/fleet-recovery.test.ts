@@ -62,9 +62,13 @@ describe.skipIf(redisServerMissing)('when a worker dies in the middle of an expl
 
 describe.skipIf(redisServerMissing)('when a run is cancelled while a step is waiting on the model', () => {
   it('aborts the in-flight call, finalizes the run as cancelled and starts nothing after it', async () => {
-    const { brain, reached, calls } = interceptStep(3, (request) => new Promise<string>((_resolve, reject) => {
-      request.signal?.addEventListener('abort', () => reject(new CancelledError('model call aborted')), { once: true });
-    }));
+    const { brain, reached, calls } = interceptStep(
+      3,
+      (request) =>
+        new Promise<string>((_resolve, reject) => {
+          request.signal?.addEventListener('abort', () => reject(new CancelledError('model call aborted')), { once: true });
+        }),
+    );
     const fleet = redis.track(await createFleet(redis.url, brain));
     await fleet.startWorkers();
     const run = await fleet.harness.newRun({ maxSteps: 6, areas: ['conversion', 'revenue'] });
@@ -83,15 +87,24 @@ describe.skipIf(redisServerMissing)('when a run is cancelled while a step is wai
     expect(calls.analysis).toBe(0);
     const step3 = await fleet.producer.queue('explore').getJob(`${run.id}-explore-3`);
     expect(step3?.returnvalue).toMatchObject({ runId: run.id, cancelled: true });
-    expect(await fleet.producer.queue('analyze-area').getJobCounts('completed', 'waiting', 'active', 'failed')).toEqual({ completed: 0, waiting: 0, active: 0, failed: 0 });
+    expect(await fleet.producer.queue('analyze-area').getJobCounts('completed', 'waiting', 'active', 'failed')).toEqual({
+      completed: 0,
+      waiting: 0,
+      active: 0,
+      failed: 0,
+    });
   });
 });
 
 describe.skipIf(redisServerMissing)('when a worker is shut down (SIGTERM) while a step is waiting on the model', () => {
   it('aborts the call, hands the job back to wait without spending an attempt, and another worker finishes the run', async () => {
-    const { brain, reached } = interceptStep(2, (request) => new Promise<string>((_resolve, reject) => {
-      request.signal?.addEventListener('abort', () => reject(new CancelledError('model call aborted')), { once: true });
-    }));
+    const { brain, reached } = interceptStep(
+      2,
+      (request) =>
+        new Promise<string>((_resolve, reject) => {
+          request.signal?.addEventListener('abort', () => reject(new CancelledError('model call aborted')), { once: true });
+        }),
+    );
     const fleet = redis.track(await createFleet(redis.url, brain));
     const leaving = await fleet.startWorkers({ workerName: 'leaving' });
     const run = await fleet.harness.newRun({ maxSteps: 6, areas: ['conversion'] });
@@ -109,7 +122,12 @@ describe.skipIf(redisServerMissing)('when a worker is shut down (SIGTERM) while 
     await fleet.startWorkers({ workerName: 'staying' });
     const finished = await fleet.waitForRunEnd(run.id);
     expect(finished.status).toBe('completed');
-    expect((await fleet.harness.deps.store.listSteps(run.id)).map((step) => step.action)).toEqual(['lookup_schema', 'query', 'query', 'done']);
+    expect((await fleet.harness.deps.store.listSteps(run.id)).map((step) => step.action)).toEqual([
+      'lookup_schema',
+      'query',
+      'query',
+      'done',
+    ]);
     expect((await fleet.producer.queue('explore').getJob(`${run.id}-explore-2`))?.processedBy).toBe('staying');
   });
 });
@@ -122,8 +140,12 @@ describe.skipIf(redisServerMissing)('when a run is cancelled before any worker p
     // another run's job in the same queue (never processed here: removed before workers start)
     const other = { id: 'run-of-another-project' };
     await fleet.launcher.launch(run.id);
-    await fleet.producer.queue('verify').add('insight', { runId: run.id, insightId: 'conversion-1' }, { jobId: `${run.id}-verify-conversion-1` });
-    await fleet.producer.queue('verify').add('insight', { runId: other.id, insightId: 'conversion-1' }, { jobId: `${other.id}-verify-conversion-1` });
+    await fleet.producer
+      .queue('verify')
+      .add('insight', { runId: run.id, insightId: 'conversion-1' }, { jobId: `${run.id}-verify-conversion-1` });
+    await fleet.producer
+      .queue('verify')
+      .add('insight', { runId: other.id, insightId: 'conversion-1' }, { jobId: `${other.id}-verify-conversion-1` });
     await fleet.launcher.cancel(run.id);
     expect(await fleet.producer.queue('verify').getJob(`${run.id}-verify-conversion-1`)).toBeUndefined();
     expect(await fleet.producer.queue('verify').getJobState(`${other.id}-verify-conversion-1`)).toBe('waiting');

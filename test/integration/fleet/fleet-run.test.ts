@@ -29,17 +29,30 @@ describe.skipIf(redisServerMissing)('a run through the BullMQ fleet (real redis-
     expect(finished.status).toBe('completed');
     expect(fleetResult?.run_type).toBe('full');
     expect(fleetResult?.run_type).toBe(localResult.run_type);
-    expect((await fleet.harness.deps.store.listSteps(run.id)).map((step) => step.action)).toEqual(['lookup_schema', 'query', 'query', 'done']);
+    expect((await fleet.harness.deps.store.listSteps(run.id)).map((step) => step.action)).toEqual([
+      'lookup_schema',
+      'query',
+      'query',
+      'done',
+    ]);
     expect(fleetResult?.total_steps).toBe(localResult.total_steps);
     const shape = (result: typeof localResult) => ({
-      insights: result.insights.map((insight) => [insight.id, insight.source_steps, insight.validation?.status, insight.validation?.verified_count]),
+      insights: result.insights.map((insight) => [
+        insight.id,
+        insight.source_steps,
+        insight.validation?.status,
+        insight.validation?.verified_count,
+      ]),
       recommendations: result.recommendations.map((recommendation) => [recommendation.title, recommendation.related_insight_ids]),
       areas: result.analysis_log.map((area) => [area.area_id, area.status, area.insight_ids, area.selected_steps.map((step) => step.step)]),
       dropped: result.recommendation_log.dropped_insight_ids,
       errors: result.summary.errors,
     });
     expect(shape(fleetResult!)).toEqual(shape(localResult));
-    expect(fleetResult?.insights.find((insight) => insight.id === 'conversion-1')?.validation).toMatchObject({ status: 'adjusted', verified_count: 160 });
+    expect(fleetResult?.insights.find((insight) => insight.id === 'conversion-1')?.validation).toMatchObject({
+      status: 'adjusted',
+      verified_count: 160,
+    });
     expect(await fleet.producer.queue('coordinator').getJobState(run.id)).toBe('completed');
   });
 
@@ -63,7 +76,11 @@ describe.skipIf(redisServerMissing)('a run through the BullMQ fleet (real redis-
       expect(steps.map((step) => step.step)).toEqual([1, 2, 3, 4]);
       const result = await fleet.harness.deps.store.getResult(run.id);
       expect(result?.insights.map((insight) => insight.id)).toEqual(['conversion-1']);
-      expect(await fleet.producer.queue('coordinator').getJobCounts('completed', 'waiting', 'active')).toEqual({ completed: 1, waiting: 0, active: 0 });
+      expect(await fleet.producer.queue('coordinator').getJobCounts('completed', 'waiting', 'active')).toEqual({
+        completed: 1,
+        waiting: 0,
+        active: 0,
+      });
       expect(await fleet.producer.queue('explore').getJobCounts('completed')).toEqual({ completed: 4 });
       expect((await fleet.harness.deps.store.getRun(run.id))?.updated_at).toBe(before?.updated_at);
     });

@@ -6,14 +6,28 @@ import { createRun } from '../../../src/discovery/create-run.js';
 import { exploreStep } from '../../../src/discovery/explore-step.js';
 import { prepareRun } from '../../../src/discovery/prepare.js';
 import { ConflictError } from '../../../src/errors/index.js';
-import { MAX_LOCAL_RESUMES, isLeaseOrphaned, startLocalRunLauncher, type LocalRunLauncher, type RunLease } from '../../../src/fleet/local/launcher.js';
+import {
+  MAX_LOCAL_RESUMES,
+  isLeaseOrphaned,
+  startLocalRunLauncher,
+  type LocalRunLauncher,
+  type RunLease,
+} from '../../../src/fleet/local/launcher.js';
 import type { LlmRequest } from '../../../src/llm/port.js';
 import { createHarness, type Harness } from '../../support/engine-harness.js';
 import { QUERY_DEVICE, QUERY_REVENUE, phaseOf, scriptedBrain } from '../discovery/scripted-brain.js';
 
 const SELF = { instanceId: 'me', pid: 4242, host: 'node-a' };
 const NOW = Date.parse('2026-11-23T10:00:00.000Z');
-const lease = (overrides: Partial<RunLease>): RunLease => ({ run_id: 'run-1', instance_id: 'other', pid: 777, host: 'node-a', heartbeat_at: new Date(NOW - 1_000).toISOString(), resumes: 0, ...overrides });
+const lease = (overrides: Partial<RunLease>): RunLease => ({
+  run_id: 'run-1',
+  instance_id: 'other',
+  pid: 777,
+  host: 'node-a',
+  heartbeat_at: new Date(NOW - 1_000).toISOString(),
+  resumes: 0,
+  ...overrides,
+});
 
 describe('isLeaseOrphaned', () => {
   const alive = () => true;
@@ -44,7 +58,10 @@ function gatedBrain(holdAt: number) {
   });
   const brain = async (request: LlmRequest): Promise<string> => {
     const last = request.messages.at(-1)?.content ?? '';
-    if (phaseOf(request) === 'exploration' && (holdAt === 1 ? !/Steps used/.test(last) : new RegExp(`Steps used: ${holdAt - 1} of`).test(last))) {
+    if (
+      phaseOf(request) === 'exploration' &&
+      (holdAt === 1 ? !/Steps used/.test(last) : new RegExp(`Steps used: ${holdAt - 1} of`).test(last))
+    ) {
       reached();
       await gate;
     }
@@ -74,7 +91,12 @@ describe('the local run launcher', () => {
       await launcher.launch(run.id);
       await launcher.launch(run.id); // idempotent while in flight
       await gated.holding;
-      expect(JSON.parse(readFileSync(leaseFile(run.id), 'utf8'))).toMatchObject({ run_id: run.id, pid: process.pid, host: hostname(), resumes: 0 });
+      expect(JSON.parse(readFileSync(leaseFile(run.id), 'utf8'))).toMatchObject({
+        run_id: run.id,
+        pid: process.pid,
+        host: hostname(),
+        resumes: 0,
+      });
       expect(launcher.inFlight()).toEqual([run.id]);
       gated.release();
       await launcher.settled(run.id);
@@ -124,7 +146,14 @@ describe('the local run launcher', () => {
   });
 
   describe('when it starts after a process that owned runs died', () => {
-    const deadOwner = (runId: string, resumes = 0): RunLease => ({ run_id: runId, instance_id: 'gone', pid: 999_999, host: hostname(), heartbeat_at: new Date().toISOString(), resumes });
+    const deadOwner = (runId: string, resumes = 0): RunLease => ({
+      run_id: runId,
+      instance_id: 'gone',
+      pid: 999_999,
+      host: hostname(),
+      heartbeat_at: new Date().toISOString(),
+      resumes,
+    });
     const writeLease = (value: RunLease) => {
       mkdirSync(join(harness.deps.config.dataDir, 'local-runs'), { recursive: true });
       writeFileSync(leaseFile(value.run_id), JSON.stringify(value));
@@ -156,7 +185,12 @@ describe('the local run launcher', () => {
       const unowned = await harness.newRun();
       const otherProject = { ...harness.project, id: 'shop-2' };
       await harness.deps.store.upsertProject(otherProject);
-      const owned = await createRun(harness.deps.store, otherProject, { maxSteps: 2, minSteps: 0, llm: 'offline:analyst', pack: 'ecommerce', analysisBudgetTokens: 200_000 }, new Date());
+      const owned = await createRun(
+        harness.deps.store,
+        otherProject,
+        { maxSteps: 2, minSteps: 0, llm: 'offline:analyst', pack: 'ecommerce', analysisBudgetTokens: 200_000 },
+        new Date(),
+      );
       writeLease({ ...deadOwner(owned.id), host: 'another-node' });
 
       launcher = await startLocalRunLauncher({ runtime: harness.deps, isPidAlive: () => false });
@@ -173,7 +207,10 @@ describe('the local run launcher', () => {
 
       launcher = await startLocalRunLauncher({ runtime: harness.deps, isPidAlive: () => false });
       const stored = await harness.deps.store.getRun(stuck.id);
-      expect(stored).toMatchObject({ status: 'failed', error: expect.stringMatching(/stopped while this run was in flight .* 3 times; not resuming/) });
+      expect(stored).toMatchObject({
+        status: 'failed',
+        error: expect.stringMatching(/stopped while this run was in flight .* 3 times; not resuming/),
+      });
       expect(existsSync(leaseFile(stuck.id))).toBe(false);
 
       writeLease(deadOwner(stuck.id));

@@ -52,9 +52,20 @@ function faultSchedule() {
       updateRun: (id: string, mutate: (run: Run) => Run) =>
         store.updateRun(id, (run) => {
           const next = mutate(run);
-          const starting = next.areas.some((area) => area.area_id === 'conversion' && area.status === 'running' && run.areas.find((before) => before.area_id === 'conversion')?.status !== 'running');
+          const starting = next.areas.some(
+            (area) =>
+              area.area_id === 'conversion' &&
+              area.status === 'running' &&
+              run.areas.find((before) => before.area_id === 'conversion')?.status !== 'running',
+          );
           if (starting && once('store-area-start')) throw new Error('disk full (area start)');
-          const validating = next.areas.some((area) => area.insights.some((insight) => insight.validation && !run.areas.find((before) => before.area_id === area.area_id)?.insights.find((old) => old.id === insight.id)?.validation));
+          const validating = next.areas.some((area) =>
+            area.insights.some(
+              (insight) =>
+                insight.validation &&
+                !run.areas.find((before) => before.area_id === area.area_id)?.insights.find((old) => old.id === insight.id)?.validation,
+            ),
+          );
           if (validating && once('store-validation')) throw new Error('disk full (validation)');
           return next;
         }),
@@ -77,7 +88,15 @@ function comparable(run: Run, steps: readonly { step: number; action: string; er
       id: area.area_id,
       status: area.status,
       error: area.error,
-      insights: area.insights.map((insight) => ({ id: insight.id, name: insight.name, validation: insight.validation && { status: insight.validation.status, verified: insight.validation.verified_count, reasoning: insight.validation.reasoning } })),
+      insights: area.insights.map((insight) => ({
+        id: insight.id,
+        name: insight.name,
+        validation: insight.validation && {
+          status: insight.validation.status,
+          verified: insight.validation.verified_count,
+          reasoning: insight.validation.reasoning,
+        },
+      })),
     })),
     recommendation_log: { status: run.recommendation_log.status, error: run.recommendation_log.error },
     recommendations: run.recommendations.map((recommendation) => recommendation.title),

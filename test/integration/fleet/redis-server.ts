@@ -60,7 +60,11 @@ async function waitForPing(url: string, process: ChildProcess): Promise<void> {
 export async function startRedisServer(): Promise<RedisServer> {
   const dir = mkdtempSync(join(tmpdir(), 'assay-redis-'));
   const port = await freePort();
-  const child = spawn(REDIS_SERVER_BINARY, ['--port', String(port), '--bind', '127.0.0.1', '--dir', dir, '--save', '', '--appendonly', 'no', '--maxmemory-policy', 'noeviction'], { stdio: 'ignore' });
+  const child = spawn(
+    REDIS_SERVER_BINARY,
+    ['--port', String(port), '--bind', '127.0.0.1', '--dir', dir, '--save', '', '--appendonly', 'no', '--maxmemory-policy', 'noeviction'],
+    { stdio: 'ignore' },
+  );
   const url = `redis://127.0.0.1:${port}`;
   await waitForPing(url, child);
   return {

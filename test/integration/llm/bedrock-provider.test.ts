@@ -7,7 +7,12 @@ import { runProviderContract } from './provider-contract.js';
 const MODEL_ID = 'anthropic.claude-3-5-sonnet-20241022-v2:0';
 
 function bedrockAgainst(url: string, accessKeyId: string, modelId = MODEL_ID) {
-  return createBedrockProvider({ modelId, region: 'us-east-1', endpoint: url, credentials: { accessKeyId, secretAccessKey: 'simulated-secret' } });
+  return createBedrockProvider({
+    modelId,
+    region: 'us-east-1',
+    endpoint: url,
+    credentials: { accessKeyId, secretAccessKey: 'simulated-secret' },
+  });
 }
 
 runProviderContract('bedrock', (url, credential) => bedrockAgainst(url, credential), {
@@ -33,8 +38,12 @@ describe('when the Bedrock adapter talks to the simulator with the SDK defaults'
 
   it('recognises "Input is too long for requested model." from non-Claude models as an overflow without numbers', async () => {
     const provider = bedrockAgainst(simulator.url, 'simulated-key', 'amazon.nova-pro-v1:0');
-    const error = await provider.complete({ messages: [{ role: 'user', content: 'tell me about churn '.repeat(30) }], maxOutputTokens: 20 }).catch((thrown: unknown) => thrown);
+    const error = await provider
+      .complete({ messages: [{ role: 'user', content: 'tell me about churn '.repeat(30) }], maxOutputTokens: 20 })
+      .catch((thrown: unknown) => thrown);
     provider.close();
-    expect(error).toMatchObject({ info: { kind: 'context_overflow', status: 400, reportedPromptTokens: undefined, reportedMaxTokens: undefined } });
+    expect(error).toMatchObject({
+      info: { kind: 'context_overflow', status: 400, reportedPromptTokens: undefined, reportedMaxTokens: undefined },
+    });
   });
 });

@@ -10,7 +10,9 @@ afterEach(() => {
 
 /** Start `assay llm-simulator …` and resolve with its first stdout line. */
 async function startCommand(args: string[]): Promise<{ child: ChildProcess; firstLine: string }> {
-  const child = spawn(process.execPath, ['--import', 'tsx', 'src/cli/main.ts', 'llm-simulator', ...args], { stdio: ['ignore', 'pipe', 'pipe'] });
+  const child = spawn(process.execPath, ['--import', 'tsx', 'src/cli/main.ts', 'llm-simulator', ...args], {
+    stdio: ['ignore', 'pipe', 'pipe'],
+  });
   children.push(child);
   let output = '';
   const firstLine = await new Promise<string>((resolve, reject) => {
@@ -31,7 +33,10 @@ describe('when `assay llm-simulator` runs', () => {
     const answer = await fetch(`${match![1]}/v1/chat/completions`, {
       method: 'POST',
       headers: { 'content-type': 'application/json', authorization: 'Bearer k' },
-      body: JSON.stringify({ model: 'gpt-5.4', messages: [{ role: 'user', content: 'a prompt that is longer than twenty tokens, '.repeat(5) }] }),
+      body: JSON.stringify({
+        model: 'gpt-5.4',
+        messages: [{ role: 'user', content: 'a prompt that is longer than twenty tokens, '.repeat(5) }],
+      }),
     });
     expect(answer.status).toBe(400);
     expect(await answer.json()).toMatchObject({ error: { code: 'context_length_exceeded' } });
@@ -49,8 +54,16 @@ describe('when `assay llm-simulator` runs', () => {
       body: JSON.stringify({
         model: 'gpt-5.4',
         messages: [
-          { role: 'system', content: 'SQL dialect: DuckDB\n\nmain.orders | 5c | 1.2K rows | order, revenue | -> customers\nmain.customers | 4c | 300 rows | customer |' },
-          { role: 'user', content: 'Begin exploring the warehouse. You have up to 10 steps.\nBudgets for this run: 30 lookup_schema calls and 30 search_tables calls.\nReply with exactly one JSON action per turn.' },
+          {
+            role: 'system',
+            content:
+              'SQL dialect: DuckDB\n\nmain.orders | 5c | 1.2K rows | order, revenue | -> customers\nmain.customers | 4c | 300 rows | customer |',
+          },
+          {
+            role: 'user',
+            content:
+              'Begin exploring the warehouse. You have up to 10 steps.\nBudgets for this run: 30 lookup_schema calls and 30 search_tables calls.\nReply with exactly one JSON action per turn.',
+          },
         ],
       }),
     });
@@ -61,7 +74,9 @@ describe('when `assay llm-simulator` runs', () => {
   });
 
   it('rejects a flag that is not a number with a validation exit code', async () => {
-    const child = spawn(process.execPath, ['--import', 'tsx', 'src/cli/main.ts', 'llm-simulator', '--rate-limit-every', 'often'], { stdio: ['ignore', 'pipe', 'pipe'] });
+    const child = spawn(process.execPath, ['--import', 'tsx', 'src/cli/main.ts', 'llm-simulator', '--rate-limit-every', 'often'], {
+      stdio: ['ignore', 'pipe', 'pipe'],
+    });
     children.push(child);
     let stderr = '';
     child.stderr!.on('data', (chunk: Buffer) => (stderr += chunk.toString()));

@@ -12,7 +12,8 @@ runProviderContract('openai', (url, credential) => createOpenAiProvider({ model:
 
 runProviderContract(
   'openai-compatible',
-  (url, credential) => createOpenAiProvider({ provider: 'openai-compatible', model: 'qwen2.5:7b', apiKey: credential, baseUrl: `${url}/v1` }),
+  (url, credential) =>
+    createOpenAiProvider({ provider: 'openai-compatible', model: 'qwen2.5:7b', apiKey: credential, baseUrl: `${url}/v1` }),
   { provider: 'openai-compatible', model: 'qwen2.5:7b', tokenFamily: 'openai', authStatus: 401 },
 );
 

@@ -30,7 +30,12 @@ const GOOD_CREDENTIAL = 'simulated-key';
 const LATENCY_MS = 60;
 
 function ask(content: string, maxOutputTokens = 200, signal?: AbortSignal): LlmRequest {
-  return { system: 'You are a careful data analyst.', messages: [{ role: 'user', content }], maxOutputTokens, ...(signal ? { signal } : {}) };
+  return {
+    system: 'You are a careful data analyst.',
+    messages: [{ role: 'user', content }],
+    maxOutputTokens,
+    ...(signal ? { signal } : {}),
+  };
 }
 
 async function expectLlmError(promise: Promise<unknown>): Promise<LlmError> {
@@ -122,7 +127,13 @@ export function runProviderContract(name: string, makeProvider: MakeProvider, ex
         const started = await simulator({ rateLimitEvery: 1, retryAfterSeconds: 7 });
         const error = await expectLlmError(provider(started.url).complete(ask('hello')));
         expect(error).toBeInstanceOf(LlmRateLimitError);
-        expect(error.info).toMatchObject({ kind: 'rate_limit', status: 429, retryAfterMs: 7000, isRetryable: true, provider: expected.provider });
+        expect(error.info).toMatchObject({
+          kind: 'rate_limit',
+          status: 429,
+          retryAfterMs: 7000,
+          isRetryable: true,
+          provider: expected.provider,
+        });
         expect(started.stats.rateLimited).toBe(1);
       });
 

@@ -1,7 +1,13 @@
 import http2 from 'node:http2';
 import { afterEach, describe, expect, it } from 'vitest';
 import { estimatePromptTokens } from '../../../src/llm/providers/prompt-size.js';
-import { scriptedBrain, startLlmSimulator, type LlmSimulator, type LlmSimulatorOptions, type SimulatorBrainRequest } from '../../../src/llm/simulator/index.js';
+import {
+  scriptedBrain,
+  startLlmSimulator,
+  type LlmSimulator,
+  type LlmSimulatorOptions,
+  type SimulatorBrainRequest,
+} from '../../../src/llm/simulator/index.js';
 
 const simulators: LlmSimulator[] = [];
 async function simulator(options: LlmSimulatorOptions = {}): Promise<LlmSimulator> {
@@ -23,13 +29,22 @@ function openAiBody(content: string, maxTokens = 100): string {
   return JSON.stringify({ model: 'gpt-5.4', max_completion_tokens: maxTokens, messages: [{ role: 'user', content }] });
 }
 
-async function post(url: string, headers: Record<string, string>, body: string): Promise<{ status: number; headers: Headers; json: unknown }> {
+async function post(
+  url: string,
+  headers: Record<string, string>,
+  body: string,
+): Promise<{ status: number; headers: Headers; json: unknown }> {
   const response = await fetch(url, { method: 'POST', headers, body });
   return { status: response.status, headers: response.headers, json: await response.json() };
 }
 
 /** One HTTP/2 prior-knowledge request, as the AWS SDK sends them. */
-async function postHttp2(base: string, path: string, headers: Record<string, string>, body: string): Promise<{ status: number; headers: http2.IncomingHttpHeaders; json: unknown }> {
+async function postHttp2(
+  base: string,
+  path: string,
+  headers: Record<string, string>,
+  body: string,
+): Promise<{ status: number; headers: http2.IncomingHttpHeaders; json: unknown }> {
   const session = http2.connect(base);
   try {
     const stream = session.request({ ':method': 'POST', ':path': path, ...headers });
@@ -48,7 +63,8 @@ async function postHttp2(base: string, path: string, headers: Record<string, str
 
 describe('when a prompt is over the context window', () => {
   const longPrompt = 'weekly active users by platform and country '.repeat(20);
-  const promptTokens = (family: 'anthropic' | 'openai' | 'default') => estimatePromptTokens({ messages: [{ role: 'user', content: longPrompt }] }, family);
+  const promptTokens = (family: 'anthropic' | 'openai' | 'default') =>
+    estimatePromptTokens({ messages: [{ role: 'user', content: longPrompt }] }, family);
 
   it('answers Anthropic with 400 invalid_request_error "prompt is too long: N tokens > M maximum"', async () => {
     const { url } = await simulator({ contextWindow: 50 });
@@ -77,10 +93,17 @@ describe('when a prompt is over the context window', () => {
   it('answers Bedrock over HTTP/2 with a ValidationException in x-amzn-errortype and the message in the body', async () => {
     const { url } = await simulator({ contextWindow: 50 });
     const body = JSON.stringify({ messages: [{ role: 'user', content: [{ text: longPrompt }] }], inferenceConfig: { maxTokens: 100 } });
-    const answer = await postHttp2(url, `/model/${encodeURIComponent('anthropic.claude-3-5-haiku-20241022-v1:0')}/converse`, openAiHeaders, body);
+    const answer = await postHttp2(
+      url,
+      `/model/${encodeURIComponent('anthropic.claude-3-5-haiku-20241022-v1:0')}/converse`,
+      openAiHeaders,
+      body,
+    );
     expect(answer.status).toBe(400);
     expect(answer.headers['x-amzn-errortype']).toBe('ValidationException:http://internal.amazon.com/coral/com.amazon.bedrock/');
-    expect(answer.json).toEqual({ message: `The model returned the following errors: prompt is too long: ${promptTokens('default')} tokens > 50 maximum` });
+    expect(answer.json).toEqual({
+      message: `The model returned the following errors: prompt is too long: ${promptTokens('default')} tokens > 50 maximum`,
+    });
   });
 });
 
@@ -136,11 +159,33 @@ describe('when a brain is plugged in', () => {
     await post(
       `${url}/v1/messages`,
       anthropicHeaders,
-      JSON.stringify({ model: 'claude-haiku-4-5', max_tokens: 321, system: [{ type: 'text', text: 'Be exact.' }], messages: [{ role: 'user', content: [{ type: 'text', text: 'Count rows.' }] }] }),
+      JSON.stringify({
+        model: 'claude-haiku-4-5',
+        max_tokens: 321,
+        system: [{ type: 'text', text: 'Be exact.' }],
+        messages: [{ role: 'user', content: [{ type: 'text', text: 'Count rows.' }] }],
+      }),
     );
-    await post(`${url}/chat/completions`, openAiHeaders, JSON.stringify({ model: 'gpt-5.4-mini', max_tokens: 12, messages: [{ role: 'developer', content: 'Rules.' }, { role: 'user', content: 'Go.' }] }));
+    await post(
+      `${url}/chat/completions`,
+      openAiHeaders,
+      JSON.stringify({
+        model: 'gpt-5.4-mini',
+        max_tokens: 12,
+        messages: [
+          { role: 'developer', content: 'Rules.' },
+          { role: 'user', content: 'Go.' },
+        ],
+      }),
+    );
     expect(seen).toEqual([
-      { api: 'anthropic', model: 'claude-haiku-4-5', system: 'Be exact.', messages: [{ role: 'user', content: 'Count rows.' }], maxOutputTokens: 321 },
+      {
+        api: 'anthropic',
+        model: 'claude-haiku-4-5',
+        system: 'Be exact.',
+        messages: [{ role: 'user', content: 'Count rows.' }],
+        maxOutputTokens: 321,
+      },
       { api: 'openai', model: 'gpt-5.4-mini', system: 'Rules.', messages: [{ role: 'user', content: 'Go.' }], maxOutputTokens: 12 },
     ]);
   });
@@ -155,7 +200,10 @@ describe('when a brain is plugged in', () => {
     expect(texts).toEqual(['{"action":"query"}', '{"action":"done"}']);
     const exhausted = await post(`${url}/v1/messages`, anthropicHeaders, anthropicBody('next'));
     expect(exhausted.status).toBe(500);
-    expect(exhausted.json).toMatchObject({ type: 'error', error: { type: 'api_error', message: expect.stringContaining('no reply left') } });
+    expect(exhausted.json).toMatchObject({
+      type: 'error',
+      error: { type: 'api_error', message: expect.stringContaining('no reply left') },
+    });
   });
 });
 
@@ -167,9 +215,16 @@ describe('when a request is not one the simulator serves', () => {
 
   it("answers a malformed body with the API's 400 naming the bad field", async () => {
     const { url } = await simulator();
-    const missing = await post(`${url}/v1/messages`, anthropicHeaders, JSON.stringify({ model: 'claude-sonnet-4-6', messages: [{ role: 'user', content: 'x' }] }));
+    const missing = await post(
+      `${url}/v1/messages`,
+      anthropicHeaders,
+      JSON.stringify({ model: 'claude-sonnet-4-6', messages: [{ role: 'user', content: 'x' }] }),
+    );
     expect(missing.status).toBe(400);
-    expect(missing.json).toMatchObject({ type: 'error', error: { type: 'invalid_request_error', message: expect.stringContaining('max_tokens') } });
+    expect(missing.json).toMatchObject({
+      type: 'error',
+      error: { type: 'invalid_request_error', message: expect.stringContaining('max_tokens') },
+    });
     const notJson = await post(`${url}/v1/chat/completions`, openAiHeaders, '{not json');
     expect(notJson.status).toBe(400);
     expect(notJson.json).toMatchObject({ error: { type: 'invalid_request_error' } });

@@ -30,15 +30,33 @@ export async function runDemoDiscovery(kind: DemoKind, maxSteps: number, llm = '
   const workDir = mkdtempSync(join(tmpdir(), `assay-offline-analyst-${kind}-`));
   const demo = await generateDemoWarehouse({ kind, out: join(workDir, `${kind}.duckdb`) });
   const truths = await readDemoTruths(demo.truthsPath);
-  const config = loadConfig({ env: {}, cwd: workDir, overrides: { dataDir: join(workDir, 'data'), warehouse: `duckdb:${demo.path}`, llm } });
+  const config = loadConfig({
+    env: {},
+    cwd: workDir,
+    overrides: { dataDir: join(workDir, 'data'), warehouse: `duckdb:${demo.path}`, llm },
+  });
   const outcome = await runDiscovery(
     config,
-    { projectId: `offline-${kind}`, projectName: `offline ${kind}`, pack: kind, maxSteps, minSteps: 0, outDir: join(workDir, 'output'), quiet: true },
+    {
+      projectId: `offline-${kind}`,
+      projectName: `offline ${kind}`,
+      pack: kind,
+      maxSteps,
+      minSteps: 0,
+      outDir: join(workDir, 'output'),
+      quiet: true,
+    },
     silentLogger,
   );
   const runtime = await composeRuntime(config, { logger: silentLogger });
   const steps = await runtime.store.listSteps(outcome.run.id).finally(() => runtime.close());
-  return { score: scoreRun(kind, truths.patterns, outcome.result, steps), run: outcome.run, result: outcome.result, steps, elapsedMs: Math.round(performance.now() - started) };
+  return {
+    score: scoreRun(kind, truths.patterns, outcome.result, steps),
+    run: outcome.run,
+    result: outcome.result,
+    steps,
+    elapsedMs: Math.round(performance.now() - started),
+  };
 }
 
 if (process.argv[1]?.endsWith('demo-discovery.ts')) {
@@ -46,13 +64,25 @@ if (process.argv[1]?.endsWith('demo-discovery.ts')) {
   const maxSteps = Number(process.argv[3] ?? 24);
   const outcome = await runDemoDiscovery(kind, maxSteps);
   const verbose = process.argv.includes('--verbose');
-  if (process.argv.includes('--dump')) await import('node:fs').then(({ writeFileSync }) => writeFileSync(`/tmp/assay-offline-${kind}-steps.json`, JSON.stringify(outcome.steps, null, 1)));
+  if (process.argv.includes('--dump'))
+    await import('node:fs').then(({ writeFileSync }) =>
+      writeFileSync(`/tmp/assay-offline-${kind}-steps.json`, JSON.stringify(outcome.steps, null, 1)),
+    );
   if (verbose) {
-    for (const step of outcome.steps) process.stdout.write(`#${step.step} ${step.action} ${step.query_purpose ?? ''} rows=${step.row_count ?? ''} ${step.error ? `ERROR ${step.error}` : ''}\n`);
-    for (const insight of outcome.result.insights) process.stdout.write(`- [${insight.id}] ${insight.severity} ${insight.name} | count=${insight.affected_count} verify=${insight.validation?.status}:${insight.validation?.verified_count} steps=${insight.source_steps.join(',')}\n`);
-    for (const recommendation of outcome.result.recommendations) process.stdout.write(`* ${recommendation.title} -> ${recommendation.related_insight_ids.join(',')}\n`);
+    for (const step of outcome.steps)
+      process.stdout.write(
+        `#${step.step} ${step.action} ${step.query_purpose ?? ''} rows=${step.row_count ?? ''} ${step.error ? `ERROR ${step.error}` : ''}\n`,
+      );
+    for (const insight of outcome.result.insights)
+      process.stdout.write(
+        `- [${insight.id}] ${insight.severity} ${insight.name} | count=${insight.affected_count} verify=${insight.validation?.status}:${insight.validation?.verified_count} steps=${insight.source_steps.join(',')}\n`,
+      );
+    for (const recommendation of outcome.result.recommendations)
+      process.stdout.write(`* ${recommendation.title} -> ${recommendation.related_insight_ids.join(',')}\n`);
     process.stdout.write(`run: ${outcome.run.status} ${outcome.run.error ?? ''}\n`);
   }
   const { patterns, ...summary } = outcome.score;
-  process.stdout.write(`${JSON.stringify({ ...summary, elapsed_ms: outcome.elapsedMs, patterns: patterns.map((match) => `${match.pattern}: ${match.found ? 'FOUND' : 'missed'} [${match.matched_keywords.join(', ')}]`) }, null, 2)}\n`);
+  process.stdout.write(
+    `${JSON.stringify({ ...summary, elapsed_ms: outcome.elapsedMs, patterns: patterns.map((match) => `${match.pattern}: ${match.found ? 'FOUND' : 'missed'} [${match.matched_keywords.join(', ')}]`) }, null, 2)}\n`,
+  );
 }

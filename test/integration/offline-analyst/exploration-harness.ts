@@ -10,7 +10,12 @@ import { EXPLORER_ACTIONS, VERIFIER_ACTIONS, parseAction } from '../../../src/di
 import { explorationSections } from '../../../src/discovery/explore-step.js';
 import { loadPack, resolveAreas } from '../../../src/discovery/pack-loader.js';
 import type { AnalysisArea, DomainPack } from '../../../src/discovery/pack-schema.js';
-import { dialectName, renderAnalysisPrompt, renderExplorationPrompt, renderRecommendationsPrompt } from '../../../src/discovery/prompt-assembly.js';
+import {
+  dialectName,
+  renderAnalysisPrompt,
+  renderExplorationPrompt,
+  renderRecommendationsPrompt,
+} from '../../../src/discovery/prompt-assembly.js';
 import { renderTemplate } from '../../../src/discovery/template.js';
 import { renderSourceQueries } from '../../../src/discovery/verify-insight.js';
 import { renderQueryResults } from '../../../src/compaction/render.js';
@@ -34,16 +39,36 @@ export interface ExplorationSetting {
   dialect: Warehouse['dialect'];
 }
 
-export function explorationSetting(packSlug: string, tables: TableSchema[], dialect: Warehouse['dialect'], maxSteps: number, minSteps: number): ExplorationSetting {
+export function explorationSetting(
+  packSlug: string,
+  tables: TableSchema[],
+  dialect: Warehouse['dialect'],
+  maxSteps: number,
+  minSteps: number,
+): ExplorationSetting {
   const pack = loadPack(packSlug);
   const areas = resolveAreas(pack);
   const catalog = renderCatalog(tables, { areaKeywords: areas.flatMap((area) => area.keywords) });
-  const system = renderExplorationPrompt({ pack, category: undefined, project: { warehouse: { url: 'duckdb:test' } } as never, dialect, tables, catalogText: catalog.text, areas, maxSteps, minSteps });
+  const system = renderExplorationPrompt({
+    pack,
+    category: undefined,
+    project: { warehouse: { url: 'duckdb:test' } } as never,
+    dialect,
+    tables,
+    catalogText: catalog.text,
+    areas,
+    maxSteps,
+    minSteps,
+  });
   return { pack, areas, tables, system, dialect };
 }
 
 /** The request the engine would send for the next step. */
-export function explorationRequest(setting: ExplorationSetting, steps: readonly ExplorationStep[], run: Pick<Run, 'settings' | 'schema_budget'>): LlmRequest {
+export function explorationRequest(
+  setting: ExplorationSetting,
+  steps: readonly ExplorationStep[],
+  run: Pick<Run, 'settings' | 'schema_budget'>,
+): LlmRequest {
   const built = buildPrompt(explorationSections(setting.system, steps, run as Run), ANALYST_WINDOW);
   return { system: built.system, messages: built.messages, maxOutputTokens: ANALYST_WINDOW.maxOutputTokens };
 }
@@ -54,12 +79,21 @@ export interface ExplorationTranscript {
   lookupCalls: number;
 }
 
-function baseStep(step: number, thinking: string): Pick<ExplorationStep, 'run_id' | 'step' | 'timestamp' | 'thinking' | 'query_purpose' | 'fix_attempts' | 'fixed'> {
+function baseStep(
+  step: number,
+  thinking: string,
+): Pick<ExplorationStep, 'run_id' | 'step' | 'timestamp' | 'thinking' | 'query_purpose' | 'fix_attempts' | 'fixed'> {
   return { run_id: 'test', step, timestamp: '2025-01-01T00:00:00.000Z', thinking, query_purpose: '', fix_attempts: 0, fixed: false };
 }
 
 /** Runs exploration to its end; throws on a reply the engine's parser would reject. */
-export async function explore(brain: OfflineBrain, setting: ExplorationSetting, warehouse: Warehouse, maxSteps: number, minSteps = 0): Promise<ExplorationTranscript> {
+export async function explore(
+  brain: OfflineBrain,
+  setting: ExplorationSetting,
+  warehouse: Warehouse,
+  maxSteps: number,
+  minSteps = 0,
+): Promise<ExplorationTranscript> {
   const steps: ExplorationStep[] = [];
   const replies: string[] = [];
   let budget = createSchemaBudget();
@@ -75,17 +109,41 @@ export async function explore(brain: OfflineBrain, setting: ExplorationSetting, 
       budget = result.budget;
       steps.push({ ...baseStep(number, action.thinking), action: 'lookup_schema', tables: action.tables, result_text: result.text });
     } else if (action.type === 'search_tables') {
-      steps.push({ ...baseStep(number, action.thinking), action: 'search_tables', search_query: action.query, result_text: 'search_tables unavailable in this test.' });
+      steps.push({
+        ...baseStep(number, action.thinking),
+        action: 'search_tables',
+        search_query: action.query,
+        result_text: 'search_tables unavailable in this test.',
+      });
     } else if (action.type === 'query') {
-      const step: ExplorationStep = { ...baseStep(number, action.thinking), query_purpose: action.purpose, action: 'query', query: action.query, executed_query: action.query };
+      const step: ExplorationStep = {
+        ...baseStep(number, action.thinking),
+        query_purpose: action.purpose,
+        action: 'query',
+        query: action.query,
+        executed_query: action.query,
+      };
       try {
         const result = await warehouse.query(action.query, { maxRows: 1_000 });
-        steps.push({ ...step, row_count: result.rowCount, truncated: result.truncated, columns: result.columns, rows: result.rows, compact: compactResult(result.columns, result.rows), elapsed_ms: 1 });
+        steps.push({
+          ...step,
+          row_count: result.rowCount,
+          truncated: result.truncated,
+          columns: result.columns,
+          rows: result.rows,
+          compact: compactResult(result.columns, result.rows),
+          elapsed_ms: 1,
+        });
       } catch (error) {
         steps.push({ ...step, error: (error as Error).message });
       }
     } else if (number < minSteps) {
-      steps.push({ ...baseStep(number, action.thinking), action: 'complete_rejected', summary: action.summary, result_text: minStepsNudge(number, minSteps, maxSteps) });
+      steps.push({
+        ...baseStep(number, action.thinking),
+        action: 'complete_rejected',
+        summary: action.summary,
+        result_text: minStepsNudge(number, minSteps, maxSteps),
+      });
     } else {
       steps.push({ ...baseStep(number, action.thinking), action: 'done', summary: action.summary });
       break;
@@ -99,7 +157,11 @@ export function analysisRequest(setting: ExplorationSetting, areaId: string, ste
   const area = setting.areas.find((candidate) => candidate.id === areaId);
   if (!area) throw new Error(`no area ${areaId}`);
   const evidence = steps.filter((step) => step.action === 'query');
-  const prompt = renderAnalysisPrompt(setting.pack, area, { dataset: 'main', totalQueries: evidence.length, queryResults: renderQueryResults(evidence) });
+  const prompt = renderAnalysisPrompt(setting.pack, area, {
+    dataset: 'main',
+    totalQueries: evidence.length,
+    queryResults: renderQueryResults(evidence),
+  });
   return { system: 'base context', messages: [{ role: 'user', content: prompt }], maxOutputTokens: 8_192 };
 }
 
@@ -126,5 +188,14 @@ export function verificationSql(reply: string): string {
 }
 
 export function recommendationsRequest(setting: ExplorationSetting, summary: string, data: string): LlmRequest {
-  return { system: 'base context', messages: [{ role: 'user', content: renderRecommendationsPrompt(setting.pack, { discoveryDate: '2025-01-01', insightsSummary: summary, insightsData: data }) }], maxOutputTokens: 8_192 };
+  return {
+    system: 'base context',
+    messages: [
+      {
+        role: 'user',
+        content: renderRecommendationsPrompt(setting.pack, { discoveryDate: '2025-01-01', insightsSummary: summary, insightsData: data }),
+      },
+    ],
+    maxOutputTokens: 8_192,
+  };
 }

@@ -10,7 +10,15 @@ import { discoverSchema } from '../../../src/schema/discovery.js';
 import { generateDemoWarehouse } from '../../../src/warehouse/demo/index.js';
 import { openWarehouse } from '../../../src/warehouse/index.js';
 import type { Warehouse } from '../../../src/warehouse/port.js';
-import { analysisRequest, explorationSetting, explore, verificationRequest, verificationSql, type ExplorationSetting, type ExplorationTranscript } from './exploration-harness.js';
+import {
+  analysisRequest,
+  explorationSetting,
+  explore,
+  verificationRequest,
+  verificationSql,
+  type ExplorationSetting,
+  type ExplorationTranscript,
+} from './exploration-harness.js';
 
 const MAX_STEPS = 40;
 let workDir: string;
@@ -48,12 +56,16 @@ describe('when the analyst explores the e-commerce demo warehouse', () => {
   });
 
   it('keeps every result small enough for the digest to show all its rows, except the one-row profile', () => {
-    for (const step of transcript.steps.filter((candidate) => candidate.action === 'query')) expect(step.row_count ?? 0).toBeLessThanOrEqual(20);
+    for (const step of transcript.steps.filter((candidate) => candidate.action === 'query'))
+      expect(step.row_count ?? 0).toBeLessThanOrEqual(20);
   });
 
   it('names the area first in every purpose, and only areas the pack has', () => {
     const areaIds = new Set(setting.areas.map((area) => area.id));
-    const purposes = transcript.steps.filter((step) => step.action === 'query').map((step) => step.query_purpose).slice(1);
+    const purposes = transcript.steps
+      .filter((step) => step.action === 'query')
+      .map((step) => step.query_purpose)
+      .slice(1);
     for (const purpose of purposes) expect(areaIds.has(purpose.split(':')[0] ?? '')).toBe(true);
     expect(new Set(purposes.map((purpose) => purpose.split(':')[0])).size).toBe(areaIds.size);
   });
@@ -72,7 +84,12 @@ describe('when the analyst explores the e-commerce demo warehouse', () => {
 
 describe('when the step budget is small', () => {
   it('stops at the budget and spends it on queries rather than an early done', async () => {
-    const short = await explore(createOfflineAnalyst(), explorationSetting('ecommerce', setting.tables, warehouse.dialect, 8, 0), warehouse, 8);
+    const short = await explore(
+      createOfflineAnalyst(),
+      explorationSetting('ecommerce', setting.tables, warehouse.dialect, 8, 0),
+      warehouse,
+      8,
+    );
     expect(short.steps).toHaveLength(8);
     expect(short.steps.filter((step) => step.action === 'query')).toHaveLength(7);
   });
@@ -80,8 +97,18 @@ describe('when the step budget is small', () => {
 
 describe('when the same exploration runs twice', () => {
   it('sends byte-identical actions', async () => {
-    const again = await explore(createOfflineAnalyst(), explorationSetting('ecommerce', setting.tables, warehouse.dialect, 12, 0), warehouse, 12);
-    const first = await explore(createOfflineAnalyst(), explorationSetting('ecommerce', setting.tables, warehouse.dialect, 12, 0), warehouse, 12);
+    const again = await explore(
+      createOfflineAnalyst(),
+      explorationSetting('ecommerce', setting.tables, warehouse.dialect, 12, 0),
+      warehouse,
+      12,
+    );
+    const first = await explore(
+      createOfflineAnalyst(),
+      explorationSetting('ecommerce', setting.tables, warehouse.dialect, 12, 0),
+      warehouse,
+      12,
+    );
     expect(again.replies).toEqual(first.replies);
   });
 });

@@ -5,7 +5,9 @@ describe('when a full discovery runs on the e-commerce demo with the offline ana
   it('finds the planted patterns, confirms its insights and links recommendations to them', async () => {
     const outcome = await runDemoDiscovery('ecommerce', 24);
     const { score, result } = outcome;
-    console.log(`offline analyst on ecommerce: ${score.found}/${score.planted} planted patterns, ${score.insights} insights, confirmed share ${score.confirmed_share}, ${outcome.elapsedMs} ms`);
+    console.log(
+      `offline analyst on ecommerce: ${score.found}/${score.planted} planted patterns, ${score.insights} insights, confirmed share ${score.confirmed_share}, ${outcome.elapsedMs} ms`,
+    );
     expect(outcome.run.status).toBe('completed');
     expect(score.found).toBeGreaterThanOrEqual(3);
     expect(score.confirmed_share).toBeGreaterThanOrEqual(0.8);

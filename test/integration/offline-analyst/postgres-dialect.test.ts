@@ -17,7 +17,15 @@ import { generateDemoWarehouse } from '../../../src/warehouse/demo/index.js';
 import { openWarehouse } from '../../../src/warehouse/index.js';
 import type { Warehouse } from '../../../src/warehouse/port.js';
 import { startTestPostgres, type TestPostgresStart } from '../../support/postgres.js';
-import { analysisRequest, explorationSetting, explore, verificationRequest, verificationSql, type ExplorationSetting, type ExplorationTranscript } from './exploration-harness.js';
+import {
+  analysisRequest,
+  explorationSetting,
+  explore,
+  verificationRequest,
+  verificationSql,
+  type ExplorationSetting,
+  type ExplorationTranscript,
+} from './exploration-harness.js';
 
 /** DuckDB column types as PostgreSQL writes them. */
 function postgresType(duckdbType: string): string {
@@ -36,13 +44,23 @@ async function copyDemo(source: Warehouse, adminUrl: string): Promise<void> {
     for (const table of await discoverSchema(source)) {
       const keys = table.columns.filter((column) => column.category === 'primary_key').map((column) => column.name);
       const columns = table.columns.map((column) => `${column.name} ${postgresType(column.type)}${column.nullable ? '' : ' NOT NULL'}`);
-      await client.query(`CREATE TABLE public.${table.name} (${columns.join(', ')}${keys.length > 0 ? `, PRIMARY KEY (${keys.join(', ')})` : ''})`);
+      await client.query(
+        `CREATE TABLE public.${table.name} (${columns.join(', ')}${keys.length > 0 ? `, PRIMARY KEY (${keys.join(', ')})` : ''})`,
+      );
       const { rows } = await source.query(`SELECT * FROM ${table.qualified}`, { maxRows: 200_000 });
       const names = table.columns.map((column) => column.name);
       for (let start = 0; start < rows.length; start += 1_000) {
         const batch = rows.slice(start, start + 1_000);
         const values: unknown[] = [];
-        const tuples = batch.map((row) => `(${names.map((name) => { values.push(row[name]); return `$${values.length}`; }).join(', ')})`);
+        const tuples = batch.map(
+          (row) =>
+            `(${names
+              .map((name) => {
+                values.push(row[name]);
+                return `$${values.length}`;
+              })
+              .join(', ')})`,
+        );
         await client.query(`INSERT INTO public.${table.name} (${names.join(', ')}) VALUES ${tuples.join(', ')}`, values);
       }
     }
@@ -93,7 +111,9 @@ describe.skipIf(!started.available)('when the analyst explores the e-commerce de
     const { insights } = toInsights({ id: 'conversion' }, parsed.items, citable, '2025-01-01T00:00:00.000Z');
     expect(insights.some((insight) => /mobile/i.test(insight.name) && /abandon/i.test(insight.name))).toBe(true);
     for (const insight of insights) {
-      const result = await warehouse.query(verificationSql(await brain(verificationRequest(setting, insight, transcript.steps))), { maxRows: 10 });
+      const result = await warehouse.query(verificationSql(await brain(verificationRequest(setting, insight, transcript.steps))), {
+        maxRows: 10,
+      });
       expect({ id: insight.id, count: extractCount(result) }).toEqual({ id: insight.id, count: insight.affected_count });
     }
   });

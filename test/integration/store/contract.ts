@@ -32,7 +32,10 @@ export function runStoreContract(name: string, open: () => Promise<RunStore>, op
       await store.createRun(makeRun('r2'));
       await Promise.all(
         Array.from({ length: 25 }, () =>
-          store.updateRun('r2', (run) => ({ ...run, telemetry: { ...run.telemetry, schema_lookup_calls: run.telemetry.schema_lookup_calls + 1 } })),
+          store.updateRun('r2', (run) => ({
+            ...run,
+            telemetry: { ...run.telemetry, schema_lookup_calls: run.telemetry.schema_lookup_calls + 1 },
+          })),
         ),
       );
       expect((await store.getRun('r2'))?.telemetry.schema_lookup_calls).toBe(25);
@@ -46,8 +49,28 @@ export function runStoreContract(name: string, open: () => Promise<RunStore>, op
     it('upserts steps by (run, step) and lists them in step order', async () => {
       const store = await open();
       await store.createRun(makeRun('r3'));
-      for (const step of [3, 1, 2]) await store.upsertStep({ run_id: 'r3', step, action: 'query', timestamp: now, thinking: '', query_purpose: `p${step}`, fix_attempts: 0, fixed: false });
-      await store.upsertStep({ run_id: 'r3', step: 2, action: 'error', timestamp: now, thinking: '', query_purpose: 'redo', fix_attempts: 0, fixed: false, error: 'x' });
+      for (const step of [3, 1, 2])
+        await store.upsertStep({
+          run_id: 'r3',
+          step,
+          action: 'query',
+          timestamp: now,
+          thinking: '',
+          query_purpose: `p${step}`,
+          fix_attempts: 0,
+          fixed: false,
+        });
+      await store.upsertStep({
+        run_id: 'r3',
+        step: 2,
+        action: 'error',
+        timestamp: now,
+        thinking: '',
+        query_purpose: 'redo',
+        fix_attempts: 0,
+        fixed: false,
+        error: 'x',
+      });
       const steps = await store.listSteps('r3');
       expect(steps.map((s) => s.step)).toEqual([1, 2, 3]);
       expect(steps[1]?.query_purpose).toBe('redo');
@@ -64,7 +87,16 @@ export function runStoreContract(name: string, open: () => Promise<RunStore>, op
 
     it('upserts feedback per target', async () => {
       const store = await open();
-      const base = { id: 'f1', project_id: 'p7', run_id: 'r', target_type: 'insight' as const, target_id: 'churn-1', rating: 'like' as const, comment: '', created_at: now };
+      const base = {
+        id: 'f1',
+        project_id: 'p7',
+        run_id: 'r',
+        target_type: 'insight' as const,
+        target_id: 'churn-1',
+        rating: 'like' as const,
+        comment: '',
+        created_at: now,
+      };
       await store.upsertFeedback(base);
       await store.upsertFeedback({ ...base, id: 'f2', rating: 'dislike', comment: 'wrong cohort' });
       const feedback = await store.listFeedback('p7');
@@ -81,8 +113,22 @@ export function runStoreContract(name: string, open: () => Promise<RunStore>, op
       const store = await open();
       const hash = 'a'.repeat(64);
       await store.putApiKey({ id: 'k2', name: 'ci', scope: 'run', secret_hash: hash, created_at: '2026-02-01T00:00:00.000Z' });
-      await store.putApiKey({ id: 'k1', name: 'ops', scope: 'admin', project_id: 'shop', secret_hash: hash, created_at: '2026-01-01T00:00:00.000Z' });
-      await store.putApiKey({ id: 'k2', name: 'ci', scope: 'run', secret_hash: hash, created_at: '2026-02-01T00:00:00.000Z', revoked_at: '2026-03-01T00:00:00.000Z' });
+      await store.putApiKey({
+        id: 'k1',
+        name: 'ops',
+        scope: 'admin',
+        project_id: 'shop',
+        secret_hash: hash,
+        created_at: '2026-01-01T00:00:00.000Z',
+      });
+      await store.putApiKey({
+        id: 'k2',
+        name: 'ci',
+        scope: 'run',
+        secret_hash: hash,
+        created_at: '2026-02-01T00:00:00.000Z',
+        revoked_at: '2026-03-01T00:00:00.000Z',
+      });
       expect((await store.listApiKeys()).map((key) => key.id)).toEqual(['k1', 'k2']);
       expect((await store.getApiKey('k2'))?.revoked_at).toBe('2026-03-01T00:00:00.000Z');
       expect((await store.getApiKey('k1'))?.project_id).toBe('shop');

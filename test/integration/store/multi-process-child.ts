@@ -12,9 +12,21 @@ const count = Number(countText);
 const store = await createPostgresRunStore({ url: spec.url, schema: spec.schema, poolSize: 3 });
 try {
   for (let index = 0; index < count; index++) {
-    await store.updateRun(runId as string, (run) => ({ ...run, telemetry: { ...run.telemetry, schema_lookup_calls: run.telemetry.schema_lookup_calls + 1 } }));
+    await store.updateRun(runId as string, (run) => ({
+      ...run,
+      telemetry: { ...run.telemetry, schema_lookup_calls: run.telemetry.schema_lookup_calls + 1 },
+    }));
     const step = worker * count + index + 1;
-    await store.upsertStep({ run_id: runId as string, step, action: 'query', timestamp: new Date().toISOString(), thinking: '', query_purpose: `w${worker}`, fix_attempts: 0, fixed: false });
+    await store.upsertStep({
+      run_id: runId as string,
+      step,
+      action: 'query',
+      timestamp: new Date().toISOString(),
+      thinking: '',
+      query_purpose: `w${worker}`,
+      fix_attempts: 0,
+      fixed: false,
+    });
   }
 } finally {
   await store.close();

@@ -32,7 +32,11 @@ export function multiProcessContract(name: string, spec: () => { url: string; sc
       const store = await createPostgresRunStore(target);
       try {
         await store.createRun(makeRun('shared'));
-        const results = await Promise.all(Array.from({ length: PROCESSES }, (_, worker) => runChild([JSON.stringify(target), 'shared', String(worker), String(INCREMENTS)])));
+        const results = await Promise.all(
+          Array.from({ length: PROCESSES }, (_, worker) =>
+            runChild([JSON.stringify(target), 'shared', String(worker), String(INCREMENTS)]),
+          ),
+        );
         for (const result of results) expect(result.code, result.stderr).toBe(0);
         expect((await store.getRun('shared'))?.telemetry.schema_lookup_calls).toBe(PROCESSES * INCREMENTS);
         const steps = (await store.listSteps('shared')).map((step) => step.step);

@@ -24,4 +24,6 @@ async function open(): Promise<RunStore> {
 }
 
 runStoreContract('PostgreSQL', open, started.available ? {} : { skipReason: started.reason });
-multiProcessContract('PostgreSQL', () => (started.available ? { url: started.server.adminUrl, schema: `mp_${randomBytes(4).toString('hex')}` } : undefined));
+multiProcessContract('PostgreSQL', () =>
+  started.available ? { url: started.server.adminUrl, schema: `mp_${randomBytes(4).toString('hex')}` } : undefined,
+);

@@ -137,7 +137,9 @@ export function vectorIndexContract(adapter: string, target: ContractTarget): vo
       });
 
       it('refuses a collection that does not exist', async () => {
-        await expect(index.upsert(collectionName('missing'), [{ id: 'x', vector: [1, 0, 0], payload: {} }])).rejects.toBeInstanceOf(NotFoundError);
+        await expect(index.upsert(collectionName('missing'), [{ id: 'x', vector: [1, 0, 0], payload: {} }])).rejects.toBeInstanceOf(
+          NotFoundError,
+        );
       });
     });
 

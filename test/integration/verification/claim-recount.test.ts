@@ -51,13 +51,25 @@ const TABLES: TableSchema[] = [
     qualified: 'main.Service Tickets',
     rowCount: 400,
     samples: [],
-    columns: ['id', 'category', 'Priority Level', 'escalated', 'opened_at', 'closed_at', 'order'].map((name) => ({ name, type: 'VARCHAR', nullable: true, category: 'dimension' as const })),
+    columns: ['id', 'category', 'Priority Level', 'escalated', 'opened_at', 'closed_at', 'order'].map((name) => ({
+      name,
+      type: 'VARCHAR',
+      nullable: true,
+      category: 'dimension' as const,
+    })),
   },
 ];
 
 function claim(overrides: Record<string, unknown>): Claim {
   return claimSchema.parse({
-    metric: { kind: 'duration_mean', table: 'main.Service Tickets', start_column: 'opened_at', end_column: 'closed_at', unit: 'days', label: 'days to close' },
+    metric: {
+      kind: 'duration_mean',
+      table: 'main.Service Tickets',
+      start_column: 'opened_at',
+      end_column: 'closed_at',
+      unit: 'days',
+      label: 'days to close',
+    },
     segment: { column: 'category', value: 'Network' },
     comparison: { kind: 'rest' },
     value: 4,
@@ -72,7 +84,11 @@ async function recount(subject: Claim) {
   if (!built.ok) throw new Error(built.reason);
   const row = (await warehouse.query(built.sql, { maxRows: 1 })).rows[0] ?? {};
   const toNumber = (value: unknown) => (value === null || value === undefined ? null : Number(value));
-  const measured = { segmentValue: toNumber(row.segment_value), comparisonValue: toNumber(row.comparison_value), segmentRows: Number(row.segment_rows ?? 0) };
+  const measured = {
+    segmentValue: toNumber(row.segment_value),
+    comparisonValue: toNumber(row.comparison_value),
+    segmentRows: Number(row.segment_rows ?? 0),
+  };
   return { measured, verdict: judgeClaim(subject, measured) };
 }
 
@@ -92,40 +108,124 @@ describe('when a claim is recounted', () => {
   });
 
   it('rejects a segment that does not exist, and a claim naming a column the table does not have', async () => {
-    expect((await recount(claim({ segment: { column: 'category', value: 'Printers' } }))).verdict).toMatchObject({ status: 'rejected', reasoning: expect.stringMatching(/has no rows/) });
+    expect((await recount(claim({ segment: { column: 'category', value: 'Printers' } }))).verdict).toMatchObject({
+      status: 'rejected',
+      reasoning: expect.stringMatching(/has no rows/),
+    });
     const built = buildClaimSql(claim({ segment: { column: 'team', value: 'A' } }), TABLES);
     expect(built).toEqual({ ok: false, reason: 'column "team" is not in main.Service Tickets' });
-    expect(buildClaimSql(claim({ metric: { kind: 'count', table: 'main.nope' } }), TABLES)).toEqual({ ok: false, reason: 'table "main.nope" is not in the warehouse schema' });
+    expect(buildClaimSql(claim({ metric: { kind: 'count', table: 'main.nope' } }), TABLES)).toEqual({
+      ok: false,
+      reason: 'table "main.nope" is not in the warehouse schema',
+    });
   });
 
   it('measures shares, rates, counts, means, medians, sums and distinct counts, quoting names with spaces and reserved words', async () => {
-    const share = await recount(claim({ metric: { kind: 'share', table: 'main.Service Tickets' }, segment: { column: 'category', value: 'Hardware' }, comparison: { kind: 'group', group: { column: 'category', value: 'Network' } }, value: 0.4, comparison_value: 0.2 }));
+    const share = await recount(
+      claim({
+        metric: { kind: 'share', table: 'main.Service Tickets' },
+        segment: { column: 'category', value: 'Hardware' },
+        comparison: { kind: 'group', group: { column: 'category', value: 'Network' } },
+        value: 0.4,
+        comparison_value: 0.2,
+      }),
+    );
     expect(share.measured.segmentValue).toBeCloseTo(0.4, 6);
     expect(share.verdict.status).toBe('confirmed');
-    const rate = await recount(claim({ metric: { kind: 'rate', table: 'main.Service Tickets', condition: { column: 'escalated', op: '=', value: true } }, segment: { column: 'Priority Level', value: 'High' }, value: 0.5, comparison_value: 0.125 }));
+    const rate = await recount(
+      claim({
+        metric: { kind: 'rate', table: 'main.Service Tickets', condition: { column: 'escalated', op: '=', value: true } },
+        segment: { column: 'Priority Level', value: 'High' },
+        value: 0.5,
+        comparison_value: 0.125,
+      }),
+    );
     expect(rate.measured.segmentValue).toBeCloseTo(0.5, 6);
     expect(rate.measured.comparisonValue).toBeCloseTo(1 / 6, 6);
     expect(rate.verdict.status).toBe('confirmed');
-    const count = await recount(claim({ metric: { kind: 'count', table: 'main.Service Tickets' }, segment: { column: 'category', value: 'Hardware' }, value: 160, comparison_value: 240, direction: 'lower' }));
+    const count = await recount(
+      claim({
+        metric: { kind: 'count', table: 'main.Service Tickets' },
+        segment: { column: 'category', value: 'Hardware' },
+        value: 160,
+        comparison_value: 240,
+        direction: 'lower',
+      }),
+    );
     expect(count.measured).toMatchObject({ segmentValue: 160, comparisonValue: 240, segmentRows: 160 });
     expect(count.verdict.status).toBe('confirmed');
-    const mean = await recount(claim({ metric: { kind: 'mean', table: 'main.Service Tickets', column: 'order' }, segment: { column: 'category', value: 'Network' }, value: 2, comparison_value: 4.5, direction: 'lower' }));
+    const mean = await recount(
+      claim({
+        metric: { kind: 'mean', table: 'main.Service Tickets', column: 'order' },
+        segment: { column: 'category', value: 'Network' },
+        value: 2,
+        comparison_value: 4.5,
+        direction: 'lower',
+      }),
+    );
     expect(mean.measured.segmentValue).toBeCloseTo(4.5, 6);
     expect(mean.verdict.status).toBe('rejected');
-    const median = await recount(claim({ metric: { kind: 'median', table: 'main.Service Tickets', column: 'id' }, segment: { column: 'category', value: 'Network' }, value: 200, comparison_value: 200, direction: 'higher' }));
+    const median = await recount(
+      claim({
+        metric: { kind: 'median', table: 'main.Service Tickets', column: 'id' },
+        segment: { column: 'category', value: 'Network' },
+        value: 200,
+        comparison_value: 200,
+        direction: 'higher',
+      }),
+    );
     expect(median.measured.segmentValue).toBeCloseTo(199.5, 6);
-    const sum = await recount(claim({ metric: { kind: 'sum', table: 'main.Service Tickets', column: 'order', filters: [{ column: 'Priority Level', op: '=', value: 'High' }] }, segment: { column: 'category', value: 'Network' }, value: 100, comparison_value: 1, direction: 'higher' }));
+    const sum = await recount(
+      claim({
+        metric: {
+          kind: 'sum',
+          table: 'main.Service Tickets',
+          column: 'order',
+          filters: [{ column: 'Priority Level', op: '=', value: 'High' }],
+        },
+        segment: { column: 'category', value: 'Network' },
+        value: 100,
+        comparison_value: 1,
+        direction: 'higher',
+      }),
+    );
     expect(sum.measured.segmentValue).not.toBeNull();
-    const distinct = await recount(claim({ metric: { kind: 'distinct_count', table: 'main.Service Tickets', column: 'Priority Level' }, segment: { column: 'category', value: 'Network' }, comparison: { kind: 'all' }, value: 2, comparison_value: 2, direction: 'lower' }));
+    const distinct = await recount(
+      claim({
+        metric: { kind: 'distinct_count', table: 'main.Service Tickets', column: 'Priority Level' },
+        segment: { column: 'category', value: 'Network' },
+        comparison: { kind: 'all' },
+        value: 2,
+        comparison_value: 2,
+        direction: 'lower',
+      }),
+    );
     expect(distinct.measured).toMatchObject({ segmentValue: 2, comparisonValue: 2 });
     expect(distinct.verdict.status).toBe('rejected');
   });
 
   it('groups time columns by grain', async () => {
-    const january = await recount(claim({ metric: { kind: 'count', table: 'main.Service Tickets' }, segment: { column: 'opened_at', value: '2024-01-01', grain: 'month' }, comparison: { kind: 'group', group: { column: 'opened_at', value: '2024-04-01', grain: 'month' } }, value: 103, comparison_value: 90, direction: 'higher' }));
+    const january = await recount(
+      claim({
+        metric: { kind: 'count', table: 'main.Service Tickets' },
+        segment: { column: 'opened_at', value: '2024-01-01', grain: 'month' },
+        comparison: { kind: 'group', group: { column: 'opened_at', value: '2024-04-01', grain: 'month' } },
+        value: 103,
+        comparison_value: 90,
+        direction: 'higher',
+      }),
+    );
     expect(january.measured.segmentRows).toBeGreaterThan(0);
     expect(january.verdict.directionHolds).toBe(true);
-    const weekday = await recount(claim({ metric: { kind: 'count', table: 'main.Service Tickets' }, segment: { column: 'opened_at', value: 1, grain: 'day_of_week' }, value: 57, comparison_value: 343, direction: 'lower' }));
+    const weekday = await recount(
+      claim({
+        metric: { kind: 'count', table: 'main.Service Tickets' },
+        segment: { column: 'opened_at', value: 1, grain: 'day_of_week' },
+        value: 57,
+        comparison_value: 343,
+        direction: 'lower',
+      }),
+    );
     expect(weekday.measured.segmentRows).toBeGreaterThan(0);
   });
 

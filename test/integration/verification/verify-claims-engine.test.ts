@@ -11,7 +11,13 @@ afterEach(async () => {
 });
 
 const orderRate = (value: number, comparison: number, direction: 'higher' | 'lower') => ({
-  metric: { kind: 'rate', table: 'main.sessions', condition: { column: 'ordered', op: '=', value: true }, filters: [{ column: 'reached_checkout', op: '=', value: true }], label: 'order rate at checkout' },
+  metric: {
+    kind: 'rate',
+    table: 'main.sessions',
+    condition: { column: 'ordered', op: '=', value: true },
+    filters: [{ column: 'reached_checkout', op: '=', value: true }],
+    label: 'order rate at checkout',
+  },
   segment: { column: 'device', value: 'mobile' },
   comparison: { kind: 'rest' },
   value,
@@ -22,25 +28,58 @@ const orderRate = (value: number, comparison: number, direction: 'higher' | 'low
 describe('when the model states claims with its insights', () => {
   it('confirms the true one, adjusts the one with the wrong size, rejects the wrong direction and keeps the malformed one count-only', async () => {
     const insights = [
-      { name: 'Mobile checkouts rarely convert', severity: 'high', affected_count: 160, source_steps: [1], claim: orderRate(0.2, 1, 'lower') },
-      { name: 'Mobile converts at half the desktop rate', severity: 'medium', affected_count: 160, source_steps: [1], claim: orderRate(0.5, 1, 'lower') },
-      { name: 'Mobile checkouts convert better', severity: 'low', affected_count: 160, source_steps: [1], claim: orderRate(0.9, 0.2, 'higher') },
+      {
+        name: 'Mobile checkouts rarely convert',
+        severity: 'high',
+        affected_count: 160,
+        source_steps: [1],
+        claim: orderRate(0.2, 1, 'lower'),
+      },
+      {
+        name: 'Mobile converts at half the desktop rate',
+        severity: 'medium',
+        affected_count: 160,
+        source_steps: [1],
+        claim: orderRate(0.5, 1, 'lower'),
+      },
+      {
+        name: 'Mobile checkouts convert better',
+        severity: 'low',
+        affected_count: 160,
+        source_steps: [1],
+        claim: orderRate(0.9, 0.2, 'higher'),
+      },
       { name: 'A claim of another shape', severity: 'low', affected_count: 120, source_steps: [1], claim: { metric: 'rate' } },
     ];
-    const { brain } = scriptedBrain({ exploration: { 1: QUERY_DEVICE }, insightsFor: (prompt) => (prompt.includes('Funnel Conversion') ? JSON.stringify({ insights }) : '{"insights": []}') });
+    const { brain } = scriptedBrain({
+      exploration: { 1: QUERY_DEVICE },
+      insightsFor: (prompt) => (prompt.includes('Funnel Conversion') ? JSON.stringify({ insights }) : '{"insights": []}'),
+    });
     harness = await createHarness(brain);
     const run = await harness.newRun({ maxSteps: 3, areas: ['conversion'] });
     const result = await runDiscoveryLocally(harness.deps, run.id, { concurrency: 1 });
     const byName = new Map(result.insights.map((insight) => [insight.name, insight]));
-    expect(byName.get('Mobile checkouts rarely convert')?.validation).toMatchObject({ status: 'confirmed', claim_check: { value: 0.2, comparison_value: 1, direction_holds: true, segment_rows: 200 } });
-    expect(byName.get('Mobile converts at half the desktop rate')?.validation).toMatchObject({ status: 'adjusted', verified_count: 0.2, original_count: 0.5 });
-    expect(byName.get('Mobile checkouts convert better')?.validation).toMatchObject({ status: 'rejected', claim_check: { direction_holds: false } });
+    expect(byName.get('Mobile checkouts rarely convert')?.validation).toMatchObject({
+      status: 'confirmed',
+      claim_check: { value: 0.2, comparison_value: 1, direction_holds: true, segment_rows: 200 },
+    });
+    expect(byName.get('Mobile converts at half the desktop rate')?.validation).toMatchObject({
+      status: 'adjusted',
+      verified_count: 0.2,
+      original_count: 0.5,
+    });
+    expect(byName.get('Mobile checkouts convert better')?.validation).toMatchObject({
+      status: 'rejected',
+      claim_check: { direction_holds: false },
+    });
     const malformed = byName.get('A claim of another shape');
     expect(malformed?.claim).toBeUndefined();
     expect(malformed?.validation?.reasoning).toMatch(/segment size only/);
     const area = (await harness.deps.store.getRun(run.id))?.areas.find((candidate) => candidate.area_id === 'conversion');
     expect(area?.dropped_outputs.join(' ')).toMatch(/dropped a malformed claim/);
     // a rejected insight never reaches the recommendations
-    expect(result.recommendations.flatMap((recommendation) => recommendation.related_insight_ids)).not.toContain(byName.get('Mobile checkouts convert better')?.id);
+    expect(result.recommendations.flatMap((recommendation) => recommendation.related_insight_ids)).not.toContain(
+      byName.get('Mobile checkouts convert better')?.id,
+    );
   });
 });

@@ -15,7 +15,11 @@ export interface WarehouseContractFixture {
 /** Billions of rows: only a timeout or a cancel ends it in test time. */
 const ENDLESS_QUERY = 'SELECT sum(a.n * b.n) AS s FROM generate_series(1, 300000) AS a(n) CROSS JOIN generate_series(1, 300000) AS b(n)';
 
-export function runWarehouseContract(name: string, open: () => Promise<WarehouseContractFixture>, options: { skipReason?: string } = {}): void {
+export function runWarehouseContract(
+  name: string,
+  open: () => Promise<WarehouseContractFixture>,
+  options: { skipReason?: string } = {},
+): void {
   if (options.skipReason !== undefined) console.log(`skipping the ${name} warehouse contract: ${options.skipReason}`);
 
   describe.skipIf(options.skipReason !== undefined)(`the ${name} warehouse`, () => {

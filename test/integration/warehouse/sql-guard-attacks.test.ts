@@ -37,7 +37,14 @@ const TARGETS: Target[] = [
       const directory = await mkdtemp(path.join(os.tmpdir(), 'assay-attack-duckdb-'));
       const file = await createDuckdbFixtureFile(directory);
       const warehouse = await openWarehouse(`duckdb:${file}`);
-      return { warehouse, fingerprint: () => sha256(file), close: async () => { await warehouse.close(); await rm(directory, { recursive: true, force: true }); } };
+      return {
+        warehouse,
+        fingerprint: () => sha256(file),
+        close: async () => {
+          await warehouse.close();
+          await rm(directory, { recursive: true, force: true });
+        },
+      };
     },
   },
   {
@@ -84,7 +91,11 @@ describe.each(TARGETS)('the $dialect warehouse under attack', (target) => {
         () => undefined,
         (caught: unknown) => caught,
       );
-      outcomes.push({ name: attack.name, refused: error instanceof UnsafeSqlError, detail: error instanceof Error ? error.message : 'executed' });
+      outcomes.push({
+        name: attack.name,
+        refused: error instanceof UnsafeSqlError,
+        detail: error instanceof Error ? error.message : 'executed',
+      });
     }
     expect(outcomes.filter((outcome) => !outcome.refused)).toEqual([]);
     // pg_sleep(10) and friends never ran
@@ -101,7 +112,9 @@ describe.each(TARGETS)('the $dialect warehouse under attack', (target) => {
   it.skipIf(!target.available)('runs every analytical query of the accept corpus', async () => {
     const failures: string[] = [];
     for (const entry of casesFor(ACCEPT_CORPUS, target.dialect)) {
-      await warehouse.query(entry.sql).catch((error: unknown) => failures.push(`${entry.name}: ${error instanceof Error ? error.message : String(error)}`));
+      await warehouse
+        .query(entry.sql)
+        .catch((error: unknown) => failures.push(`${entry.name}: ${error instanceof Error ? error.message : String(error)}`));
     }
     expect(failures).toEqual([]);
   });

@@ -24,7 +24,12 @@ afterAll(async () => {
 
 const TARGETS = [
   { engine: 'DuckDB', schema: 'main', available: true, url: () => `duckdb:${duckdbFile}` },
-  { engine: 'PostgreSQL', schema: 'public', available: postgres.available, url: () => (postgres.available ? postgres.server.readerUrl : '') },
+  {
+    engine: 'PostgreSQL',
+    schema: 'public',
+    available: postgres.available,
+    url: () => (postgres.available ? postgres.server.readerUrl : ''),
+  },
 ];
 
 describe.each(TARGETS)('when $engine runs with a tenant filter', ({ schema, available, url }) => {
@@ -51,7 +56,9 @@ describe.each(TARGETS)('when $engine runs with a tenant filter', ({ schema, avai
   it.skipIf(!available)('filters inside subqueries, CTEs, joins, set operations and views that carry the column', async () => {
     expect(await ids('SELECT id FROM (SELECT * FROM orders) AS t ORDER BY id')).toEqual([1, 2]);
     expect(await ids('WITH mine AS (SELECT * FROM orders) SELECT id FROM mine ORDER BY id')).toEqual([1, 2]);
-    expect(await ids('SELECT orders.id FROM customers JOIN orders ON orders.customer_id = customers.id ORDER BY orders.id')).toEqual([1, 2]);
+    expect(await ids('SELECT orders.id FROM customers JOIN orders ON orders.customer_id = customers.id ORDER BY orders.id')).toEqual([
+      1, 2,
+    ]);
     expect(await ids('SELECT id FROM orders UNION SELECT id FROM orders WHERE id IN (SELECT id FROM orders) ORDER BY id')).toEqual([1, 2]);
     expect(await ids('SELECT id FROM big_orders ORDER BY id')).toEqual([2]);
     expect((await warehouse.query('SELECT count(*) AS n FROM orders WHERE customer_id <> 1 OR 1 = 1')).rows).toEqual([{ n: 2 }]);
@@ -78,7 +85,8 @@ describe('when a DuckDB file warehouse also has attached files', () => {
     await writeFile(csv, 'code,label\nGB,Britain\nFI,Finland\n');
     const warehouse = await openWarehouse(`duckdb:${duckdbFile}`, { files: { regions: csv } });
     try {
-      const rows = (await warehouse.query('SELECT c.name, r.label FROM customers c JOIN regions r ON r.code = c.country ORDER BY c.name')).rows;
+      const rows = (await warehouse.query('SELECT c.name, r.label FROM customers c JOIN regions r ON r.code = c.country ORDER BY c.name'))
+        .rows;
       expect(rows).toEqual([
         { name: 'Ada', label: 'Britain' },
         { name: 'Linus', label: 'Finland' },

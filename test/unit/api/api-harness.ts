@@ -49,12 +49,21 @@ export interface ApiHarness {
   close(): Promise<void>;
 }
 
-export async function createApiHarness(options: { config?: (config: AssayConfig) => AssayConfig; api?: Partial<CreateApiOptions> } = {}): Promise<ApiHarness> {
+export async function createApiHarness(
+  options: { config?: (config: AssayConfig) => AssayConfig; api?: Partial<CreateApiOptions> } = {},
+): Promise<ApiHarness> {
   const harness = await createHarness(() => '{"done": true, "summary": "nothing to explore"}');
   const runtime = harness.deps;
   const launcher = new RecordingLauncher(runtime.store);
   const config = options.config ? options.config(runtime.config) : runtime.config;
-  const app = createApi({ runtime, launcher, config, logger: silentLogger, events: { pollIntervalMs: 10, heartbeatMs: 60_000 }, ...options.api });
+  const app = createApi({
+    runtime,
+    launcher,
+    config,
+    logger: silentLogger,
+    events: { pollIntervalMs: 10, heartbeatMs: 60_000 },
+    ...options.api,
+  });
   return {
     app,
     runtime,

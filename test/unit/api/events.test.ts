@@ -31,7 +31,10 @@ describe('run progress events (SSE)', () => {
       await api.patchRun(runId, {
         progress: 40,
         steps_completed: 2,
-        telemetry: { ...(await api.runtime.store.getRun(runId))!.telemetry, usage_by_phase: { exploration: { 'offline:analyst': { input_tokens: 1200, output_tokens: 80, cost_usd: 0, calls: 2 } } } },
+        telemetry: {
+          ...(await api.runtime.store.getRun(runId))!.telemetry,
+          usage_by_phase: { exploration: { 'offline:analyst': { input_tokens: 1200, output_tokens: 80, cost_usd: 0, calls: 2 } } },
+        },
       });
       await pause(40);
       await api.patchRun(runId, { status: 'completed', phase: 'complete', progress: 100, run_type: 'full' });
@@ -86,7 +89,13 @@ describe('run progress events (SSE)', () => {
       const runId = await startRun();
       const store = api.runtime.store;
       const countingStore: RunStore = { ...store, getRun: (id) => ((reads += 1), store.getRun(id)) };
-      const app = createApi({ runtime: { ...api.runtime, store: countingStore }, launcher: api.launcher, config: api.runtime.config, logger: silentLogger, events: { pollIntervalMs: 10 } });
+      const app = createApi({
+        runtime: { ...api.runtime, store: countingStore },
+        launcher: api.launcher,
+        config: api.runtime.config,
+        logger: silentLogger,
+        events: { pollIntervalMs: 10 },
+      });
       const response = await app.request(`/api/v1/runs/${runId}/events`);
       const reader = response.body!.getReader();
       await reader.read();

@@ -19,8 +19,16 @@ describe('health and error handling', () => {
   describe('when the warehouse cannot be reached', () => {
     it('answers 503 naming the failed check, without the error text', async () => {
       api = await createApiHarness();
-      const warehouse = { ...api.runtime.warehouse, query: async () => Promise.reject(new WarehouseError('connect ECONNREFUSED 10.1.2.3:5432 user=analyst')) };
-      const app = createApi({ runtime: { ...api.runtime, warehouse }, launcher: api.launcher, config: api.runtime.config, logger: silentLogger });
+      const warehouse = {
+        ...api.runtime.warehouse,
+        query: async () => Promise.reject(new WarehouseError('connect ECONNREFUSED 10.1.2.3:5432 user=analyst')),
+      };
+      const app = createApi({
+        runtime: { ...api.runtime, warehouse },
+        launcher: api.launcher,
+        config: api.runtime.config,
+        logger: silentLogger,
+      });
       const response = await app.request('/health/ready');
       expect(response.status).toBe(503);
       const text = await response.text();
@@ -38,7 +46,11 @@ describe('health and error handling', () => {
 
   it('refuses a body over the size limit with 400 before parsing it', async () => {
     api = await createApiHarness();
-    const response = await api.call('POST', '/api/v1/projects', JSON.stringify({ name: 'x', domain: 'ecommerce', description: 'y'.repeat(MAX_BODY_BYTES) }));
+    const response = await api.call(
+      'POST',
+      '/api/v1/projects',
+      JSON.stringify({ name: 'x', domain: 'ecommerce', description: 'y'.repeat(MAX_BODY_BYTES) }),
+    );
     expect(response.status).toBe(400);
     expect(response.json.error.message).toMatch(/larger than/);
   });

@@ -68,7 +68,9 @@ describe('GET /metrics', () => {
     await api.call('GET', '/metrics');
     const text = (await api.call('GET', '/metrics')).text;
     expect(sampleValue(text, 'assay_runs_finished_total', { status: 'completed', run_type: 'full' })).toBe(1);
-    expect(sampleValue(text, 'assay_llm_tokens_total', { direction: 'input', phase: 'exploration', model: 'anthropic:claude-sonnet-4-5' })).toBe(50_000);
+    expect(
+      sampleValue(text, 'assay_llm_tokens_total', { direction: 'input', phase: 'exploration', model: 'anthropic:claude-sonnet-4-5' }),
+    ).toBe(50_000);
     expect(sampleValue(text, 'assay_llm_tokens_total', { direction: 'output', phase: 'analysis' })).toBe(4_000);
     expect(sampleValue(text, 'assay_llm_cost_usd_total', { phase: 'exploration' })).toBeCloseTo(0.195, 6);
     expect(sampleValue(text, 'assay_run_duration_seconds_sum', { status: 'completed' })).toBe(90);

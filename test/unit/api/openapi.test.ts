@@ -32,7 +32,9 @@ describe('GET /openapi.json', () => {
       .filter((route) => route.method !== 'ALL' && !route.path.includes('*'))
       .map((route) => `${route.method.toLowerCase()} ${route.path.replace(/:([A-Za-z]+)/g, '{$1}')}`);
     expect(registered.length).toBeGreaterThan(15);
-    const documented = Object.entries(document.paths).flatMap(([path, operations]) => Object.keys(operations as object).map((method) => `${method} ${path}`));
+    const documented = Object.entries(document.paths).flatMap(([path, operations]) =>
+      Object.keys(operations as object).map((method) => `${method} ${path}`),
+    );
     expect([...new Set(registered)].sort()).toEqual([...documented].sort());
   });
 
@@ -54,14 +56,19 @@ describe('GET /openapi.json', () => {
     expect(create.properties.warehouse.properties.url.type).toBe('string');
     const discover = document.components.schemas.DiscoverBody;
     expect(discover.properties.max_steps).toMatchObject({ type: 'integer', minimum: 1, maximum: 500 });
-    expect(document.paths['/api/v1/projects/{id}/discover'].post.requestBody.content['application/json'].schema).toEqual({ $ref: '#/components/schemas/DiscoverBody' });
+    expect(document.paths['/api/v1/projects/{id}/discover'].post.requestBody.content['application/json'].schema).toEqual({
+      $ref: '#/components/schemas/DiscoverBody',
+    });
   });
 
   it('declares every path parameter of a templated path', () => {
     for (const [path, operations] of Object.entries<Record<string, { parameters?: Array<{ name: string; in: string }> }>>(document.paths)) {
       const names = [...path.matchAll(/\{([^}]+)\}/g)].map((match) => match[1]);
       for (const operation of Object.values(operations)) {
-        expect((operation.parameters ?? []).filter((parameter) => parameter.in === 'path').map((parameter) => parameter.name), path).toEqual(names);
+        expect(
+          (operation.parameters ?? []).filter((parameter) => parameter.in === 'path').map((parameter) => parameter.name),
+          path,
+        ).toEqual(names);
       }
     }
   });

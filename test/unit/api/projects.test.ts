@@ -26,7 +26,12 @@ describe('projects API', () => {
     });
 
     it('never stores or echoes the warehouse password, whichever one the body carries', async () => {
-      const created = await api.call('POST', '/api/v1/projects', { id: 'pw', name: 'pw', domain: 'ecommerce', warehouse: { url: 'postgres://assay:another@db.internal:5432/shop' } });
+      const created = await api.call('POST', '/api/v1/projects', {
+        id: 'pw',
+        name: 'pw',
+        domain: 'ecommerce',
+        warehouse: { url: 'postgres://assay:another@db.internal:5432/shop' },
+      });
       expect(created.status).toBe(201);
       expect(created.json.warehouse.url).toBe('postgres://assay:***@db.internal:5432/shop');
       expect(created.text).not.toMatch(/s3cret|another/);
@@ -35,7 +40,12 @@ describe('projects API', () => {
     });
 
     it('starts a pack-generation project in pack_generation_pending', async () => {
-      const created = await api.call('POST', '/api/v1/projects', { id: 'wizard', name: 'Wizard', domain: 'ecommerce', generate_pack: { enabled: true } });
+      const created = await api.call('POST', '/api/v1/projects', {
+        id: 'wizard',
+        name: 'Wizard',
+        domain: 'ecommerce',
+        generate_pack: { enabled: true },
+      });
       expect(created.json.state).toBe('pack_generation_pending');
     });
   });
@@ -64,7 +74,11 @@ describe('projects API', () => {
     });
 
     it('refuses a warehouse other than the served one, without echoing credentials', async () => {
-      const response = await api.call('POST', '/api/v1/projects', { name: 'x', domain: 'ecommerce', warehouse: { url: 'postgres://assay:s3cret-pass@other-host/shop' } });
+      const response = await api.call('POST', '/api/v1/projects', {
+        name: 'x',
+        domain: 'ecommerce',
+        warehouse: { url: 'postgres://assay:s3cret-pass@other-host/shop' },
+      });
       expect(response.status).toBe(400);
       expect(issuePaths(response.json)).toEqual(['warehouse.url']);
       expect(response.text).not.toContain('s3cret');
@@ -125,8 +139,13 @@ describe('projects API', () => {
 describe('the project state machine', () => {
   it('allows exactly the seed transitions (and staying put)', () => {
     const allowed: string[] = [];
-    for (const from of projectStateSchema.options) for (const to of projectStateSchema.options) if (from !== to && canTransition(from, to)) allowed.push(`${from}->${to}`);
-    expect(allowed.sort()).toEqual(['pack_generation->pack_generation_done', 'pack_generation_done->ready', 'pack_generation_pending->pack_generation']);
+    for (const from of projectStateSchema.options)
+      for (const to of projectStateSchema.options) if (from !== to && canTransition(from, to)) allowed.push(`${from}->${to}`);
+    expect(allowed.sort()).toEqual([
+      'pack_generation->pack_generation_done',
+      'pack_generation_done->ready',
+      'pack_generation_pending->pack_generation',
+    ]);
     expect(PROJECT_STATE_TRANSITIONS.ready).toEqual([]);
   });
 });

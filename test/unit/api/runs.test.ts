@@ -21,7 +21,12 @@ describe('runs API', () => {
       expect(response.json).toEqual({ run_id: expect.stringMatching(/^run-/), status: 'pending' });
       expect(api.launcher.launched).toEqual([response.json.run_id]);
       const run = await api.call('GET', `/api/v1/runs/${response.json.run_id}`);
-      expect(run.json.settings).toMatchObject({ max_steps: api.runtime.config.run.maxSteps, min_steps: api.runtime.config.run.minSteps, pack: 'ecommerce', areas: [] });
+      expect(run.json.settings).toMatchObject({
+        max_steps: api.runtime.config.run.maxSteps,
+        min_steps: api.runtime.config.run.minSteps,
+        pack: 'ecommerce',
+        areas: [],
+      });
     });
 
     it('keeps a requested area selection and step bounds', async () => {
@@ -119,7 +124,9 @@ describe('runs API', () => {
     it('lists steps in order and the project runs as summaries without telemetry', async () => {
       const { json } = await discover();
       for (const step of [2, 1]) {
-        await api.runtime.store.upsertStep(explorationStepSchema.parse({ run_id: json.run_id, step, action: 'done', timestamp: '2026-11-23T09:00:00.000Z' }));
+        await api.runtime.store.upsertStep(
+          explorationStepSchema.parse({ run_id: json.run_id, step, action: 'done', timestamp: '2026-11-23T09:00:00.000Z' }),
+        );
       }
       const steps = await api.call('GET', `/api/v1/runs/${json.run_id}/steps`);
       expect(steps.json.steps.map((step: { step: number }) => step.step)).toEqual([1, 2]);
@@ -141,7 +148,13 @@ describe('runs API', () => {
     it('computes it in-process for the project pack and the served model', async () => {
       const response = await api.call('POST', '/api/v1/projects/shop/discover/estimate', { max_steps: 10 });
       expect(response.status).toBe(200);
-      expect(response.json).toMatchObject({ project_id: 'shop', pack: 'ecommerce', max_steps: 10, catalog_tokens_source: 'default', llm: { model: 'offline:analyst' } });
+      expect(response.json).toMatchObject({
+        project_id: 'shop',
+        pack: 'ecommerce',
+        max_steps: 10,
+        catalog_tokens_source: 'default',
+        llm: { model: 'offline:analyst' },
+      });
       expect(response.json.breakdown.exploration.calls).toBe(10);
       expect(response.json.breakdown.analysis.calls).toBe(response.json.areas.length);
       expect(api.launcher.launched).toHaveLength(0);
@@ -175,26 +188,63 @@ describe('runs API', () => {
       const { json } = await discover();
       const recommendation = recommendationSchema.parse({ id: 'rec-1', title: 'Fix mobile checkout', priority: 1 });
       await api.patchRun(json.run_id, { recommendations: [recommendation] });
-      const like = await api.call('POST', `/api/v1/runs/${json.run_id}/feedback`, { target_type: 'recommendation', target_id: 'rec-1', rating: 'like' });
+      const like = await api.call('POST', `/api/v1/runs/${json.run_id}/feedback`, {
+        target_type: 'recommendation',
+        target_id: 'rec-1',
+        rating: 'like',
+      });
       expect(like.status).toBe(200);
-      const dislike = await api.call('POST', `/api/v1/runs/${json.run_id}/feedback`, { target_type: 'recommendation', target_id: 'rec-1', rating: 'dislike', comment: 'too vague' });
+      const dislike = await api.call('POST', `/api/v1/runs/${json.run_id}/feedback`, {
+        target_type: 'recommendation',
+        target_id: 'rec-1',
+        rating: 'dislike',
+        comment: 'too vague',
+      });
       expect(dislike.json.id).toBe(like.json.id);
       const listed = await api.call('GET', '/api/v1/projects/shop/feedback');
-      expect(listed.json.feedback).toEqual([expect.objectContaining({ target_id: 'rec-1', rating: 'dislike', comment: 'too vague', run_id: json.run_id })]);
+      expect(listed.json.feedback).toEqual([
+        expect.objectContaining({ target_id: 'rec-1', rating: 'dislike', comment: 'too vague', run_id: json.run_id }),
+      ]);
     });
 
     it('accepts a stored exploration step as a target', async () => {
       const { json } = await discover();
-      await api.runtime.store.upsertStep(explorationStepSchema.parse({ run_id: json.run_id, step: 1, action: 'done', timestamp: '2026-11-23T09:00:00.000Z' }));
-      expect((await api.call('POST', `/api/v1/runs/${json.run_id}/feedback`, { target_type: 'exploration_step', target_id: '1', rating: 'like' })).status).toBe(200);
-      expect((await api.call('POST', `/api/v1/runs/${json.run_id}/feedback`, { target_type: 'exploration_step', target_id: '2', rating: 'like' })).status).toBe(404);
+      await api.runtime.store.upsertStep(
+        explorationStepSchema.parse({ run_id: json.run_id, step: 1, action: 'done', timestamp: '2026-11-23T09:00:00.000Z' }),
+      );
+      expect(
+        (
+          await api.call('POST', `/api/v1/runs/${json.run_id}/feedback`, {
+            target_type: 'exploration_step',
+            target_id: '1',
+            rating: 'like',
+          })
+        ).status,
+      ).toBe(200);
+      expect(
+        (
+          await api.call('POST', `/api/v1/runs/${json.run_id}/feedback`, {
+            target_type: 'exploration_step',
+            target_id: '2',
+            rating: 'like',
+          })
+        ).status,
+      ).toBe(404);
     });
 
     it('answers 404 for a target the run does not have and 400 naming a bad rating', async () => {
       const { json } = await discover();
-      const missing = await api.call('POST', `/api/v1/runs/${json.run_id}/feedback`, { target_type: 'insight', target_id: 'conversion-1', rating: 'like' });
+      const missing = await api.call('POST', `/api/v1/runs/${json.run_id}/feedback`, {
+        target_type: 'insight',
+        target_id: 'conversion-1',
+        rating: 'like',
+      });
       expect(missing.status).toBe(404);
-      const bad = await api.call('POST', `/api/v1/runs/${json.run_id}/feedback`, { target_type: 'insight', target_id: 'conversion-1', rating: 'meh' });
+      const bad = await api.call('POST', `/api/v1/runs/${json.run_id}/feedback`, {
+        target_type: 'insight',
+        target_id: 'conversion-1',
+        rating: 'meh',
+      });
       expect(bad.status).toBe(400);
       expect(issuePaths(bad.json)).toEqual(['rating']);
       expect((await api.call('GET', '/api/v1/projects/nope/feedback')).status).toBe(404);

@@ -44,10 +44,19 @@ describe('compactResult properties', () => {
   });
 
   it('counts distinct values exactly below the cap (numbers, strings and booleans alike)', () => {
-    const value = fc.oneof(fc.integer({ min: -50, max: 50 }), fc.double({ noNaN: true, noDefaultInfinity: true }), fc.constantFrom(0, -0), fc.string({ maxLength: 3 }), fc.boolean());
+    const value = fc.oneof(
+      fc.integer({ min: -50, max: 50 }),
+      fc.double({ noNaN: true, noDefaultInfinity: true }),
+      fc.constantFrom(0, -0),
+      fc.string({ maxLength: 3 }),
+      fc.boolean(),
+    );
     fc.assert(
       fc.property(fc.array(value, { maxLength: 3000 }), (values) => {
-        const [column] = compactResult([{ name: 'v' }], values.map((v) => ({ v }))).columns;
+        const [column] = compactResult(
+          [{ name: 'v' }],
+          values.map((v) => ({ v })),
+        ).columns;
         expect(column?.distinct).toBe(new Set(values).size);
         expect(column?.distinct_approx).toBeUndefined();
       }),
@@ -62,14 +71,26 @@ describe('compactResult properties', () => {
       const upper = sorted[Math.min(Math.floor(h) + 1, sorted.length - 1)] as number;
       return lower + (h - Math.floor(h)) * (upper - lower);
     };
-    const values = fc.array(fc.oneof(fc.integer({ min: -20, max: 20 }), fc.double({ min: -1e6, max: 1e6, noNaN: true })), { minLength: 1, maxLength: 2000 });
+    const values = fc.array(fc.oneof(fc.integer({ min: -20, max: 20 }), fc.double({ min: -1e6, max: 1e6, noNaN: true })), {
+      minLength: 1,
+      maxLength: 2000,
+    });
     fc.assert(
       fc.property(values, (numbers) => {
-        const [column] = compactResult([{ name: 'x' }], numbers.map((x) => ({ x }))).columns;
+        const [column] = compactResult(
+          [{ name: 'x' }],
+          numbers.map((x) => ({ x })),
+        ).columns;
         const sorted = [...numbers].sort((a, b) => a - b);
         const round = (value: number) => Number(value.toPrecision(6));
-        const exact = sorted.every((value) => Number.isSafeInteger(value)) && [0.25, 0.5, 0.75].every((q) => Number.isSafeInteger(reference(sorted, q)));
-        for (const [key, q] of [['p25', 0.25], ['median', 0.5], ['p75', 0.75]] as const) {
+        const exact =
+          sorted.every((value) => Number.isSafeInteger(value)) &&
+          [0.25, 0.5, 0.75].every((q) => Number.isSafeInteger(reference(sorted, q)));
+        for (const [key, q] of [
+          ['p25', 0.25],
+          ['median', 0.5],
+          ['p75', 0.75],
+        ] as const) {
           const expected = exact ? reference(sorted, q) : round(reference(sorted, q));
           // One unit in the 6th significant digit of slack: the two interpolation formulas may round apart.
           expect(Math.abs((column?.[key] ?? Number.NaN) - expected)).toBeLessThanOrEqual(1e-5 * Math.max(1, Math.abs(expected)));
@@ -83,7 +104,10 @@ describe('compactResult properties', () => {
     const numbers = fc.array(fc.oneof(fc.double({ noNaN: true }), fc.integer(), fc.constant(Number.NaN)), { minLength: 1, maxLength: 300 });
     fc.assert(
       fc.property(numbers, (values) => {
-        const [column] = compactResult([{ name: 'x' }], values.map((x) => ({ x }))).columns;
+        const [column] = compactResult(
+          [{ name: 'x' }],
+          values.map((x) => ({ x })),
+        ).columns;
         if (column?.min === undefined) return;
         const ordered = [column.min, column.p25, column.median, column.p75, column.max] as number[];
         for (let index = 1; index < ordered.length; index += 1) expect(ordered[index]).toBeGreaterThanOrEqual(ordered[index - 1] as number);

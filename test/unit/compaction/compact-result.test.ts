@@ -20,8 +20,21 @@ function rowsOf(count: number, make: (index: number) => Row): Row[] {
 describe('compactResult', () => {
   describe('when a numeric column has known values', () => {
     it('reports type-7 quartiles and exact min/max', () => {
-      const digest = compactResult([{ name: 'x' }], [1, 2, 3, 4].map((x) => ({ x })));
-      expect(digest.columns[0]).toEqual({ name: 'x', kind: 'number', null_count: 0, distinct: 4, min: 1, p25: 1.75, median: 2.5, p75: 3.25, max: 4 });
+      const digest = compactResult(
+        [{ name: 'x' }],
+        [1, 2, 3, 4].map((x) => ({ x })),
+      );
+      expect(digest.columns[0]).toEqual({
+        name: 'x',
+        kind: 'number',
+        null_count: 0,
+        distinct: 4,
+        min: 1,
+        p25: 1.75,
+        median: 2.5,
+        p75: 3.25,
+        max: 4,
+      });
     });
 
     it('rounds non-integer statistics to 6 significant digits, all together', () => {
@@ -32,7 +45,10 @@ describe('compactResult', () => {
 
   describe('when cells are NaN or infinite', () => {
     it('counts them as nulls and keeps them out of the statistics', () => {
-      const digest = compactResult([{ name: 'x' }], [{ x: 5 }, { x: Number.NaN }, { x: Number.POSITIVE_INFINITY }, { x: Number.NEGATIVE_INFINITY }, { x: 7 }]);
+      const digest = compactResult(
+        [{ name: 'x' }],
+        [{ x: 5 }, { x: Number.NaN }, { x: Number.POSITIVE_INFINITY }, { x: Number.NEGATIVE_INFINITY }, { x: 7 }],
+      );
       expect(digest.columns[0]).toMatchObject({ kind: 'number', null_count: 3, distinct: 2, min: 5, max: 7, median: 6 });
       expect(digest.all_rows?.[1]).toEqual({ x: null });
     });
@@ -40,7 +56,10 @@ describe('compactResult', () => {
 
   describe('when the engine type is given', () => {
     it('uses it, coercing exact-decimal strings to numbers', () => {
-      const digest = compactResult([{ name: 'amount', type: 'DECIMAL(18,2)' }], [{ amount: '10.50' }, { amount: '2.25' }, { amount: 'NaN' }]);
+      const digest = compactResult(
+        [{ name: 'amount', type: 'DECIMAL(18,2)' }],
+        [{ amount: '10.50' }, { amount: '2.25' }, { amount: 'NaN' }],
+      );
       expect(digest.columns[0]).toMatchObject({ kind: 'number', null_count: 1, min: 2.25, max: 10.5 });
     });
 
@@ -62,11 +81,23 @@ describe('compactResult', () => {
         [{ name: 't' }],
         [{ t: '2024-03-01T10:00:00+02:00' }, { t: '2024-03-01 09:00:00Z' }, { t: '2024-02-29' }, { t: null }],
       );
-      expect(digest.columns[0]).toMatchObject({ kind: 'timestamp', null_count: 1, distinct: 3, min_time: '2024-02-29', max_time: '2024-03-01 09:00:00Z' });
+      expect(digest.columns[0]).toMatchObject({
+        kind: 'timestamp',
+        null_count: 1,
+        distinct: 3,
+        min_time: '2024-02-29',
+        max_time: '2024-03-01 09:00:00Z',
+      });
     });
 
     it('calls a column of numbers and strings mixed, and an all-null column null', () => {
-      const digest = compactResult([{ name: 'm' }, { name: 'z' }], [{ m: 1, z: null }, { m: 'a', z: null }]);
+      const digest = compactResult(
+        [{ name: 'm' }, { name: 'z' }],
+        [
+          { m: 1, z: null },
+          { m: 'a', z: null },
+        ],
+      );
       expect(digest.columns.map((column) => column.kind)).toEqual(['mixed', 'null']);
     });
 
@@ -79,7 +110,10 @@ describe('compactResult', () => {
   describe('when a string column has few distinct values', () => {
     it('lists the top 3 by count, ties by value', () => {
       const values = ['b', 'a', 'c', 'a', 'b', 'd', 'c'];
-      const digest = compactResult([{ name: 's' }], values.map((s) => ({ s })));
+      const digest = compactResult(
+        [{ name: 's' }],
+        values.map((s) => ({ s })),
+      );
       expect(digest.columns[0]?.top).toEqual([
         { value: 'a', count: 2 },
         { value: 'b', count: 2 },
@@ -99,7 +133,10 @@ describe('compactResult', () => {
 
   describe('when the result is small', () => {
     it(`inlines up to ${COMPACT_INLINE_THRESHOLD} rows in all_rows and leaves head_rows empty`, () => {
-      const digest = compactResult([{ name: 'i' }], rowsOf(COMPACT_INLINE_THRESHOLD, (i) => ({ i })));
+      const digest = compactResult(
+        [{ name: 'i' }],
+        rowsOf(COMPACT_INLINE_THRESHOLD, (i) => ({ i })),
+      );
       expect(digest.all_rows).toHaveLength(COMPACT_INLINE_THRESHOLD);
       expect(digest.head_rows).toEqual([]);
       expect(digest.tail_rows).toBeUndefined();
@@ -108,7 +145,10 @@ describe('compactResult', () => {
 
   describe('when the result is larger than the inline threshold', () => {
     it('keeps the first and last rows only', () => {
-      const digest = compactResult([{ name: 'i' }], rowsOf(COMPACT_INLINE_THRESHOLD + 1, (i) => ({ i })));
+      const digest = compactResult(
+        [{ name: 'i' }],
+        rowsOf(COMPACT_INLINE_THRESHOLD + 1, (i) => ({ i })),
+      );
       expect(digest.all_rows).toBeUndefined();
       expect(digest.head_rows.map((row) => row.i)).toEqual([0, 1, 2, 3, 4]);
       expect(digest.tail_rows?.map((row) => row.i)).toEqual([16, 17, 18, 19, 20]);
@@ -150,7 +190,10 @@ describe('compactResult', () => {
   describe('when a column has more distinct values than the exact cap', () => {
     it('switches to an estimate within 3 % and says so', () => {
       const count = EXACT_DISTINCT_CAP * 5;
-      const digest = compactResult([{ name: 'id' }], rowsOf(count, (index) => ({ id: `id-${index}` })));
+      const digest = compactResult(
+        [{ name: 'id' }],
+        rowsOf(count, (index) => ({ id: `id-${index}` })),
+      );
       const column = digest.columns[0];
       expect(column?.distinct_approx).toBe(true);
       expect(Math.abs((column?.distinct ?? 0) - count) / count).toBeLessThan(0.03);
@@ -160,7 +203,10 @@ describe('compactResult', () => {
   describe('when a numeric column has more values than the quantile cap', () => {
     it('estimates quartiles within 2 % of rank from the reservoir, with exact min and max', () => {
       const count = QUANTILE_EXACT_CAP * 10;
-      const digest = compactResult([{ name: 'v' }], rowsOf(count, (index) => ({ v: (index * 7919) % count })));
+      const digest = compactResult(
+        [{ name: 'v' }],
+        rowsOf(count, (index) => ({ v: (index * 7919) % count })),
+      );
       const column = digest.columns[0];
       expect(column).toMatchObject({ quantiles_approx: true, min: 0, max: count - 1 });
       expect(Math.abs((column?.median ?? 0) - count / 2) / count).toBeLessThan(0.02);
@@ -169,7 +215,10 @@ describe('compactResult', () => {
   });
 
   it('produces a document the domain schema accepts', () => {
-    const digest = compactResult([{ name: 'a' }, { name: 'b' }], rowsOf(50, (i) => ({ a: i, b: i % 2 === 0 })));
+    const digest = compactResult(
+      [{ name: 'a' }, { name: 'b' }],
+      rowsOf(50, (i) => ({ a: i, b: i % 2 === 0 })),
+    );
     expect(() => compactResultSchema.parse(digest)).not.toThrow();
   });
 

@@ -23,7 +23,13 @@ function explorationConversation(stepCount: number): ConversationMessage[] {
   for (let step = 1; step <= stepCount; step += 1) {
     messages.push({ role: 'assistant', kind: 'assistant', content: text(500 + Math.floor(random() * 900), 'thinking') });
     if (step % 4 === 0) messages.push({ role: 'user', kind: 'tool_result', content: text(1200 + Math.floor(random() * 2000), 'schema') });
-    else messages.push({ role: 'user', kind: 'query_result', content: text(2000 + Math.floor(random() * 8000), 'row'), digestOneLiner: `step ${step} · 2,000 rows · cols: ${text(150, 'col')}` });
+    else
+      messages.push({
+        role: 'user',
+        kind: 'query_result',
+        content: text(2000 + Math.floor(random() * 8000), 'row'),
+        digestOneLiner: `step ${step} · 2,000 rows · cols: ${text(150, 'col')}`,
+      });
   }
   return messages;
 }
@@ -43,7 +49,10 @@ describe('compactConversation', () => {
       { role: 'user', kind: 'tool_result', content: 't'.repeat(1000) },
       { role: 'assistant', content: 'short' },
       { role: 'user', kind: 'query_result', content: 'r'.repeat(5000), digestOneLiner: 'step 2 · 10 rows' },
-      ...Array.from({ length: COMPACT_KEEP_TAIL }, (_, index): ConversationMessage => ({ role: index % 2 === 0 ? 'assistant' : 'user', content: 'x'.repeat(2000) })),
+      ...Array.from(
+        { length: COMPACT_KEEP_TAIL },
+        (_, index): ConversationMessage => ({ role: index % 2 === 0 ? 'assistant' : 'user', content: 'x'.repeat(2000) }),
+      ),
     ];
     const compacted = compactConversation(messages);
     expect(compacted[1]?.content).toBe(`${'a'.repeat(COMPACT_ASST_KEEP)}…(+${1000 - COMPACT_ASST_KEEP} chars)`);
@@ -54,7 +63,10 @@ describe('compactConversation', () => {
   });
 
   it('cuts memory notes over 800 characters wherever they are', () => {
-    const compacted = compactConversation([{ role: 'user', content: 'task' }, { role: 'assistant', kind: 'memory', content: 'm'.repeat(900) }]);
+    const compacted = compactConversation([
+      { role: 'user', content: 'task' },
+      { role: 'assistant', kind: 'memory', content: 'm'.repeat(900) },
+    ]);
     expect(compacted[1]?.content).toBe(`${'m'.repeat(MEMORY_ASST_KEEP)}…(+300 chars)`);
   });
 

@@ -52,9 +52,16 @@ export function sessionsResult(rowCount = 2000): { columns: ResultColumn[]; rows
 /** 30 rows × 250 columns where a third of the columns are mostly null. */
 export function wideResult(): { columns: ResultColumn[]; rows: Row[] } {
   const random = seededRandom(7);
-  const columns: ResultColumn[] = Array.from({ length: 250 }, (_, index) => ({ name: `metric_${String(index).padStart(3, '0')}`, type: 'DOUBLE' }));
-  const rows = Array.from({ length: 30 }, (): Row =>
-    Object.fromEntries(columns.map((column, index) => [column.name, index % 3 === 0 && random() < 0.9 ? null : Math.round(random() * 1000) / 10])),
+  const columns: ResultColumn[] = Array.from({ length: 250 }, (_, index) => ({
+    name: `metric_${String(index).padStart(3, '0')}`,
+    type: 'DOUBLE',
+  }));
+  const rows = Array.from(
+    { length: 30 },
+    (): Row =>
+      Object.fromEntries(
+        columns.map((column, index) => [column.name, index % 3 === 0 && random() < 0.9 ? null : Math.round(random() * 1000) / 10]),
+      ),
   );
   return { columns, rows };
 }

@@ -50,8 +50,25 @@ describe('golden digests', () => {
     const { columns, rows } = readInput('orders-small');
     const base = { run_id: 'r1', timestamp: '2024-03-04T00:00:00Z', thinking: 'look at orders' };
     const steps = [
-      explorationStepSchema.parse({ ...base, step: 3, action: 'query', query_purpose: 'Orders by country', query: 'SELECT * FROM orders', executed_query: 'SELECT * FROM orders', row_count: rows.length, columns: columns.map((column) => ({ name: column.name, type: column.type ?? 'UNKNOWN' })), rows }),
-      explorationStepSchema.parse({ ...base, step: 4, action: 'query', query_purpose: 'Refund rate', query: 'SELECT refunds FROM orderz', error: 'Catalog Error: Table with name orderz does not exist!' }),
+      explorationStepSchema.parse({
+        ...base,
+        step: 3,
+        action: 'query',
+        query_purpose: 'Orders by country',
+        query: 'SELECT * FROM orders',
+        executed_query: 'SELECT * FROM orders',
+        row_count: rows.length,
+        columns: columns.map((column) => ({ name: column.name, type: column.type ?? 'UNKNOWN' })),
+        rows,
+      }),
+      explorationStepSchema.parse({
+        ...base,
+        step: 4,
+        action: 'query',
+        query_purpose: 'Refund rate',
+        query: 'SELECT refunds FROM orderz',
+        error: 'Catalog Error: Table with name orderz does not exist!',
+      }),
     ];
     expectGolden('query-results.rendered.txt', `${renderQueryResults(steps)}\n`);
   });

@@ -16,7 +16,14 @@ describe('renderStepDigest', () => {
   it('renders step, purpose, executed SQL, row count and the digest with rows column-wise', () => {
     const step = queryStep(7, { query: 'SELECT x FROM t', executed_query: 'SELECT x FROM t LIMIT 10', rows: [{ x: 1 }, { x: 2 }] });
     const rendered = JSON.parse(renderStepDigest(step)) as Record<string, unknown>;
-    expect(rendered).toMatchObject({ step: 7, purpose: 'purpose 7', sql: 'SELECT x FROM t LIMIT 10', row_count: 2, row_columns: ['x'], all_rows: [[1], [2]] });
+    expect(rendered).toMatchObject({
+      step: 7,
+      purpose: 'purpose 7',
+      sql: 'SELECT x FROM t LIMIT 10',
+      row_count: 2,
+      row_columns: ['x'],
+      all_rows: [[1], [2]],
+    });
     expect(rendered.head_rows).toBeUndefined();
   });
 
@@ -50,7 +57,10 @@ describe('renderQueryResults', () => {
 
   it('estimates tokens from exactly the rendered string', () => {
     const { columns, rows } = sessionsResult(300);
-    const steps = [queryStep(1, { columns: columns.map((c) => ({ name: c.name, type: c.type ?? '' })), rows }), queryStep(2, { rows: [{ a: 1 }] })];
+    const steps = [
+      queryStep(1, { columns: columns.map((c) => ({ name: c.name, type: c.type ?? '' })), rows }),
+      queryStep(2, { rows: [{ a: 1 }] }),
+    ];
     expect(estimateRenderedTokens(steps, 'anthropic')).toBe(estimateTokens(renderQueryResults(steps), 'anthropic'));
   });
 });

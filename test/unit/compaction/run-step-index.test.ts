@@ -54,7 +54,11 @@ class MemoryIndex implements VectorIndex {
     this.collections.delete(name);
   }
   async listCollections(): Promise<CollectionInfo[]> {
-    return [...this.collections].map(([name, collection]) => ({ name, createdAt: collection.createdAt, pointCount: collection.points.size }));
+    return [...this.collections].map(([name, collection]) => ({
+      name,
+      createdAt: collection.createdAt,
+      pointCount: collection.points.size,
+    }));
   }
   async close(): Promise<void> {}
 }
@@ -77,7 +81,9 @@ const area = { id: 'churn', name: 'Churn', description: 'Who stops playing and w
 describe('run step index', () => {
   it('names the collection and the texts as the seed does', () => {
     expect(runCollectionName('r-42')).toBe('assay_run_r-42');
-    expect(stepEmbeddingText(queryStep(3, { query_purpose: 'Weekly churn', query: 'SELECT 1', executed_query: 'SELECT 2' }))).toBe('Weekly churn\n[SQL]: SELECT 2');
+    expect(stepEmbeddingText(queryStep(3, { query_purpose: 'Weekly churn', query: 'SELECT 1', executed_query: 'SELECT 2' }))).toBe(
+      'Weekly churn\n[SQL]: SELECT 2',
+    );
     expect(areaQueryText(area)).toBe('Churn — Who stops playing and when. Keywords: churn, retention');
   });
 

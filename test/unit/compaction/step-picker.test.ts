@@ -13,7 +13,12 @@ import { droppedStepSchema, pickedStepSchema } from '../../../src/domain/run.js'
 import { estimateTokens } from '../../../src/llm/tokens.js';
 import { lookupStep, queryStep } from './steps.js';
 
-const churn: AnalysisAreaIdentity = { id: 'churn', name: 'Churn', description: 'Players who stop playing', keywords: ['churn', 'retention'] };
+const churn: AnalysisAreaIdentity = {
+  id: 'churn',
+  name: 'Churn',
+  description: 'Players who stop playing',
+  keywords: ['churn', 'retention'],
+};
 
 function pick(overrides: Partial<PickStepsInput>): ReturnType<typeof pickStepsForArea> {
   return pickStepsForArea({ area: churn, steps: [], hits: [], budgetTokens: 1_000_000, renderTokens: () => 100, ...overrides });
@@ -23,13 +28,27 @@ describe('pickStepsForArea', () => {
   describe('when vector scores alone decide', () => {
     it('orders by score descending and breaks ties by step ascending', () => {
       const steps = [1, 2, 3, 4].map((n) => queryStep(n));
-      const result = pick({ steps, hits: [{ step: 3, score: 0.7 }, { step: 1, score: 0.5 }, { step: 4, score: 0.7 }, { step: 2, score: 0.9 }] });
+      const result = pick({
+        steps,
+        hits: [
+          { step: 3, score: 0.7 },
+          { step: 1, score: 0.5 },
+          { step: 4, score: 0.7 },
+          { step: 2, score: 0.9 },
+        ],
+      });
       expect(result.picked.map((entry) => entry.step)).toEqual([2, 3, 4, 1]);
       expect(result.picked.every((entry) => entry.source === 'vector')).toBe(true);
     });
 
     it(`drops steps under ${AREA_MIN_SCORE} as below_min_score with their real score`, () => {
-      const result = pick({ steps: [queryStep(1), queryStep(2)], hits: [{ step: 1, score: 0.8 }, { step: 2, score: 0.12 }] });
+      const result = pick({
+        steps: [queryStep(1), queryStep(2)],
+        hits: [
+          { step: 1, score: 0.8 },
+          { step: 2, score: 0.12 },
+        ],
+      });
       expect(result.picked.map((entry) => entry.step)).toEqual([1]);
       expect(result.dropped).toEqual([{ step: 2, score: 0.12, reason: 'below_min_score' }]);
     });
@@ -46,8 +65,18 @@ describe('pickStepsForArea', () => {
 
   describe('when a step names an area keyword verbatim', () => {
     it(`lifts it to ${EXACT_MATCH_FLOOR} even without a vector hit or under the min score`, () => {
-      const steps = [queryStep(1, { query_purpose: 'Weekly retention by cohort' }), queryStep(2, { executed_query: 'SELECT churn_rate FROM kpis' }), queryStep(3)];
-      const result = pick({ steps, hits: [{ step: 1, score: 0.1 }, { step: 3, score: 0.5 }] });
+      const steps = [
+        queryStep(1, { query_purpose: 'Weekly retention by cohort' }),
+        queryStep(2, { executed_query: 'SELECT churn_rate FROM kpis' }),
+        queryStep(3),
+      ];
+      const result = pick({
+        steps,
+        hits: [
+          { step: 1, score: 0.1 },
+          { step: 3, score: 0.5 },
+        ],
+      });
       expect(result.picked).toEqual([
         { step: 1, score: EXACT_MATCH_FLOOR, source: 'exact_match' },
         { step: 2, score: EXACT_MATCH_FLOOR, source: 'exact_match' },
@@ -98,10 +127,20 @@ describe('pickStepsForArea', () => {
   describe('when the rendered steps exceed the token budget', () => {
     it('drops the lowest-ranked steps that do not fit as over_budget and fills the room with smaller ones', () => {
       const steps = [1, 2, 3, 4].map((n) => queryStep(n));
-      const tokens = new Map([[1, 600], [2, 500], [3, 300], [4, 100]]);
+      const tokens = new Map([
+        [1, 600],
+        [2, 500],
+        [3, 300],
+        [4, 100],
+      ]);
       const result = pick({
         steps,
-        hits: [{ step: 1, score: 0.9 }, { step: 2, score: 0.8 }, { step: 3, score: 0.7 }, { step: 4, score: 0.6 }],
+        hits: [
+          { step: 1, score: 0.9 },
+          { step: 2, score: 0.8 },
+          { step: 3, score: 0.7 },
+          { step: 4, score: 0.6 },
+        ],
         budgetTokens: 1000,
         renderTokens: (step) => tokens.get(step.step) ?? 0,
       });
@@ -112,7 +151,9 @@ describe('pickStepsForArea', () => {
   });
 
   it('is deterministic whatever the order of steps and hits', () => {
-    const steps = Array.from({ length: 40 }, (_, index) => queryStep(index + 1, { query_purpose: index % 5 === 0 ? 'retention' : `p${index}` }));
+    const steps = Array.from({ length: 40 }, (_, index) =>
+      queryStep(index + 1, { query_purpose: index % 5 === 0 ? 'retention' : `p${index}` }),
+    );
     const hits = steps.map((step) => ({ step: step.step, score: ((step.step * 37) % 100) / 100 }));
     const input = { steps, hits, budgetTokens: 2500, renderTokens: (step: { step: number }) => 50 + ((step.step * 13) % 90) };
     const first = pick(input);
@@ -122,18 +163,34 @@ describe('pickStepsForArea', () => {
   });
 
   it('returns telemetry in the run document shapes', () => {
-    const result = pick({ steps: [queryStep(1), queryStep(2)], hits: [{ step: 1, score: 0.9 }, { step: 2, score: 0.1 }] });
+    const result = pick({
+      steps: [queryStep(1), queryStep(2)],
+      hits: [
+        { step: 1, score: 0.9 },
+        { step: 2, score: 0.1 },
+      ],
+    });
     for (const entry of result.picked) expect(() => pickedStepSchema.parse(entry)).not.toThrow();
     for (const entry of result.dropped) expect(() => droppedStepSchema.parse(entry)).not.toThrow();
   });
 });
 
 describe('assembleAreaQueryResults', () => {
-  const bigRows = (count: number) => Array.from({ length: count }, (_, index) => ({ id: index, label: `label-${index % 7}`, note: 'n'.repeat(60) }));
+  const bigRows = (count: number) =>
+    Array.from({ length: count }, (_, index) => ({ id: index, label: `label-${index % 7}`, note: 'n'.repeat(60) }));
 
   it('renders the picked steps chronologically and measures that very string', () => {
     const steps = [queryStep(1, { rows: bigRows(5) }), queryStep(2, { rows: bigRows(50) }), queryStep(3, { rows: bigRows(8) })];
-    const result = assembleAreaQueryResults({ area: churn, steps, hits: [{ step: 3, score: 0.9 }, { step: 1, score: 0.8 }, { step: 2, score: 0.2 }], budgetTokens: 100_000 });
+    const result = assembleAreaQueryResults({
+      area: churn,
+      steps,
+      hits: [
+        { step: 3, score: 0.9 },
+        { step: 1, score: 0.8 },
+        { step: 2, score: 0.2 },
+      ],
+      budgetTokens: 100_000,
+    });
     expect((JSON.parse(result.text) as Array<{ step: number }>).map((entry) => entry.step)).toEqual([1, 3]);
     expect(result.text).toBe(renderQueryResults([steps[0]!, steps[2]!]));
     expect(result.query_results_chars).toBe(result.text.length);

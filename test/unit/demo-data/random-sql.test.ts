@@ -18,14 +18,25 @@ describe('when a JS value becomes a SQL literal', () => {
 
 describe('when a weighted pick is written as SQL', () => {
   it('places cumulative, normalised thresholds in order and lets the last choice take the rest', () => {
-    expect(weightedPickSql('u', [['a', 2], ['b', 1], ['c', 1]])).toBe("CASE WHEN u < 0.500000 THEN 'a' WHEN u < 0.750000 THEN 'b' ELSE 'c' END");
+    expect(
+      weightedPickSql('u', [
+        ['a', 2],
+        ['b', 1],
+        ['c', 1],
+      ]),
+    ).toBe("CASE WHEN u < 0.500000 THEN 'a' WHEN u < 0.750000 THEN 'b' ELSE 'c' END");
   });
   it('returns the bare literal for a single choice', () => {
     expect(weightedPickSql('u', [[7, 1]])).toBe('7');
   });
   it('refuses no choices, negative weights and an all-zero total', () => {
     expect(() => weightedPickSql('u', [])).toThrow(RangeError);
-    expect(() => weightedPickSql('u', [['a', -1], ['b', 2]])).toThrow(RangeError);
+    expect(() =>
+      weightedPickSql('u', [
+        ['a', -1],
+        ['b', 2],
+      ]),
+    ).toThrow(RangeError);
     expect(() => weightedPickSql('u', [['a', 0]])).toThrow(RangeError);
   });
 });

@@ -1,16 +1,24 @@
 import { describe, expect, it } from 'vitest';
 import { parseInsights, parseRecommendations } from '../../../src/discovery/output-parser.js';
 
-const insight = { name: 'Mobile checkout abandonment 3x desktop', description: 'd', severity: 'high', affected_count: 1200, source_steps: [3, 5] };
+const insight = {
+  name: 'Mobile checkout abandonment 3x desktop',
+  description: 'd',
+  severity: 'high',
+  affected_count: 1200,
+  source_steps: [3, 5],
+};
 
 describe('parseInsights', () => {
   it('reads a fenced insights object', () => {
-    const result = parseInsights('```json\n' + JSON.stringify({ insights: [insight] }) + '\n```');
+    const result = parseInsights(`\`\`\`json\n${JSON.stringify({ insights: [insight] })}\n\`\`\``);
     expect(result).toMatchObject({ ok: true, items: [{ name: insight.name, severity: 'high', source_steps: [3, 5] }] });
   });
 
   it('coerces numbers written as strings, severity case and percentages', () => {
-    const result = parseInsights(JSON.stringify({ insights: [{ ...insight, severity: 'HIGH', affected_count: '1,200', confidence: 85, source_steps: ['3'] }] }));
+    const result = parseInsights(
+      JSON.stringify({ insights: [{ ...insight, severity: 'HIGH', affected_count: '1,200', confidence: 85, source_steps: ['3'] }] }),
+    );
     expect(result).toMatchObject({ ok: true, items: [{ severity: 'high', affected_count: 1200, confidence: 0.85, source_steps: [3] }] });
   });
 
@@ -30,7 +38,10 @@ describe('parseInsights', () => {
   it('asks for a retry when every entry is invalid or the list is missing', () => {
     expect(parseInsights(JSON.stringify({ insights: [{ severity: 'urgent' }] })).ok).toBe(false);
     expect(parseInsights('{"findings": []}')).toMatchObject({ ok: false, reason: expect.stringMatching(/"insights" array/) });
-    expect(parseInsights('Here are my thoughts about churn.')).toMatchObject({ ok: false, reason: expect.stringMatching(/no parseable JSON/) });
+    expect(parseInsights('Here are my thoughts about churn.')).toMatchObject({
+      ok: false,
+      reason: expect.stringMatching(/no parseable JSON/),
+    });
   });
 
   it('accepts a bare array of insights', () => {
@@ -43,7 +54,13 @@ describe('parseRecommendations', () => {
     const result = parseRecommendations(
       JSON.stringify({
         recommendations: [
-          { title: 'Simplify mobile checkout', priority: '1', effort: 'Medium', success_metrics: ['mobile conversion'], related_insight_ids: ['conversion-1'] },
+          {
+            title: 'Simplify mobile checkout',
+            priority: '1',
+            effort: 'Medium',
+            success_metrics: ['mobile conversion'],
+            related_insight_ids: ['conversion-1'],
+          },
           { title: 'Bad priority', priority: 9 },
         ],
       }),

@@ -54,7 +54,9 @@ describe('decideRunType', () => {
   });
 
   it('is failed on a fatal error and cancelled on cancellation', () => {
-    expect(decideRunType({ cancelled: false, areas: [completed], explorationFailed: false, fatalError: 'warehouse unreachable' })).toBe('failed');
+    expect(decideRunType({ cancelled: false, areas: [completed], explorationFailed: false, fatalError: 'warehouse unreachable' })).toBe(
+      'failed',
+    );
     expect(decideRunType({ cancelled: true, areas: [completed], explorationFailed: false })).toBe('cancelled');
   });
 

@@ -96,7 +96,10 @@ describe('executeWithFixes', () => {
 describe('the fix prompt helpers', () => {
   it('finds the tables a statement touches, qualified or bare, and lists their columns', () => {
     const customers: TableSchema = { ...orders, name: 'customers', qualified: 'main.customers' };
-    expect(tablesMentioned('select * from "main"."orders" o join customers c on true', [orders, customers]).map((t) => t.name)).toEqual(['customers', 'orders']);
+    expect(tablesMentioned('select * from "main"."orders" o join customers c on true', [orders, customers]).map((t) => t.name)).toEqual([
+      'customers',
+      'orders',
+    ]);
     expect(tablesMentioned('select * from main.orders_archive', [orders])).toEqual([]);
     expect(renderTableColumns([orders])).toContain('main.orders: order_id BIGINT, device VARCHAR');
   });

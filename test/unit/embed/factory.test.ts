@@ -10,7 +10,10 @@ describe('createEmbedder', () => {
     expect(createEmbedder('local:128', config).dimensions).toBe(128);
     const openai = createEmbedder('openai:text-embedding-3-small', config);
     expect([openai.id, openai.dimensions]).toEqual(['openai:text-embedding-3-small', 1536]);
-    const compatible = createEmbedder('openai-compatible:http://localhost:11434/v1#nomic-embed-text', { ...config, openaiApiKey: undefined });
+    const compatible = createEmbedder('openai-compatible:http://localhost:11434/v1#nomic-embed-text', {
+      ...config,
+      openaiApiKey: undefined,
+    });
     expect([compatible.id, compatible.dimensions]).toEqual(['openai-compatible:nomic-embed-text', 0]);
     const bedrock = createEmbedder('bedrock:amazon.titan-embed-text-v2:0', config);
     expect([bedrock.id, bedrock.dimensions]).toEqual(['bedrock:amazon.titan-embed-text-v2:0', 1024]);

@@ -87,7 +87,13 @@ describe('the OpenAI-compatible embedder', () => {
   const texts = Array.from({ length: 200 }, (_, index) => `table number ${index}${'x'.repeat(index % 7)}`);
 
   it('sends 96 inputs per request and returns one vector per text, in input order', async () => {
-    const embedder = createOpenAiEmbedder({ model: 'nomic-embed-text', apiKey: 'k', baseURL: `${baseUrl}/v1`, provider: 'openai-compatible', maxRetries: 0 });
+    const embedder = createOpenAiEmbedder({
+      model: 'nomic-embed-text',
+      apiKey: 'k',
+      baseURL: `${baseUrl}/v1`,
+      provider: 'openai-compatible',
+      maxRetries: 0,
+    });
     const vectors = await embedder.embed(texts);
     expect(recorded.map((request) => (request.body.input as string[]).length)).toEqual([96, 96, 8]);
     expect(recorded.every((request) => request.path === '/v1/embeddings' && request.body.model === 'nomic-embed-text')).toBe(true);
@@ -131,7 +137,11 @@ describe('the Bedrock Titan embedder', () => {
       endpoint: baseUrl,
       concurrency: 3,
       // Bedrock's default handler is HTTP/2; the test server speaks HTTP/1.1.
-      clientConfig: { credentials: { accessKeyId: 'test', secretAccessKey: 'test' }, maxAttempts: 1, requestHandler: new NodeHttpHandler() },
+      clientConfig: {
+        credentials: { accessKeyId: 'test', secretAccessKey: 'test' },
+        maxAttempts: 1,
+        requestHandler: new NodeHttpHandler(),
+      },
     });
     const texts = Array.from({ length: 10 }, (_, index) => `text ${'y'.repeat(index)}`);
     const vectors = await embedder.embed(texts);

@@ -14,7 +14,17 @@ const pattern: PlantedPattern = {
   evidence_numbers: {},
 };
 
-const step = (n: number, sql: string): ExplorationStep => ({ run_id: 'r', step: n, action: 'query', timestamp: 't', thinking: '', query_purpose: '', fix_attempts: 0, fixed: false, executed_query: sql });
+const step = (n: number, sql: string): ExplorationStep => ({
+  run_id: 'r',
+  step: n,
+  action: 'query',
+  timestamp: 't',
+  thinking: '',
+  query_purpose: '',
+  fix_attempts: 0,
+  fixed: false,
+  executed_query: sql,
+});
 const insight = (id: string, name: string, sourceSteps: number[], status?: 'confirmed' | 'rejected') =>
   insightSchema.parse({
     id,
@@ -62,7 +72,10 @@ describe('scoreRun', () => {
       run_type: 'full',
       total_steps: 2,
       duration_ms: 1,
-      insights: [insight('conversion-1', 'Mobile checkout abandonment vs desktop', [1], 'confirmed'), insight('conversion-2', 'Other', [2], 'rejected')],
+      insights: [
+        insight('conversion-1', 'Mobile checkout abandonment vs desktop', [1], 'confirmed'),
+        insight('conversion-2', 'Other', [2], 'rejected'),
+      ],
       recommendations: [
         { id: 'rec-1', title: 'a', priority: 1, related_insight_ids: ['conversion-1'] },
         { id: 'rec-2', title: 'b', priority: 2, related_insight_ids: [] },
@@ -73,8 +86,18 @@ describe('scoreRun', () => {
       validation_log: [],
       telemetry: {},
     });
-    const score = scoreRun('ecommerce', [pattern, { ...pattern, id: 'other', keywords: ['refund', 'electronics', 'rising'] }], result, [step(1, 'SELECT * FROM main.sessions'), step(2, 'SELECT 2')]);
-    expect(score).toMatchObject({ planted: 2, found: 1, recall: 0.5, insights: 2, confirmed_share: 0.5, recommendations_linked_share: 0.5 });
+    const score = scoreRun('ecommerce', [pattern, { ...pattern, id: 'other', keywords: ['refund', 'electronics', 'rising'] }], result, [
+      step(1, 'SELECT * FROM main.sessions'),
+      step(2, 'SELECT 2'),
+    ]);
+    expect(score).toMatchObject({
+      planted: 2,
+      found: 1,
+      recall: 0.5,
+      insights: 2,
+      confirmed_share: 0.5,
+      recommendations_linked_share: 0.5,
+    });
     // the rejected insight is out; the one usable insight found a pattern
     expect(score).toMatchObject({ rejected: 1, precision: 1, found_with_checked_claim: 0 });
   });
@@ -93,9 +116,19 @@ describe('when the eval is strict', () => {
     const recounted = insightSchema.parse({
       ...countOnly,
       id: 'conversion-2',
-      validation: { status: 'adjusted', verified_count: 0.6, original_count: 0.7, validated_at: 't', claim_check: { value: 0.6, comparison_value: 0.2, direction_holds: true, relative_error: 0.14, segment_rows: 40, sql: 'SELECT 1' } },
+      validation: {
+        status: 'adjusted',
+        verified_count: 0.6,
+        original_count: 0.7,
+        validated_at: 't',
+        claim_check: { value: 0.6, comparison_value: 0.2, direction_holds: true, relative_error: 0.14, segment_rows: 40, sql: 'SELECT 1' },
+      },
     });
-    expect(matchPattern(pattern, [countOnly, recounted], steps)).toMatchObject({ found: true, insight_id: 'conversion-2', claim_checked: true });
+    expect(matchPattern(pattern, [countOnly, recounted], steps)).toMatchObject({
+      found: true,
+      insight_id: 'conversion-2',
+      claim_checked: true,
+    });
     expect(matchPattern(pattern, [countOnly], steps)).toMatchObject({ found: true, claim_checked: false });
   });
 });

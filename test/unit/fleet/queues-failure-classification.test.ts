@@ -1,6 +1,15 @@
 import { DelayedError, RateLimitError, WaitingChildrenError } from 'bullmq';
 import { describe, expect, it } from 'vitest';
-import { CancelledError, LlmAuthError, LlmContextOverflowError, LlmError, LlmRateLimitError, NotFoundError, PackError, WarehouseError } from '../../../src/errors/index.js';
+import {
+  CancelledError,
+  LlmAuthError,
+  LlmContextOverflowError,
+  LlmError,
+  LlmRateLimitError,
+  NotFoundError,
+  PackError,
+  WarehouseError,
+} from '../../../src/errors/index.js';
 import { DEFAULT_RATE_LIMIT_PAUSE_MS, classifyJobFailure } from '../../../workers/job-errors.js';
 
 const RUNNING = { shuttingDown: false, aborted: false };
@@ -8,12 +17,19 @@ const provider = 'anthropic';
 
 describe('what a failed job means to the queue', () => {
   it('passes BullMQ control-flow signals through untouched', () => {
-    for (const signal of [new WaitingChildrenError(), new DelayedError(), new RateLimitError()]) expect(classifyJobFailure(signal, RUNNING)).toEqual({ action: 'control' });
+    for (const signal of [new WaitingChildrenError(), new DelayedError(), new RateLimitError()])
+      expect(classifyJobFailure(signal, RUNNING)).toEqual({ action: 'control' });
   });
 
   it('pauses the queue for as long as the provider asked on a rate limit, or a default when it did not say', () => {
-    expect(classifyJobFailure(new LlmRateLimitError('429', { provider, retryAfterMs: 7_000 }), RUNNING)).toEqual({ action: 'rate_limited', pauseMs: 7_000 });
-    expect(classifyJobFailure(new LlmRateLimitError('429', { provider }), RUNNING)).toEqual({ action: 'rate_limited', pauseMs: DEFAULT_RATE_LIMIT_PAUSE_MS });
+    expect(classifyJobFailure(new LlmRateLimitError('429', { provider, retryAfterMs: 7_000 }), RUNNING)).toEqual({
+      action: 'rate_limited',
+      pauseMs: 7_000,
+    });
+    expect(classifyJobFailure(new LlmRateLimitError('429', { provider }), RUNNING)).toEqual({
+      action: 'rate_limited',
+      pauseMs: DEFAULT_RATE_LIMIT_PAUSE_MS,
+    });
   });
 
   it('fails at once on errors no retry can fix', () => {
@@ -28,26 +44,40 @@ describe('what a failed job means to the queue', () => {
   });
 
   it('retries transient failures: a provider 5xx, a warehouse hiccup, an unexpected bug', () => {
-    expect(classifyJobFailure(new LlmError('overloaded', { kind: 'transient', isRetryable: true, status: 529, provider }), RUNNING)).toEqual({ action: 'retry' });
+    expect(
+      classifyJobFailure(new LlmError('overloaded', { kind: 'transient', isRetryable: true, status: 529, provider }), RUNNING),
+    ).toEqual({ action: 'retry' });
     expect(classifyJobFailure(new WarehouseError('connection reset'), RUNNING)).toEqual({ action: 'retry' });
     expect(classifyJobFailure(new TypeError('undefined is not a function'), RUNNING)).toEqual({ action: 'retry' });
   });
 
   describe('when the run was cancelled', () => {
     it('completes the job as cancelled instead of retrying it', () => {
-      expect(classifyJobFailure(new CancelledError('run r was cancelled'), RUNNING)).toEqual({ action: 'cancelled', reason: 'run r was cancelled' });
-      expect(classifyJobFailure(new LlmError('aborted', { kind: 'aborted', isRetryable: false, provider }), { shuttingDown: false, aborted: true }).action).toBe('cancelled');
+      expect(classifyJobFailure(new CancelledError('run r was cancelled'), RUNNING)).toEqual({
+        action: 'cancelled',
+        reason: 'run r was cancelled',
+      });
+      expect(
+        classifyJobFailure(new LlmError('aborted', { kind: 'aborted', isRetryable: false, provider }), {
+          shuttingDown: false,
+          aborted: true,
+        }).action,
+      ).toBe('cancelled');
     });
   });
 
   describe('when the worker is shutting down', () => {
     it('hands an aborted job back whatever the abort made it throw', () => {
       expect(classifyJobFailure(new CancelledError('aborted'), { shuttingDown: true, aborted: true })).toEqual({ action: 'hand_over' });
-      expect(classifyJobFailure(new WarehouseError('query interrupted'), { shuttingDown: true, aborted: true })).toEqual({ action: 'hand_over' });
+      expect(classifyJobFailure(new WarehouseError('query interrupted'), { shuttingDown: true, aborted: true })).toEqual({
+        action: 'hand_over',
+      });
     });
 
     it('still retries a job that failed on its own', () => {
-      expect(classifyJobFailure(new WarehouseError('connection reset'), { shuttingDown: true, aborted: false })).toEqual({ action: 'retry' });
+      expect(classifyJobFailure(new WarehouseError('connection reset'), { shuttingDown: true, aborted: false })).toEqual({
+        action: 'retry',
+      });
     });
   });
 });

@@ -50,10 +50,14 @@ function podConcurrency(deployment: any, queue: QueueName): number {
 function scalingProblems(manifests: Manifest[]): string[] {
   const problems: string[] = [];
   const prefix = configValue(manifests, 'ASSAY_QUEUE_PREFIX');
-  const auths = new Set(manifests.filter((manifest) => manifest.kind === 'TriggerAuthentication').map((manifest) => manifest.metadata.name));
+  const auths = new Set(
+    manifests.filter((manifest) => manifest.kind === 'TriggerAuthentication').map((manifest) => manifest.metadata.name),
+  );
   for (const scaled of manifests.filter((manifest) => manifest.kind === 'ScaledObject') as any[]) {
     const name = scaled.metadata.name;
-    const deployment = manifests.find((manifest) => manifest.kind === 'Deployment' && manifest.metadata.name === scaled.spec.scaleTargetRef.name);
+    const deployment = manifests.find(
+      (manifest) => manifest.kind === 'Deployment' && manifest.metadata.name === scaled.spec.scaleTargetRef.name,
+    );
     if (!deployment) {
       problems.push(`${name}: no Deployment ${scaled.spec.scaleTargetRef.name}`);
       continue;
@@ -63,26 +67,35 @@ function scalingProblems(manifests: Manifest[]): string[] {
     const covered = new Set<string>();
     for (const trigger of scaled.spec.triggers as any[]) {
       if (trigger.type !== 'redis') problems.push(`${name}: trigger type ${trigger.type}`);
-      if (!auths.has(trigger.authenticationRef?.name)) problems.push(`${name}: unknown TriggerAuthentication ${trigger.authenticationRef?.name}`);
+      if (!auths.has(trigger.authenticationRef?.name))
+        problems.push(`${name}: unknown TriggerAuthentication ${trigger.authenticationRef?.name}`);
       const listName = String(trigger.metadata.listName);
-      const match = queues.flatMap((queue) => (['wait', 'active'] as const).map((type) => ({ queue, type }))).find(({ queue, type }) => queueKey(prefix, queue, type) === listName);
+      const match = queues
+        .flatMap((queue) => (['wait', 'active'] as const).map((type) => ({ queue, type })))
+        .find(({ queue, type }) => queueKey(prefix, queue, type) === listName);
       if (!match) {
         problems.push(`${name}: listName ${listName} is not ${prefix}:<queue>:wait|active for a queue it consumes (${queues.join(', ')})`);
         continue;
       }
       covered.add(`${match.queue}:${match.type}`);
       if (match.type === 'active' && Number(trigger.metadata.listLength) !== podConcurrency(deployment, match.queue)) {
-        problems.push(`${name}: ${listName} listLength ${trigger.metadata.listLength} ≠ per-pod concurrency ${podConcurrency(deployment, match.queue)}`);
+        problems.push(
+          `${name}: ${listName} listLength ${trigger.metadata.listLength} ≠ per-pod concurrency ${podConcurrency(deployment, match.queue)}`,
+        );
       }
     }
-    for (const queue of queues) for (const type of ['wait', 'active']) if (!covered.has(`${queue}:${type}`)) problems.push(`${name}: no trigger on ${queueKey(prefix, queue, type)}`);
+    for (const queue of queues)
+      for (const type of ['wait', 'active'])
+        if (!covered.has(`${queue}:${type}`)) problems.push(`${name}: no trigger on ${queueKey(prefix, queue, type)}`);
   }
   return problems;
 }
 
 describe('the Kubernetes manifests', () => {
   const manifests = loadManifests();
-  const deployments = manifests.filter((manifest) => manifest.kind === 'Deployment' && manifest.metadata.name.startsWith('assay-workers-')) as any[];
+  const deployments = manifests.filter(
+    (manifest) => manifest.kind === 'Deployment' && manifest.metadata.name.startsWith('assay-workers-'),
+  ) as any[];
 
   it('scale every worker Deployment on list keys its queues really use, under the configured prefix', () => {
     expect(manifests.filter((manifest) => manifest.kind === 'ScaledObject')).toHaveLength(deployments.length);
@@ -90,7 +103,7 @@ describe('the Kubernetes manifests', () => {
   });
 
   describe('when a listName names a queue that does not exist (the n8n "bull:jobs:wait" pitfall)', () => {
-    it('is reported, as is a prefix that differs from the workers\' one', () => {
+    it("is reported, as is a prefix that differs from the workers' one", () => {
       const broken = structuredClone(manifests) as any[];
       const scaled = broken.find((manifest) => manifest.kind === 'ScaledObject');
       scaled.spec.triggers[0].metadata.listName = 'bull:jobs:wait';
@@ -114,7 +127,11 @@ describe('the Kubernetes manifests', () => {
     const consumed = deployments.flatMap((deployment) => workerQueues(deployment));
     expect([...consumed].sort()).toEqual([...QUEUE_NAMES].sort());
     const groups = deployments.map((deployment) => workerQueues(deployment).join(','));
-    expect(groups.sort()).toEqual(Object.values(QUEUE_GROUPS).map((queues) => queues.join(',')).sort());
+    expect(groups.sort()).toEqual(
+      Object.values(QUEUE_GROUPS)
+        .map((queues) => queues.join(','))
+        .sort(),
+    );
   });
 
   it('give workers a grace period longer than their shutdown timeout, probes on the health port, and a disruption budget', () => {
@@ -127,7 +144,9 @@ describe('the Kubernetes manifests', () => {
       expect(container.ports.find((port: any) => port.name === container.readinessProbe.httpGet.port)?.containerPort).toBe(healthPort);
       expect([container.readinessProbe.httpGet.path, container.livenessProbe.httpGet.path]).toEqual(['/readyz', '/healthz']);
       expect(container.resources.requests).toBeDefined();
-      const budget = manifests.find((manifest) => manifest.kind === 'PodDisruptionBudget' && manifest.metadata.name === deployment.metadata.name) as any;
+      const budget = manifests.find(
+        (manifest) => manifest.kind === 'PodDisruptionBudget' && manifest.metadata.name === deployment.metadata.name,
+      ) as any;
       expect(budget?.spec.selector.matchLabels).toEqual(deployment.spec.selector.matchLabels);
     }
   });
@@ -149,8 +168,13 @@ describe('docker-compose.yml', () => {
     const compose = YAML.parse(readFileSync(join(ROOT, 'docker-compose.yml'), 'utf8'), { merge: true }) as any;
     const workers = Object.entries(compose.services as Record<string, any>).filter(([name]) => name.startsWith('worker-'));
     const groups = workers.map(([, service]) => parseQueueSelection(service.environment.ASSAY_WORKER_QUEUES).join(','));
-    expect(groups.sort()).toEqual(Object.values(QUEUE_GROUPS).map((queues) => queues.join(',')).sort());
-    for (const [, service] of workers) expect(service.environment.ASSAY_QUEUE_PREFIX).toBe(configValue(loadManifests(), 'ASSAY_QUEUE_PREFIX'));
+    expect(groups.sort()).toEqual(
+      Object.values(QUEUE_GROUPS)
+        .map((queues) => queues.join(','))
+        .sort(),
+    );
+    for (const [, service] of workers)
+      expect(service.environment.ASSAY_QUEUE_PREFIX).toBe(configValue(loadManifests(), 'ASSAY_QUEUE_PREFIX'));
     expect(compose.services.redis.command).toEqual(expect.arrayContaining(['--maxmemory-policy', 'noeviction', '--appendonly', 'yes']));
   });
 });

@@ -23,14 +23,19 @@ describe('loadConfig', () => {
 
   describe('when the environment sets values', () => {
     it('parses numbers and booleans and nests them', () => {
-      const config = loadConfig({ env: { ASSAY_MAX_STEPS: '12', ASSAY_ENABLE_SYSTEM_TEST: 'yes', ASSAY_LLM: 'anthropic:claude-sonnet-4-5' }, cwd: emptyDir() });
+      const config = loadConfig({
+        env: { ASSAY_MAX_STEPS: '12', ASSAY_ENABLE_SYSTEM_TEST: 'yes', ASSAY_LLM: 'anthropic:claude-sonnet-4-5' },
+        cwd: emptyDir(),
+      });
       expect(config.run.maxSteps).toBe(12);
       expect(config.enableSystemTestPack).toBe(true);
       expect(config.llm).toBe('anthropic:claude-sonnet-4-5');
     });
 
     it('names the variable when a number is not a number', () => {
-      expect(() => loadConfig({ env: { ASSAY_MAX_STEPS: 'lots' }, cwd: emptyDir() })).toThrowError(/ASSAY_MAX_STEPS must be a whole number/);
+      expect(() => loadConfig({ env: { ASSAY_MAX_STEPS: 'lots' }, cwd: emptyDir() })).toThrowError(
+        /ASSAY_MAX_STEPS must be a whole number/,
+      );
     });
 
     it('names the variable and the expectation when a value is out of range', () => {
@@ -72,7 +77,11 @@ describe('loadConfig', () => {
   describe('when printing the config', () => {
     it('masks keys and URL passwords', () => {
       const config = loadConfig({
-        env: { ANTHROPIC_API_KEY: 'sk-ant-secret', ASSAY_WAREHOUSE: 'postgres://bob:hunter2@db:5432/shop', REDIS_URL: 'redis://:pw@r:6379' },
+        env: {
+          ANTHROPIC_API_KEY: 'sk-ant-secret',
+          ASSAY_WAREHOUSE: 'postgres://bob:hunter2@db:5432/shop',
+          REDIS_URL: 'redis://:pw@r:6379',
+        },
         cwd: emptyDir(),
       });
       const printed = JSON.stringify(describeConfig(config));

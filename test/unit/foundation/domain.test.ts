@@ -34,7 +34,15 @@ describe('domain model', () => {
   });
 
   it('refuses a run id with a colon (BullMQ job ids embed run ids)', () => {
-    const attempt = runSchema.safeParse({ id: 'run:1', project_id: 'p', status: 'pending', phase: 'prepare', settings: {}, created_at: now, updated_at: now });
+    const attempt = runSchema.safeParse({
+      id: 'run:1',
+      project_id: 'p',
+      status: 'pending',
+      phase: 'prepare',
+      settings: {},
+      created_at: now,
+      updated_at: now,
+    });
     expect(attempt.success).toBe(false);
   });
 
@@ -92,7 +100,12 @@ describe('domain model', () => {
         expect(roundTrip(insightSchema, insight)).toEqual(insightSchema.parse(insight));
       }),
     );
-    const rec = recommendationSchema.parse({ id: 'rec-1', title: 'Fix mobile checkout', priority: 1, related_insight_ids: ['conversion-1'] });
+    const rec = recommendationSchema.parse({
+      id: 'rec-1',
+      title: 'Fix mobile checkout',
+      priority: 1,
+      related_insight_ids: ['conversion-1'],
+    });
     expect(roundTrip(recommendationSchema, rec)).toEqual(rec);
     expect(rec.effort).toBeNull();
   });
@@ -112,7 +125,14 @@ describe('domain model', () => {
       duration_ms: 1200,
       insights: [],
       recommendations: [],
-      summary: { text: 's', key_findings: [], total_insights: 0, total_recommendations: 0, queries_executed: 3, errors: ['area revenue failed'] },
+      summary: {
+        text: 's',
+        key_findings: [],
+        total_insights: 0,
+        total_recommendations: 0,
+        queries_executed: 3,
+        errors: ['area revenue failed'],
+      },
       analysis_log: [{ area_id: 'revenue', area_name: 'Revenue', status: 'failed', error: 'timeout' }],
       recommendation_log: {},
       validation_log: [],

@@ -39,7 +39,11 @@ describe('error mapping', () => {
   });
 
   it('classifies a context overflow as not retryable with its own code', () => {
-    const error = new LlmContextOverflowError('prompt is too long', { provider: 'anthropic', reportedPromptTokens: 210_000, reportedMaxTokens: 200_000 });
+    const error = new LlmContextOverflowError('prompt is too long', {
+      provider: 'anthropic',
+      reportedPromptTokens: 210_000,
+      reportedMaxTokens: 200_000,
+    });
     expect(error.code).toBe('llm_context_overflow');
     expect(error.info.isRetryable).toBe(false);
     expect(error.info.reportedPromptTokens).toBe(210_000);

@@ -11,13 +11,26 @@ function capture(): { stream: Writable; lines: () => Array<Record<string, unknow
       callback();
     },
   });
-  return { stream, lines: () => chunks.join('').trim().split('\n').map((line) => JSON.parse(line) as Record<string, unknown>) };
+  return {
+    stream,
+    lines: () =>
+      chunks
+        .join('')
+        .trim()
+        .split('\n')
+        .map((line) => JSON.parse(line) as Record<string, unknown>),
+  };
 }
 
 describe('logging', () => {
   it('binds run, job, queue and step on every line of a child logger', () => {
     const out = capture();
-    const logger = childLogger(createLogger({ format: 'json', destination: out.stream }), { runId: 'r1', jobId: 'r1-explore-3', queue: 'explore', step: 3 });
+    const logger = childLogger(createLogger({ format: 'json', destination: out.stream }), {
+      runId: 'r1',
+      jobId: 'r1-explore-3',
+      queue: 'explore',
+      step: 3,
+    });
     logger.info('step done');
     expect(out.lines()[0]).toMatchObject({ runId: 'r1', jobId: 'r1-explore-3', queue: 'explore', step: 3, msg: 'step done' });
   });
@@ -35,7 +48,11 @@ describe('logging', () => {
     const out = capture();
     const logger = createLogger({ format: 'json', destination: out.stream });
     const native = Object.assign(new Error('prompt is too long'), { requestBodyValues: { messages: ['WHOLE PROMPT'] } });
-    const error = new LlmError('prompt is too long: 10 tokens > 5 maximum', { kind: 'context_overflow', isRetryable: false, provider: 'anthropic' }, { cause: native });
+    const error = new LlmError(
+      'prompt is too long: 10 tokens > 5 maximum',
+      { kind: 'context_overflow', isRetryable: false, provider: 'anthropic' },
+      { cause: native },
+    );
     logger.error({ err: error }, 'llm failed');
     const line = out.lines()[0]!;
     expect(JSON.stringify(line)).not.toContain('WHOLE PROMPT');

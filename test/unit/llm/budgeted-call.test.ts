@@ -1,6 +1,6 @@
 import { describe, expect, it } from 'vitest';
 import type { LlmCallRecord } from '../../../src/domain/run.js';
-import { LlmContextOverflowError, LlmError, LlmRateLimitError } from '../../../src/errors/index.js';
+import { LlmContextOverflowError, type LlmError, LlmRateLimitError } from '../../../src/errors/index.js';
 import { callLlm, overflowShrinkFactor, OVERFLOW_EXTRA_MARGIN } from '../../../src/llm/budgeted-call.js';
 import type { ModelCatalogEntry } from '../../../src/llm/catalog.js';
 import type { LlmProvider, LlmRequest, LlmResponse } from '../../../src/llm/port.js';
@@ -20,7 +20,10 @@ const entry: ModelCatalogEntry = {
 
 /** Size of a request as the scripted provider sees it (its own "tokenizer": our estimator). */
 function requestTokens(request: LlmRequest): number {
-  return estimateTokens(request.system ?? '', 'anthropic') + request.messages.reduce((sum, message) => sum + estimateTokens(message.content, 'anthropic'), 0);
+  return (
+    estimateTokens(request.system ?? '', 'anthropic') +
+    request.messages.reduce((sum, message) => sum + estimateTokens(message.content, 'anthropic'), 0)
+  );
 }
 
 type Step = { fail: LlmError } | { answer: string };
@@ -62,7 +65,15 @@ describe('when the prompt fits and the provider answers', () => {
   it('sends the built prompt and records estimated vs reported prompt tokens and cost', async () => {
     const provider = scriptedProvider([{ answer: '{"action":"done"}' }]);
     const records: LlmCallRecord[] = [];
-    const result = await callLlm({ provider, catalogEntry: entry, sections, phase: 'exploration', maxOutputTokens: 2_000, onRecord: (record) => records.push(record), step: 3 });
+    const result = await callLlm({
+      provider,
+      catalogEntry: entry,
+      sections,
+      phase: 'exploration',
+      maxOutputTokens: 2_000,
+      onRecord: (record) => records.push(record),
+      step: 3,
+    });
     expect(result.response.text).toBe('{"action":"done"}');
     expect(provider.requests[0]!.maxOutputTokens).toBe(2_000);
     expect(provider.requests[0]!.system).toBe('You are a data analyst. Answer in JSON.');
@@ -90,9 +101,19 @@ describe('when the prompt fits and the provider answers', () => {
   });
 
   it('retries a rate limit through the retry policy and still records one call', async () => {
-    const provider = scriptedProvider([{ fail: new LlmRateLimitError('slow down', { provider: 'scripted', retryAfterMs: 10 }) }, { answer: 'ok' }]);
+    const provider = scriptedProvider([
+      { fail: new LlmRateLimitError('slow down', { provider: 'scripted', retryAfterMs: 10 }) },
+      { answer: 'ok' },
+    ]);
     const records: LlmCallRecord[] = [];
-    await callLlm({ provider, catalogEntry: entry, sections, phase: 'analysis', retry: noWait, onRecord: (record) => records.push(record) });
+    await callLlm({
+      provider,
+      catalogEntry: entry,
+      sections,
+      phase: 'analysis',
+      retry: noWait,
+      onRecord: (record) => records.push(record),
+    });
     expect(provider.requests).toHaveLength(2);
     expect(records).toHaveLength(1);
   });
@@ -116,7 +137,10 @@ describe('when the provider reports the prompt too long', () => {
   });
 
   it('shrinks by 25 % when the error carries no numbers', async () => {
-    const provider = scriptedProvider([{ fail: new LlmContextOverflowError('input is too long', { provider: 'scripted' }) }, { answer: 'ok' }]);
+    const provider = scriptedProvider([
+      { fail: new LlmContextOverflowError('input is too long', { provider: 'scripted' }) },
+      { answer: 'ok' },
+    ]);
     const result = await callLlm({ provider, catalogEntry: entry, sections, phase: 'analysis', retry: noWait });
     const [first, second] = provider.requests.map(requestTokens) as [number, number];
     expect(second).toBeLessThanOrEqual(first * 0.75);
@@ -124,22 +148,32 @@ describe('when the provider reports the prompt too long', () => {
   });
 
   it('throws a second overflow instead of dropping it', async () => {
-    const second = new LlmContextOverflowError('still too long', { provider: 'scripted', reportedPromptTokens: 50_000, reportedMaxTokens: 45_000 });
+    const second = new LlmContextOverflowError('still too long', {
+      provider: 'scripted',
+      reportedPromptTokens: 50_000,
+      reportedMaxTokens: 45_000,
+    });
     const provider = scriptedProvider([
       { fail: new LlmContextOverflowError('too long', { provider: 'scripted', reportedPromptTokens: 50_000, reportedMaxTokens: 45_000 }) },
       { fail: second },
       { answer: 'never reached' },
     ]);
     const records: LlmCallRecord[] = [];
-    await expect(callLlm({ provider, catalogEntry: entry, sections, phase: 'analysis', retry: noWait, onRecord: (record) => records.push(record) })).rejects.toBe(second);
+    await expect(
+      callLlm({ provider, catalogEntry: entry, sections, phase: 'analysis', retry: noWait, onRecord: (record) => records.push(record) }),
+    ).rejects.toBe(second);
     expect(provider.requests).toHaveLength(2);
     expect(records).toEqual([]);
   });
 
   it('surfaces a budget error when the fixed sections cannot shrink to the reported size', async () => {
     const fixedOnly: PromptSection[] = [{ id: 'fixed', role: 'user', text: words(3_000), priority: 1, shrink: 'none' }];
-    const provider = scriptedProvider([{ fail: new LlmContextOverflowError('too long', { provider: 'scripted', reportedPromptTokens: 40_000, reportedMaxTokens: 10_000 }) }]);
-    await expect(callLlm({ provider, catalogEntry: entry, sections: fixedOnly, phase: 'analysis', retry: noWait })).rejects.toBeInstanceOf(PromptBudgetExceededError);
+    const provider = scriptedProvider([
+      { fail: new LlmContextOverflowError('too long', { provider: 'scripted', reportedPromptTokens: 40_000, reportedMaxTokens: 10_000 }) },
+    ]);
+    await expect(callLlm({ provider, catalogEntry: entry, sections: fixedOnly, phase: 'analysis', retry: noWait })).rejects.toBeInstanceOf(
+      PromptBudgetExceededError,
+    );
   });
 });
 

@@ -138,7 +138,10 @@ describe('when looking a model up', () => {
   });
 
   it('prices self-hosted OpenAI-compatible models at zero and reads the model after #', () => {
-    expect(parseModelSpec('openai-compatible:http://localhost:11434/v1#qwen2.5')).toEqual({ provider: 'openai-compatible', model: 'qwen2.5' });
+    expect(parseModelSpec('openai-compatible:http://localhost:11434/v1#qwen2.5')).toEqual({
+      provider: 'openai-compatible',
+      model: 'qwen2.5',
+    });
     const { entry, known } = lookupModel('openai-compatible:http://localhost:11434/v1#qwen2.5');
     expect(known).toBe(false);
     expect(entry.inputPricePerMTok).toBe(0);
@@ -158,6 +161,8 @@ describe('when looking a model up', () => {
 
   it('rejects a malformed override with a ConfigError naming the key', () => {
     expect(() => lookupModel('anthropic:claude-sonnet-4-6', { 'anthropic:claude-sonnet-4-6': { contextWindow: -5 } })).toThrow(ConfigError);
-    expect(() => lookupModel('anthropic:claude-sonnet-4-6', { 'anthropic:claude-sonnet-4-6': { contextWindw: 5 } })).toThrow(/claude-sonnet-4-6/);
+    expect(() => lookupModel('anthropic:claude-sonnet-4-6', { 'anthropic:claude-sonnet-4-6': { contextWindw: 5 } })).toThrow(
+      /claude-sonnet-4-6/,
+    );
   });
 });

@@ -17,7 +17,18 @@ describe('when running assay estimate', () => {
 
   it('prints a JSON estimate whose exploration grows with the steps asked for', async () => {
     const output = captureOutput();
-    const code = await main(['node', 'assay', 'estimate', '--llm', 'anthropic:claude-sonnet-4-6', '--max-steps', '10', '--pack', 'ecommerce', '--json']);
+    const code = await main([
+      'node',
+      'assay',
+      'estimate',
+      '--llm',
+      'anthropic:claude-sonnet-4-6',
+      '--max-steps',
+      '10',
+      '--pack',
+      'ecommerce',
+      '--json',
+    ]);
     const short = JSON.parse(output.stdout.join('')) as RunCostEstimate;
     output.stdout.length = 0;
     await main(['node', 'assay', 'estimate', '--llm', 'anthropic:claude-sonnet-4-6', '--max-steps', '40', '--pack', 'ecommerce', '--json']);

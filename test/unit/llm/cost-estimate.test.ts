@@ -1,5 +1,10 @@
 import { describe, expect, it } from 'vitest';
-import { compareEstimateWithUsage, estimateRunCost, explorationStepInputTokens, type RunCostInput } from '../../../src/discovery/cost-estimate.js';
+import {
+  compareEstimateWithUsage,
+  estimateRunCost,
+  explorationStepInputTokens,
+  type RunCostInput,
+} from '../../../src/discovery/cost-estimate.js';
 import { lookupModel } from '../../../src/llm/catalog.js';
 
 const { entry } = lookupModel('anthropic:claude-sonnet-4-6');
@@ -52,7 +57,8 @@ describe('when estimating a run', () => {
     const short = estimateRunCost(input({ maxSteps: 10 })).breakdown.exploration.input_tokens;
     const long = estimateRunCost(input({ maxSteps: 40 })).breakdown.exploration.input_tokens;
     expect(long / 40).toBeGreaterThan(short / 10);
-    const uncompacted = estimateRunCost(input({ maxSteps: 40, loopCompaction: { ...compaction, perOldTurnTokens: 2_000 } })).breakdown.exploration.input_tokens;
+    const uncompacted = estimateRunCost(input({ maxSteps: 40, loopCompaction: { ...compaction, perOldTurnTokens: 2_000 } })).breakdown
+      .exploration.input_tokens;
     expect(long).toBeLessThan(uncompacted * 0.5);
   });
 
@@ -63,7 +69,9 @@ describe('when estimating a run', () => {
     expect(verification.calls).toBe(8);
     expect(recommendations.calls).toBe(1);
     expect(estimate.llm.model).toBe('anthropic:claude-sonnet-4-6');
-    expect(estimate.llm.input_tokens).toBe(exploration.input_tokens + analysis.input_tokens + verification.input_tokens + recommendations.input_tokens);
+    expect(estimate.llm.input_tokens).toBe(
+      exploration.input_tokens + analysis.input_tokens + verification.input_tokens + recommendations.input_tokens,
+    );
     expect(estimate.llm.cost_usd).toBeCloseTo((estimate.llm.input_tokens * 3 + estimate.llm.output_tokens * 15) / 1e6, 6);
     expect(estimate.assumptions.keep_turns).toBe(6);
   });

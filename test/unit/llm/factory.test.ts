@@ -14,7 +14,10 @@ describe('when parsing an llm spec', () => {
     ['openai:gpt-5.4', { provider: 'openai', model: 'gpt-5.4' }],
     ['bedrock:anthropic.claude-3-5-sonnet-20241022-v2:0', { provider: 'bedrock', model: 'anthropic.claude-3-5-sonnet-20241022-v2:0' }],
     ['bedrock:us.anthropic.claude-haiku-4-5-20251001-v1:0', { provider: 'bedrock', model: 'us.anthropic.claude-haiku-4-5-20251001-v1:0' }],
-    ['openai-compatible:http://localhost:11434/v1#qwen2.5:7b', { provider: 'openai-compatible', model: 'qwen2.5:7b', baseUrl: 'http://localhost:11434/v1' }],
+    [
+      'openai-compatible:http://localhost:11434/v1#qwen2.5:7b',
+      { provider: 'openai-compatible', model: 'qwen2.5:7b', baseUrl: 'http://localhost:11434/v1' },
+    ],
     ['openai-compatible:llama3.1:8b', { provider: 'openai-compatible', model: 'llama3.1:8b' }],
     ['offline:analyst', { provider: 'offline', model: 'analyst' }],
   ])('splits %s on the first colon only', (spec, expected) => {
@@ -58,7 +61,9 @@ describe('when building a provider from a spec', () => {
 
   it('needs no key for a compatible server but a URL, from the spec or OPENAI_BASE_URL', () => {
     expect(() => createLlmProvider('openai-compatible:mistral', configWith())).toThrow(/OPENAI_BASE_URL is not set/);
-    expect(createLlmProvider('openai-compatible:mistral', configWith({ OPENAI_BASE_URL: 'http://127.0.0.1:1234/v1' })).model).toBe('mistral');
+    expect(createLlmProvider('openai-compatible:mistral', configWith({ OPENAI_BASE_URL: 'http://127.0.0.1:1234/v1' })).model).toBe(
+      'mistral',
+    );
   });
 
   it('refuses offline without the analyst brain', () => {

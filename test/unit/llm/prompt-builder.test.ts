@@ -51,7 +51,8 @@ describe('when everything fits', () => {
     expect(built.messages.map((message) => message.role)).toEqual(['user', 'assistant', 'user']);
     expect(built.adjustments).toEqual([]);
     const expected =
-      estimateTokens(built.system, 'anthropic') + built.messages.reduce((sum, message) => sum + estimateTokens(message.content, 'anthropic'), 0);
+      estimateTokens(built.system, 'anthropic') +
+      built.messages.reduce((sum, message) => sum + estimateTokens(message.content, 'anthropic'), 0);
     expect(built.estimatedTokens).toBe(expected + 4 * MESSAGE_OVERHEAD_TOKENS);
   });
 });
@@ -88,7 +89,13 @@ describe('when the prompt is over budget', () => {
   it('calls a compactor with the target size and truncates its result further if it overshoots', () => {
     const targets: number[] = [];
     const built = buildPrompt(
-      [section('digest', { role: 'user', text: big, shrink: { compact: (input, target) => (targets.push(target), input.slice(0, input.length / 2)) } })],
+      [
+        section('digest', {
+          role: 'user',
+          text: big,
+          shrink: { compact: (input, target) => (targets.push(target), input.slice(0, input.length / 2)) },
+        }),
+      ],
       window(3_000),
     );
     expect(targets.length).toBeGreaterThan(0);
@@ -125,9 +132,12 @@ describe('when the prompt is over budget', () => {
   });
 
   it('throws instead of returning an over-budget prompt when fixed sections alone are too big', () => {
-    expect(() => buildPrompt([section('fixed', { role: 'system', text: big }), section('ask', { role: 'user', text: 'go', shrink: 'drop' })], window(2_000))).toThrow(
-      PromptBudgetExceededError,
-    );
+    expect(() =>
+      buildPrompt(
+        [section('fixed', { role: 'system', text: big }), section('ask', { role: 'user', text: 'go', shrink: 'drop' })],
+        window(2_000),
+      ),
+    ).toThrow(PromptBudgetExceededError);
   });
 });
 
@@ -163,31 +173,44 @@ const sectionArbitrary = fc.record({
 describe('for any sections, priorities, strategies and budgets', () => {
   it('returns a prompt within budget with fixed sections intact and alternating turns, or throws', () => {
     fc.assert(
-      fc.property(fc.array(sectionArbitrary, { minLength: 1, maxLength: 12 }), fc.integer({ min: 1_500, max: 40_000 }), (specs, contextWindow) => {
-        const sections = specs.map((spec, index) =>
-          section(`s${index}`, { role: spec.role, text: text(spec.words, spec.seed), priority: spec.priority, shrink: spec.shrink, minTokens: spec.minTokens }),
-        );
-        let built;
-        try {
-          built = buildPrompt(sections, { contextWindow, maxOutputTokens: 500, family: 'default' });
-        } catch (error) {
-          expect(error).toBeInstanceOf(PromptBudgetExceededError);
-          return;
-        }
-        expect(built.estimatedTokens).toBeLessThanOrEqual(built.budgetTokens);
-        const measured =
-          (built.system === '' ? 0 : estimateTokens(built.system, 'default') + MESSAGE_OVERHEAD_TOKENS) +
-          built.messages.reduce((sum, message) => sum + estimateTokens(message.content, 'default') + MESSAGE_OVERHEAD_TOKENS, 0);
-        expect(measured).toBe(built.estimatedTokens);
-        for (const fixed of sections.filter((candidate) => candidate.shrink === 'none' && candidate.text !== '')) {
-          const where = fixed.role === 'system' ? [built.system] : built.messages.filter((message) => message.role === fixed.role).map((message) => message.content);
-          expect(where.some((content) => content.includes(fixed.text))).toBe(true);
-        }
-        expect(built.messages[0]?.role).toBe('user');
-        built.messages.forEach((message, index) => {
-          if (index > 0) expect(message.role).not.toBe(built.messages[index - 1]!.role);
-        });
-      }),
+      fc.property(
+        fc.array(sectionArbitrary, { minLength: 1, maxLength: 12 }),
+        fc.integer({ min: 1_500, max: 40_000 }),
+        (specs, contextWindow) => {
+          const sections = specs.map((spec, index) =>
+            section(`s${index}`, {
+              role: spec.role,
+              text: text(spec.words, spec.seed),
+              priority: spec.priority,
+              shrink: spec.shrink,
+              minTokens: spec.minTokens,
+            }),
+          );
+          let built: ReturnType<typeof buildPrompt>;
+          try {
+            built = buildPrompt(sections, { contextWindow, maxOutputTokens: 500, family: 'default' });
+          } catch (error) {
+            expect(error).toBeInstanceOf(PromptBudgetExceededError);
+            return;
+          }
+          expect(built.estimatedTokens).toBeLessThanOrEqual(built.budgetTokens);
+          const measured =
+            (built.system === '' ? 0 : estimateTokens(built.system, 'default') + MESSAGE_OVERHEAD_TOKENS) +
+            built.messages.reduce((sum, message) => sum + estimateTokens(message.content, 'default') + MESSAGE_OVERHEAD_TOKENS, 0);
+          expect(measured).toBe(built.estimatedTokens);
+          for (const fixed of sections.filter((candidate) => candidate.shrink === 'none' && candidate.text !== '')) {
+            const where =
+              fixed.role === 'system'
+                ? [built.system]
+                : built.messages.filter((message) => message.role === fixed.role).map((message) => message.content);
+            expect(where.some((content) => content.includes(fixed.text))).toBe(true);
+          }
+          expect(built.messages[0]?.role).toBe('user');
+          built.messages.forEach((message, index) => {
+            if (index > 0) expect(message.role).not.toBe(built.messages[index - 1]!.role);
+          });
+        },
+      ),
       { numRuns: 150 },
     );
   });

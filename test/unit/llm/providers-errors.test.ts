@@ -55,7 +55,11 @@ describe('when reading a "prompt too long" message', () => {
   it.each([
     ['prompt is too long: 210345 tokens > 200000 maximum', 210_345, 200_000],
     ['The model returned the following errors: prompt is too long: 1,048,577 tokens > 1,000,000 maximum', 1_048_577, 1_000_000],
-    ['input length and `max_tokens` exceed context limit: 198000 + 8192 > 200000, decrease input length or `max_tokens` and try again', 198_000, 200_000],
+    [
+      'input length and `max_tokens` exceed context limit: 198000 + 8192 > 200000, decrease input length or `max_tokens` and try again',
+      198_000,
+      200_000,
+    ],
     [
       "This model's maximum context length is 128000 tokens. However, your messages resulted in 130512 tokens. Please reduce the length of the messages.",
       130_512,
@@ -119,7 +123,9 @@ describe('when classifying Anthropic SDK errors', () => {
   });
 
   it('turns 413 request_too_large into context_overflow without numbers', () => {
-    const error = classifyAnthropicError(anthropicApiError(413, 'request_too_large', 'Request exceeds the maximum allowed number of bytes.'));
+    const error = classifyAnthropicError(
+      anthropicApiError(413, 'request_too_large', 'Request exceeds the maximum allowed number of bytes.'),
+    );
     expect(error.info).toMatchObject({ kind: 'context_overflow', status: 413, reportedPromptTokens: undefined });
   });
 
@@ -149,7 +155,10 @@ describe('when classifying Anthropic SDK errors', () => {
     expect(classifyAnthropicError(new Anthropic.APIUserAbortError()).info.kind).toBe('aborted');
     expect(classifyAnthropicError(new Anthropic.APIConnectionTimeoutError()).info).toMatchObject({ kind: 'timeout', isRetryable: true });
     const refused = Object.assign(new Error('connect ECONNREFUSED 127.0.0.1:1'), { code: 'ECONNREFUSED' });
-    expect(classifyAnthropicError(new Anthropic.APIConnectionError({ cause: refused })).info).toMatchObject({ kind: 'transient', isRetryable: true });
+    expect(classifyAnthropicError(new Anthropic.APIConnectionError({ cause: refused })).info).toMatchObject({
+      kind: 'transient',
+      isRetryable: true,
+    });
   });
 
   it('reports aborted for any failure once the caller has aborted', () => {
@@ -162,11 +171,16 @@ describe('when classifying Anthropic SDK errors', () => {
   it('passes an LlmError through and wraps an unknown error as non-retryable', () => {
     const already = new LlmError('x', { kind: 'timeout', provider: 'anthropic', isRetryable: true });
     expect(classifyAnthropicError(already)).toBe(already);
-    expect(classifyAnthropicError(new TypeError('cannot read properties of undefined')).info).toMatchObject({ kind: 'transient', isRetryable: false });
+    expect(classifyAnthropicError(new TypeError('cannot read properties of undefined')).info).toMatchObject({
+      kind: 'transient',
+      isRetryable: false,
+    });
   });
 
   it('keeps the message short even when the provider message is long', () => {
-    const error = classifyAnthropicError(anthropicApiError(400, 'invalid_request_error', `bad input: ${'SELECT * FROM secret_table; '.repeat(100)}`));
+    const error = classifyAnthropicError(
+      anthropicApiError(400, 'invalid_request_error', `bad input: ${'SELECT * FROM secret_table; '.repeat(100)}`),
+    );
     expect(error.message.length).toBeLessThan(300);
   });
 });
@@ -174,7 +188,8 @@ describe('when classifying Anthropic SDK errors', () => {
 describe('when classifying OpenAI SDK errors', () => {
   it('turns code context_length_exceeded into context_overflow with both numbers', () => {
     const native = openAiApiError(400, {
-      message: "This model's maximum context length is 128000 tokens. However, your messages resulted in 130512 tokens. Please reduce the length of the messages.",
+      message:
+        "This model's maximum context length is 128000 tokens. However, your messages resulted in 130512 tokens. Please reduce the length of the messages.",
       type: 'invalid_request_error',
       param: 'messages',
       code: 'context_length_exceeded',
@@ -182,28 +197,58 @@ describe('when classifying OpenAI SDK errors', () => {
     expect(native).toBeInstanceOf(OpenAI.BadRequestError);
     const error = classifyOpenAiError(native);
     expect(error).toBeInstanceOf(LlmContextOverflowError);
-    expect(error.info).toMatchObject({ kind: 'context_overflow', status: 400, reportedPromptTokens: 130_512, reportedMaxTokens: 128_000, provider: 'openai' });
+    expect(error.info).toMatchObject({
+      kind: 'context_overflow',
+      status: 400,
+      reportedPromptTokens: 130_512,
+      reportedMaxTokens: 128_000,
+      provider: 'openai',
+    });
     expect(error.cause).toBe(native);
   });
 
   it('trusts the code even when the wording is unfamiliar', () => {
-    const error = classifyOpenAiError(openAiApiError(400, { message: 'Too much input.', type: 'invalid_request_error', param: 'messages', code: 'context_length_exceeded' }));
+    const error = classifyOpenAiError(
+      openAiApiError(400, {
+        message: 'Too much input.',
+        type: 'invalid_request_error',
+        param: 'messages',
+        code: 'context_length_exceeded',
+      }),
+    );
     expect(error.info).toMatchObject({ kind: 'context_overflow', reportedPromptTokens: undefined });
   });
 
   it('recognises a compatible server (vLLM) that sends the message without a code', () => {
     const error = classifyOpenAiError(
-      openAiApiError(400, { message: "This model's maximum context length is 4096 tokens. However, you requested 5000 tokens (4000 in the messages, 1000 in the completion).", type: 'BadRequestError', code: 400 }),
+      openAiApiError(400, {
+        message:
+          "This model's maximum context length is 4096 tokens. However, you requested 5000 tokens (4000 in the messages, 1000 in the completion).",
+        type: 'BadRequestError',
+        code: 400,
+      }),
       { provider: 'openai-compatible' },
     );
-    expect(error.info).toMatchObject({ kind: 'context_overflow', provider: 'openai-compatible', reportedPromptTokens: 4_000, reportedMaxTokens: 4_096 });
+    expect(error.info).toMatchObject({
+      kind: 'context_overflow',
+      provider: 'openai-compatible',
+      reportedPromptTokens: 4_000,
+      reportedMaxTokens: 4_096,
+    });
   });
 
   it('maps 429 to rate_limit with retry-after-ms, 401 to auth, 500 to transient and the abort error to aborted', () => {
-    const limited = classifyOpenAiError(openAiApiError(429, { message: 'Rate limit reached', type: 'requests', code: 'rate_limit_exceeded' }, { 'retry-after-ms': '750' }));
+    const limited = classifyOpenAiError(
+      openAiApiError(429, { message: 'Rate limit reached', type: 'requests', code: 'rate_limit_exceeded' }, { 'retry-after-ms': '750' }),
+    );
     expect(limited.info).toMatchObject({ kind: 'rate_limit', retryAfterMs: 750, isRetryable: true });
-    expect(classifyOpenAiError(openAiApiError(401, { message: 'Incorrect API key provided', code: 'invalid_api_key' }))).toBeInstanceOf(LlmAuthError);
-    expect(classifyOpenAiError(openAiApiError(500, { message: 'server error', type: 'server_error' })).info).toMatchObject({ kind: 'transient', isRetryable: true });
+    expect(classifyOpenAiError(openAiApiError(401, { message: 'Incorrect API key provided', code: 'invalid_api_key' }))).toBeInstanceOf(
+      LlmAuthError,
+    );
+    expect(classifyOpenAiError(openAiApiError(500, { message: 'server error', type: 'server_error' })).info).toMatchObject({
+      kind: 'transient',
+      isRetryable: true,
+    });
     expect(classifyOpenAiError(new OpenAI.APIUserAbortError()).info.kind).toBe('aborted');
   });
 });
@@ -216,7 +261,13 @@ describe('when classifying Bedrock SDK errors', () => {
     });
     const error = classifyBedrockError(native);
     expect(error).toBeInstanceOf(LlmContextOverflowError);
-    expect(error.info).toMatchObject({ kind: 'context_overflow', provider: 'bedrock', status: 400, reportedPromptTokens: 210_345, reportedMaxTokens: 200_000 });
+    expect(error.info).toMatchObject({
+      kind: 'context_overflow',
+      provider: 'bedrock',
+      status: 400,
+      reportedPromptTokens: 210_345,
+      reportedMaxTokens: 200_000,
+    });
     expect(error.cause).toBe(native);
   });
 
@@ -232,14 +283,25 @@ describe('when classifying Bedrock SDK errors', () => {
 
   it('turns ThrottlingException into rate_limit, reading retry-after from the raw response when present', () => {
     const native = new ThrottlingException({ message: 'Too many requests, please wait before trying again.', ...metadata(429) });
-    native.$response = { statusCode: 429, headers: { 'retry-after': '2' }, body: undefined } as unknown as NonNullable<typeof native.$response>;
+    native.$response = { statusCode: 429, headers: { 'retry-after': '2' }, body: undefined } as unknown as NonNullable<
+      typeof native.$response
+    >;
     expect(classifyBedrockError(native).info).toMatchObject({ kind: 'rate_limit', status: 429, retryAfterMs: 2_000, isRetryable: true });
   });
 
   it.each([
     [new ModelTimeoutException({ message: 'Model has timed out', ...metadata(408) }), 'timeout', true],
     [new AccessDeniedException({ message: 'not authorized', ...metadata(403) }), 'auth', false],
-    [new BedrockRuntimeServiceException({ name: 'UnrecognizedClientException', $fault: 'client', message: 'The security token is invalid.', ...metadata(403) }), 'auth', false],
+    [
+      new BedrockRuntimeServiceException({
+        name: 'UnrecognizedClientException',
+        $fault: 'client',
+        message: 'The security token is invalid.',
+        ...metadata(403),
+      }),
+      'auth',
+      false,
+    ],
     [new ServiceUnavailableException({ message: 'unavailable', ...metadata(503) }), 'transient', true],
     [new InternalServerException({ message: 'internal', ...metadata(500) }), 'transient', true],
     [new ModelNotReadyException({ message: 'not ready', ...metadata(429) }), 'transient', true],
@@ -249,7 +311,13 @@ describe('when classifying Bedrock SDK errors', () => {
 
   it('maps the HTTP handler abort, timeout and socket errors', () => {
     expect(classifyBedrockError(Object.assign(new Error('Request aborted'), { name: 'AbortError' })).info.kind).toBe('aborted');
-    expect(classifyBedrockError(Object.assign(new Error('timed out'), { name: 'TimeoutError' })).info).toMatchObject({ kind: 'timeout', isRetryable: true });
-    expect(classifyBedrockError(Object.assign(new Error('socket hang up'), { code: 'ECONNRESET' })).info).toMatchObject({ kind: 'transient', isRetryable: true });
+    expect(classifyBedrockError(Object.assign(new Error('timed out'), { name: 'TimeoutError' })).info).toMatchObject({
+      kind: 'timeout',
+      isRetryable: true,
+    });
+    expect(classifyBedrockError(Object.assign(new Error('socket hang up'), { code: 'ECONNRESET' })).info).toMatchObject({
+      kind: 'transient',
+      isRetryable: true,
+    });
   });
 });

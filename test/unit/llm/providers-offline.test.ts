@@ -5,7 +5,11 @@ import { createOfflineProvider } from '../../../src/llm/providers/offline.js';
 import { estimatePromptTokens } from '../../../src/llm/providers/prompt-size.js';
 import { estimateTokens } from '../../../src/llm/tokens.js';
 
-const request: LlmRequest = { system: 'You explore data.', messages: [{ role: 'user', content: 'Which tables exist?' }], maxOutputTokens: 500 };
+const request: LlmRequest = {
+  system: 'You explore data.',
+  messages: [{ role: 'user', content: 'Which tables exist?' }],
+  maxOutputTokens: 500,
+};
 
 describe('when the offline provider answers', () => {
   it('returns what the brain wrote, with usage estimated as the prompt builder measures it', async () => {
@@ -20,7 +24,10 @@ describe('when the offline provider answers', () => {
     expect(seen).toEqual([request]);
     expect(response).toMatchObject({
       text: '{"action":"query","sql":"SELECT 1"}',
-      usage: { inputTokens: estimatePromptTokens(request, 'default'), outputTokens: estimateTokens('{"action":"query","sql":"SELECT 1"}', 'default') },
+      usage: {
+        inputTokens: estimatePromptTokens(request, 'default'),
+        outputTokens: estimateTokens('{"action":"query","sql":"SELECT 1"}', 'default'),
+      },
       stopReason: { unified: 'end' },
       model: 'analyst',
     });

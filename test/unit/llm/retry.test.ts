@@ -74,7 +74,9 @@ describe('when a retryable error occurs', () => {
 
   it('surfaces a retry-after longer than it is willing to wait, and stops at maxElapsedMs', async () => {
     const tooLong = scripted([llmError('rate_limit', 600_000)]);
-    await expect(withRetry(tooLong.run, { ...fakeClock(), maxRetryAfterMs: 60_000 })).rejects.toMatchObject({ info: { retryAfterMs: 600_000 } });
+    await expect(withRetry(tooLong.run, { ...fakeClock(), maxRetryAfterMs: 60_000 })).rejects.toMatchObject({
+      info: { retryAfterMs: 600_000 },
+    });
     const deadline = scripted([llmError('rate_limit', 5_000), llmError('rate_limit', 5_000)]);
     await expect(withRetry(deadline.run, { ...fakeClock(), maxElapsedMs: 8_000, random: () => 0 })).rejects.toBeInstanceOf(LlmError);
     expect(deadline.attempts).toEqual([1, 2]);
@@ -94,7 +96,9 @@ describe('when the error is not retryable', () => {
 
   it('does not retry errors that are not LlmErrors', async () => {
     let calls = 0;
-    await expect(withRetry(async () => ((calls += 1), Promise.reject(new TypeError('bug'))), fakeClock())).rejects.toBeInstanceOf(TypeError);
+    await expect(withRetry(async () => ((calls += 1), Promise.reject(new TypeError('bug'))), fakeClock())).rejects.toBeInstanceOf(
+      TypeError,
+    );
     expect(calls).toBe(1);
   });
 });

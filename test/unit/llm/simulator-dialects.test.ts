@@ -6,7 +6,8 @@ import { openAiDialect } from '../../../src/llm/simulator/openai-dialect.js';
 
 describe('when reading the caller credential', () => {
   it('takes the access key id out of a SigV4 Authorization header, or a Bedrock bearer token', () => {
-    const sigV4 = 'AWS4-HMAC-SHA256 Credential=AKIDEXAMPLE/20261123/us-east-1/bedrock/aws4_request, SignedHeaders=host;x-amz-date, Signature=abc';
+    const sigV4 =
+      'AWS4-HMAC-SHA256 Credential=AKIDEXAMPLE/20261123/us-east-1/bedrock/aws4_request, SignedHeaders=host;x-amz-date, Signature=abc';
     expect(bedrockDialect.credential({ authorization: sigV4 })).toBe('AKIDEXAMPLE');
     expect(bedrockDialect.credential({ authorization: 'Bearer bedrock-api-key' })).toBe('bedrock-api-key');
     expect(bedrockDialect.credential({})).toBeUndefined();
@@ -25,7 +26,16 @@ describe('when parsing requests', () => {
       {
         model: 'claude-sonnet-4-6',
         max_tokens: 10,
-        messages: [{ role: 'user', content: [{ type: 'text', text: 'a' }, { type: 'image', source: {} }, { type: 'text', text: 'b' }] }],
+        messages: [
+          {
+            role: 'user',
+            content: [
+              { type: 'text', text: 'a' },
+              { type: 'image', source: {} },
+              { type: 'text', text: 'b' },
+            ],
+          },
+        ],
       },
       undefined,
     );
@@ -33,7 +43,10 @@ describe('when parsing requests', () => {
   });
 
   it('takes the Bedrock model from the path and the cap from inferenceConfig', () => {
-    const call = bedrockDialect.parseCall({ messages: [{ role: 'user', content: [{ text: 'hi' }] }], inferenceConfig: { maxTokens: 33 } }, 'anthropic.claude-3-5-sonnet-20241022-v2:0');
+    const call = bedrockDialect.parseCall(
+      { messages: [{ role: 'user', content: [{ text: 'hi' }] }], inferenceConfig: { maxTokens: 33 } },
+      'anthropic.claude-3-5-sonnet-20241022-v2:0',
+    );
     expect(call).toMatchObject({ api: 'bedrock', model: 'anthropic.claude-3-5-sonnet-20241022-v2:0', maxOutputTokens: 33 });
   });
 

@@ -35,12 +35,17 @@ describe('when the reply fits', () => {
 describe('longestPrefixWithin', () => {
   it('always returns a prefix within the budget that cannot grow by one character (property)', () => {
     fc.assert(
-      fc.property(fc.string({ maxLength: 400 }), fc.integer({ min: 0, max: 60 }), fc.constantFrom('anthropic' as const, 'openai' as const, 'default' as const), (text, budget, family) => {
-        const prefix = longestPrefixWithin(text, budget, family);
-        expect(text.startsWith(prefix)).toBe(true);
-        expect(estimateTokens(prefix, family)).toBeLessThanOrEqual(budget);
-        if (prefix.length < text.length) expect(estimateTokens(text.slice(0, prefix.length + 1), family)).toBeGreaterThan(budget);
-      }),
+      fc.property(
+        fc.string({ maxLength: 400 }),
+        fc.integer({ min: 0, max: 60 }),
+        fc.constantFrom('anthropic' as const, 'openai' as const, 'default' as const),
+        (text, budget, family) => {
+          const prefix = longestPrefixWithin(text, budget, family);
+          expect(text.startsWith(prefix)).toBe(true);
+          expect(estimateTokens(prefix, family)).toBeLessThanOrEqual(budget);
+          if (prefix.length < text.length) expect(estimateTokens(text.slice(0, prefix.length + 1), family)).toBeGreaterThan(budget);
+        },
+      ),
       { numRuns: 200 },
     );
   });

@@ -63,5 +63,4 @@ describe('when the text is empty or grows', () => {
     expect(countTokenFeatures('1234567').digitGroups).toBe(3);
     expect(countTokenFeatures('🎮').astral).toBe(1);
   });
-
 });

@@ -23,7 +23,13 @@ describe('when pricing a call', () => {
     const { entry } = lookupModel('anthropic:claude-sonnet-4-6');
     expect(costUsd(entry, 1_000_000, 0)).toBe(3);
     expect(costUsd(entry, 200_000, 10_000)).toBeCloseTo(0.6 + 0.15, 10);
-    expect(callUsage('analysis', entry, 2_000, 500)).toEqual({ phase: 'analysis', model: 'claude-sonnet-4-6', inputTokens: 2_000, outputTokens: 500, costUsd: (2_000 * 3 + 500 * 15) / 1e6 });
+    expect(callUsage('analysis', entry, 2_000, 500)).toEqual({
+      phase: 'analysis',
+      model: 'claude-sonnet-4-6',
+      inputTokens: 2_000,
+      outputTokens: 500,
+      costUsd: (2_000 * 3 + 500 * 15) / 1e6,
+    });
   });
 });
 
@@ -52,7 +58,10 @@ describe('when accumulating the calls of a run', () => {
 
   it('merges a job usage map into the run usage without mutating either', () => {
     const left = { exploration: { m: { input_tokens: 1, output_tokens: 2, cost_usd: 0.5, calls: 1 } } };
-    const right = { exploration: { m: { input_tokens: 10, output_tokens: 20, cost_usd: 1, calls: 2 } }, analysis: { m: { input_tokens: 3, output_tokens: 4, cost_usd: 0.25, calls: 1 } } };
+    const right = {
+      exploration: { m: { input_tokens: 10, output_tokens: 20, cost_usd: 1, calls: 2 } },
+      analysis: { m: { input_tokens: 3, output_tokens: 4, cost_usd: 0.25, calls: 1 } },
+    };
     const merged = mergeUsageByPhase(left, right);
     expect(merged.exploration!.m).toEqual({ input_tokens: 11, output_tokens: 22, cost_usd: 1.5, calls: 3 });
     expect(merged.analysis!.m!.calls).toBe(1);

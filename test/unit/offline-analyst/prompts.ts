@@ -24,50 +24,152 @@ function table(qualified: string, rowCount: number, columns: Array<[string, stri
     qualified,
     rowCount,
     samples: [],
-    columns: columns.map(([column, type, nullable]) => ({ name: column, type, nullable: nullable ?? false, category: inferColumnCategory(column, type, { primaryKey: column === primaryKey }) })),
+    columns: columns.map(([column, type, nullable]) => ({
+      name: column,
+      type,
+      nullable: nullable ?? false,
+      category: inferColumnCategory(column, type, { primaryKey: column === primaryKey }),
+    })),
   };
 }
 
 export const shopTables: TableSchema[] = [
-  table('shop.sessions', 36_000, [['session_id', 'BIGINT'], ['customer_id', 'BIGINT', true], ['started_at', 'TIMESTAMP'], ['device_type', 'VARCHAR'], ['reached_checkout', 'BOOLEAN']], 'session_id'),
-  table('shop.orders', 12_000, [['order_id', 'BIGINT'], ['session_id', 'BIGINT'], ['customer_id', 'BIGINT'], ['ordered_at', 'TIMESTAMP'], ['order_status', 'VARCHAR'], ['total_amount', 'DECIMAL(12,2)']], 'order_id'),
-  table('shop.customers', 5_000, [['customer_id', 'BIGINT'], ['signup_at', 'TIMESTAMP'], ['region', 'VARCHAR']], 'customer_id'),
+  table(
+    'shop.sessions',
+    36_000,
+    [
+      ['session_id', 'BIGINT'],
+      ['customer_id', 'BIGINT', true],
+      ['started_at', 'TIMESTAMP'],
+      ['device_type', 'VARCHAR'],
+      ['reached_checkout', 'BOOLEAN'],
+    ],
+    'session_id',
+  ),
+  table(
+    'shop.orders',
+    12_000,
+    [
+      ['order_id', 'BIGINT'],
+      ['session_id', 'BIGINT'],
+      ['customer_id', 'BIGINT'],
+      ['ordered_at', 'TIMESTAMP'],
+      ['order_status', 'VARCHAR'],
+      ['total_amount', 'DECIMAL(12,2)'],
+    ],
+    'order_id',
+  ),
+  table(
+    'shop.customers',
+    5_000,
+    [
+      ['customer_id', 'BIGINT'],
+      ['signup_at', 'TIMESTAMP'],
+      ['region', 'VARCHAR'],
+    ],
+    'customer_id',
+  ),
 ];
 
 export function explorationSystem(tables: readonly TableSchema[] = shopTables, dialect: 'duckdb' | 'postgres' = 'duckdb'): string {
   const catalog = renderCatalog(tables, { areaKeywords: areas.flatMap((area) => area.keywords) });
-  return renderExplorationPrompt({ pack, category: undefined, project: { warehouse: { url: 'duckdb:test' } } as never, dialect, tables, catalogText: catalog.text, areas, maxSteps: 20, minSteps: 0 });
+  return renderExplorationPrompt({
+    pack,
+    category: undefined,
+    project: { warehouse: { url: 'duckdb:test' } } as never,
+    dialect,
+    tables,
+    catalogText: catalog.text,
+    areas,
+    maxSteps: 20,
+    minSteps: 0,
+  });
 }
 
 export function kickoffRequest(tables: readonly TableSchema[] = shopTables, dialect: 'duckdb' | 'postgres' = 'duckdb'): LlmRequest {
-  return { system: explorationSystem(tables, dialect), messages: [{ role: 'user', content: renderKickoff({ maxSteps: 20, minSteps: 0, lookupsLeft: 30, searchesLeft: 30 }) }], maxOutputTokens: 4_096 };
+  return {
+    system: explorationSystem(tables, dialect),
+    messages: [{ role: 'user', content: renderKickoff({ maxSteps: 20, minSteps: 0, lookupsLeft: 30, searchesLeft: 30 }) }],
+    maxOutputTokens: 4_096,
+  };
 }
 
 export function queryStep(step: number, purpose: string, query: string, rows: Row[]): ExplorationStep {
   const columns = columnsFromRows(rows).map((column) => ({ name: column.name, type: column.type ?? 'VARCHAR' }));
-  return { run_id: 'r', step, action: 'query', timestamp: '2025-01-01T00:00:00.000Z', thinking: '', query_purpose: purpose, query, executed_query: query, fix_attempts: 0, fixed: false, row_count: rows.length, rows, columns, compact: compactResult(columns, rows) };
+  return {
+    run_id: 'r',
+    step,
+    action: 'query',
+    timestamp: '2025-01-01T00:00:00.000Z',
+    thinking: '',
+    query_purpose: purpose,
+    query,
+    executed_query: query,
+    fix_attempts: 0,
+    fixed: false,
+    row_count: rows.length,
+    rows,
+    columns,
+    compact: compactResult(columns, rows),
+  };
 }
 
 export function analysisRequest(areaId: string, steps: readonly ExplorationStep[]): LlmRequest {
   const area = areas.find((candidate) => candidate.id === areaId);
   if (!area) throw new Error(`no area ${areaId}`);
-  return { system: 'base context', messages: [{ role: 'user', content: renderAnalysisPrompt(pack, area, { dataset: 'shop', totalQueries: steps.length, queryResults: renderQueryResults(steps) }) }], maxOutputTokens: 8_192 };
+  return {
+    system: 'base context',
+    messages: [
+      {
+        role: 'user',
+        content: renderAnalysisPrompt(pack, area, { dataset: 'shop', totalQueries: steps.length, queryResults: renderQueryResults(steps) }),
+      },
+    ],
+    maxOutputTokens: 8_192,
+  };
 }
 
 export function recommendationsRequest(insights: readonly Insight[]): LlmRequest {
-  return { system: 'base context', messages: [{ role: 'user', content: renderRecommendationsPrompt(pack, { discoveryDate: '2025-01-01', insightsSummary: insightsSummary(insights), insightsData: compactInsights(insights) }) }], maxOutputTokens: 8_192 };
+  return {
+    system: 'base context',
+    messages: [
+      {
+        role: 'user',
+        content: renderRecommendationsPrompt(pack, {
+          discoveryDate: '2025-01-01',
+          insightsSummary: insightsSummary(insights),
+          insightsData: compactInsights(insights),
+        }),
+      },
+    ],
+    maxOutputTokens: 8_192,
+  };
 }
 
 const SQL_FIX_TEMPLATE = readFileSync(new URL('../../../src/discovery/prompts/sql_fix.md', import.meta.url), 'utf8');
 const VERIFICATION_TEMPLATE = readFileSync(new URL('../../../src/discovery/prompts/verification.md', import.meta.url), 'utf8');
 
 export function sqlFixRequest(sql: string, error: string, tableColumns: string): LlmRequest {
-  const prompt = renderTemplate(SQL_FIX_TEMPLATE, { DIALECT: 'DuckDB', ORIGINAL_SQL: sql, ERROR_MESSAGE: error, TABLE_COLUMNS: tableColumns, PREVIOUS_ATTEMPTS: '(none)', VERIFICATION_CONTEXT: '(none: this query comes from exploration)' });
+  const prompt = renderTemplate(SQL_FIX_TEMPLATE, {
+    DIALECT: 'DuckDB',
+    ORIGINAL_SQL: sql,
+    ERROR_MESSAGE: error,
+    TABLE_COLUMNS: tableColumns,
+    PREVIOUS_ATTEMPTS: '(none)',
+    VERIFICATION_CONTEXT: '(none: this query comes from exploration)',
+  });
   return { messages: [{ role: 'user', content: prompt }], maxOutputTokens: 2_000 };
 }
 
 export function verificationRequest(insightJson: string, sourceQueries: string): LlmRequest {
-  const prompt = renderTemplate(VERIFICATION_TEMPLATE, { INSIGHT: insightJson, SOURCE_QUERIES: sourceQueries, SCHEMA_INFO: renderCatalog(shopTables).text, DIALECT: 'DuckDB', LOOKUP_BUDGET: '2', FILTER_RULE: 'No tenant filter applies.' });
+  const prompt = renderTemplate(VERIFICATION_TEMPLATE, {
+    INSIGHT: insightJson,
+    SOURCE_QUERIES: sourceQueries,
+    SCHEMA_INFO: renderCatalog(shopTables).text,
+    DIALECT: 'DuckDB',
+    LOOKUP_BUDGET: '2',
+    FILTER_RULE: 'No tenant filter applies.',
+  });
   return { messages: [{ role: 'user', content: prompt }], maxOutputTokens: 2_000 };
 }
 

@@ -32,14 +32,22 @@ describe('when reading a lookup reply', () => {
   it('keeps exactly the columns the reply lists, with their roles', () => {
     const [sessions] = readLookupReply(renderTableDetail(shopTables[0]!));
     expect(sessions?.qualified).toBe('shop.sessions');
-    expect(sessions?.columns.map((column) => column.name)).toEqual(['session_id', 'customer_id', 'started_at', 'device_type', 'reached_checkout']);
+    expect(sessions?.columns.map((column) => column.name)).toEqual([
+      'session_id',
+      'customer_id',
+      'started_at',
+      'device_type',
+      'reached_checkout',
+    ]);
     const model = toTableModel(sessions!);
     expect(model.columns.map((column) => column.role)).toEqual(['key', 'reference', 'time', 'text', 'flag']);
   });
 
   it('finds which column references which table', () => {
     const models = shopTables.map((table) => toTableModel(readLookupReply(renderTableDetail(table))[0]!));
-    const references = findReferences(models).map((reference) => `${reference.from.name}.${reference.column.name} -> ${reference.to.name}`).sort();
+    const references = findReferences(models)
+      .map((reference) => `${reference.from.name}.${reference.column.name} -> ${reference.to.name}`)
+      .sort();
     expect(references).toEqual(['orders.customer_id -> customers', 'orders.session_id -> sessions', 'sessions.customer_id -> customers']);
   });
 });

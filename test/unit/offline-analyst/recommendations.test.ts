@@ -4,12 +4,64 @@ import { createOfflineAnalyst } from '../../../src/llm/offline-analyst/index.js'
 import { insight, recommendationsRequest } from './prompts.js';
 
 const insights = [
-  insight({ id: 'conversion-1', name: 'mobile: checkout abandonment 2.5× the other device type values (67% vs 27%)', description: 'Weak spot: by device type …', severity: 'critical', affected_count: 10_520, validation: { status: 'confirmed', verified_count: 10_000, original_count: 10_520, query: '', reasoning: '', validated_at: '', lookups_used: 0 } }),
-  insight({ id: 'revenue-1', name: 'Electronics: refund rate rising month over month: 3.5% → 24%', severity: 'critical', affected_count: 3_253 }),
-  insight({ id: 'revenue-2', name: 'Electronics: refund rate 4.6× the other product category values (15% vs 3.3%)', description: 'Weak spot: …', severity: 'critical', affected_count: 3_253 }),
-  insight({ id: 'retention-1', name: 'Paid Social: repeat rate 3.1× lower than the other acquisition channel name values (28% vs 85%)', description: 'Weak spot: …', severity: 'high', affected_count: 1_597 }),
-  insight({ id: 'retention-2', name: 'SPRINGVIP25: week-5 retention 2.8× the other acquisition promotion code values (49% vs 18%)', description: 'Strength: …', severity: 'medium', affected_count: 467 }),
-  insight({ id: 'revenue-3', name: 'Southeast: order status cancelled rate 4.2× the other shipping region values (14% vs 3.5%)', severity: 'high', affected_count: 2_479, validation: { status: 'rejected', verified_count: 0, original_count: 2_479, query: '', reasoning: '', validated_at: '', lookups_used: 0 } }),
+  insight({
+    id: 'conversion-1',
+    name: 'mobile: checkout abandonment 2.5× the other device type values (67% vs 27%)',
+    description: 'Weak spot: by device type …',
+    severity: 'critical',
+    affected_count: 10_520,
+    validation: {
+      status: 'confirmed',
+      verified_count: 10_000,
+      original_count: 10_520,
+      query: '',
+      reasoning: '',
+      validated_at: '',
+      lookups_used: 0,
+    },
+  }),
+  insight({
+    id: 'revenue-1',
+    name: 'Electronics: refund rate rising month over month: 3.5% → 24%',
+    severity: 'critical',
+    affected_count: 3_253,
+  }),
+  insight({
+    id: 'revenue-2',
+    name: 'Electronics: refund rate 4.6× the other product category values (15% vs 3.3%)',
+    description: 'Weak spot: …',
+    severity: 'critical',
+    affected_count: 3_253,
+  }),
+  insight({
+    id: 'retention-1',
+    name: 'Paid Social: repeat rate 3.1× lower than the other acquisition channel name values (28% vs 85%)',
+    description: 'Weak spot: …',
+    severity: 'high',
+    affected_count: 1_597,
+  }),
+  insight({
+    id: 'retention-2',
+    name: 'SPRINGVIP25: week-5 retention 2.8× the other acquisition promotion code values (49% vs 18%)',
+    description: 'Strength: …',
+    severity: 'medium',
+    affected_count: 467,
+  }),
+  insight({
+    id: 'revenue-3',
+    name: 'Southeast: order status cancelled rate 4.2× the other shipping region values (14% vs 3.5%)',
+    severity: 'high',
+    affected_count: 2_479,
+    validation: {
+      status: 'rejected',
+      verified_count: 0,
+      original_count: 2_479,
+      query: '',
+      reasoning: '',
+      validated_at: '',
+      lookups_used: 0,
+    },
+  }),
 ];
 
 async function recommendations() {
@@ -44,6 +96,8 @@ describe('when writing recommendations from verified insights', () => {
   });
 
   it('treats a strong segment as something to learn from, not to fix', async () => {
-    expect((await recommendations()).find((item) => item.related_insight_ids.includes('retention-2'))?.title).toMatch(/^Learn from SPRINGVIP25/);
+    expect((await recommendations()).find((item) => item.related_insight_ids.includes('retention-2'))?.title).toMatch(
+      /^Learn from SPRINGVIP25/,
+    );
   });
 });

@@ -66,14 +66,30 @@ describe('when a pack is edited into an invalid state', () => {
     ['a non-snake_case area id', (m) => (m.areas[0].id = 'Beta-Area'), 'pack.json: areas[0].id: must be snake_case'],
     ['a fractional priority', (m) => (m.areas[0].priority = 1.5), 'pack.json: areas[0].priority: must be an integer'],
     ['a version that is not semver', (m) => (m.version = 'v1'), 'pack.json: version: must be a semantic version'],
-    ['a profile_schema that is not an object schema', (m) => (m.profile_schema = { type: 'array' }), 'pack.json: profile_schema.type: must be "object"'],
+    [
+      'a profile_schema that is not an object schema',
+      (m) => (m.profile_schema = { type: 'array' }),
+      'pack.json: profile_schema.type: must be "object"',
+    ],
     ['a profile_schema that is a string', (m) => (m.profile_schema = 'form'), 'pack.json: profile_schema:'],
     ['a missing name', (m) => delete m.name, 'pack.json: name: required (expected string)'],
     ['a misspelled field', (m) => (m.areas[0].keyword = ['x']), 'pack.json: areas[0]: Unrecognized key: "keyword"'],
-    ['a prompt file that does not match its area', (m) => (m.areas[0].prompt_file = 'analysis_alpha.md'), 'pack.json: areas[0].prompt_file: must be "analysis_beta.md" for area "beta"'],
-    ['a slug that differs from the directory', (m) => (m.slug = 'other'), 'pack.json: slug: "other" does not match the pack directory name "mini"'],
+    [
+      'a prompt file that does not match its area',
+      (m) => (m.areas[0].prompt_file = 'analysis_alpha.md'),
+      'pack.json: areas[0].prompt_file: must be "analysis_beta.md" for area "beta"',
+    ],
+    [
+      'a slug that differs from the directory',
+      (m) => (m.slug = 'other'),
+      'pack.json: slug: "other" does not match the pack directory name "mini"',
+    ],
     ['a duplicate category id', (m) => (m.categories[1].id = 'extra'), 'pack.json: categories[1].id: duplicate category id "extra"'],
-    ['a duplicate area id inside a category', (m) => (m.categories[0].areas[1].id = 'delta'), 'pack.json: categories[0].areas[1].id: duplicate area id "delta"'],
+    [
+      'a duplicate area id inside a category',
+      (m) => (m.categories[0].areas[1].id = 'delta'),
+      'pack.json: categories[0].areas[1].id: duplicate area id "delta"',
+    ],
   ];
 
   it.each(manifestCases)('refuses %s', (_name, edit, expected) => {
@@ -87,13 +103,17 @@ describe('when a pack is edited into an invalid state', () => {
   it('refuses a prompt that never shows a variable its kind requires', () => {
     const dir = copyOfValid();
     writeFileSync(join(dir, 'mini', 'prompts', 'analysis_gamma.md'), 'Analyse {{AREA_NAME}} without evidence.\n');
-    expect(loadError(dir).message).toBe('pack "mini": prompts/analysis_gamma.md never uses {{QUERY_RESULTS}}, which every analysis prompt must show');
+    expect(loadError(dir).message).toBe(
+      'pack "mini": prompts/analysis_gamma.md never uses {{QUERY_RESULTS}}, which every analysis prompt must show',
+    );
   });
 
   it('refuses a variable in a category exploration context, which takes none', () => {
     const dir = copyOfValid();
     writeFileSync(join(dir, 'mini', 'prompts', 'exploration_context_extra.md'), 'Use {{DATASET}} here.\n');
-    expect(loadError(dir).message).toBe('pack "mini": prompts/exploration_context_extra.md uses unknown variable {{DATASET}} (allowed here: none)');
+    expect(loadError(dir).message).toBe(
+      'pack "mini": prompts/exploration_context_extra.md uses unknown variable {{DATASET}} (allowed here: none)',
+    );
   });
 
   it('refuses a prompt file no area or prompt refers to', () => {

@@ -31,13 +31,17 @@ function promptsOf(pack: DomainPack): PromptUnderTest[] {
     { pack: pack.slug, file: 'base_context.md', kind: 'base_context', text: pack.prompts.base_context },
     { pack: pack.slug, file: 'exploration.md', kind: 'exploration', text: pack.prompts.exploration },
     { pack: pack.slug, file: 'recommendations.md', kind: 'recommendations', text: pack.prompts.recommendations },
-    ...[...pack.areas, ...categoryAreas].map((area): PromptUnderTest => ({ pack: pack.slug, file: area.prompt_file, kind: 'analysis', text: area.prompt })),
-    ...pack.categories.map((category): PromptUnderTest => ({
-      pack: pack.slug,
-      file: category.prompt_file ?? '(none)',
-      kind: 'exploration_context',
-      text: category.exploration_context,
-    })),
+    ...[...pack.areas, ...categoryAreas].map(
+      (area): PromptUnderTest => ({ pack: pack.slug, file: area.prompt_file, kind: 'analysis', text: area.prompt }),
+    ),
+    ...pack.categories.map(
+      (category): PromptUnderTest => ({
+        pack: pack.slug,
+        file: category.prompt_file ?? '(none)',
+        kind: 'exploration_context',
+        text: category.exploration_context,
+      }),
+    ),
   ];
 }
 
@@ -45,7 +49,7 @@ const allPrompts = packs.flatMap(promptsOf);
 const byKind = (kind: PromptKind): PromptUnderTest[] => allPrompts.filter((prompt) => prompt.kind === kind);
 
 function fencedBlocks(text: string, language: string): string[] {
-  return [...text.matchAll(new RegExp('```' + language + '\\n([\\s\\S]*?)\\n```', 'g'))].map((match) => match[1] ?? '');
+  return [...text.matchAll(new RegExp(`\`\`\`${language}\\n([\\s\\S]*?)\\n\`\`\``, 'g'))].map((match) => match[1] ?? '');
 }
 
 function exampleObject(prompt: PromptUnderTest, key: string): Record<string, unknown> {
@@ -59,7 +63,12 @@ function exampleObject(prompt: PromptUnderTest, key: string): Record<string, unk
 
 describe('the shipped packs', () => {
   it('are gaming, ecommerce, social and the hidden system-test', () => {
-    expect(packs.map((pack) => `${pack.slug}${pack.hidden ? ' (hidden)' : ''}`)).toEqual(['ecommerce', 'gaming', 'social', 'system-test (hidden)']);
+    expect(packs.map((pack) => `${pack.slug}${pack.hidden ? ' (hidden)' : ''}`)).toEqual([
+      'ecommerce',
+      'gaming',
+      'social',
+      'system-test (hidden)',
+    ]);
     expect(loadPacks().map((pack) => pack.slug)).toEqual(['ecommerce', 'gaming', 'social']);
   });
 
@@ -92,12 +101,15 @@ describe('the shipped packs', () => {
 });
 
 describe('every shipped prompt', () => {
-  it.each(allPrompts.map((prompt) => [`${prompt.pack}/${prompt.file}`, prompt] as const))('%s renders with the engine variables', (_name, prompt) => {
-    const values = valuesFor(prompt.kind);
-    const rendered = renderTemplate(prompt.text, values, { file: prompt.file, allowed: ALLOWED_VARIABLES[prompt.kind] });
-    expect(rendered).not.toMatch(/\{\{[A-Z_]+\}\}/);
-    for (const required of REQUIRED_VARIABLES[prompt.kind]) expect(rendered).toContain(values[required]);
-  });
+  it.each(allPrompts.map((prompt) => [`${prompt.pack}/${prompt.file}`, prompt] as const))(
+    '%s renders with the engine variables',
+    (_name, prompt) => {
+      const values = valuesFor(prompt.kind);
+      const rendered = renderTemplate(prompt.text, values, { file: prompt.file, allowed: ALLOWED_VARIABLES[prompt.kind] });
+      expect(rendered).not.toMatch(/\{\{[A-Z_]+\}\}/);
+      for (const required of REQUIRED_VARIABLES[prompt.kind]) expect(rendered).toContain(values[required]);
+    },
+  );
 
   it('never uses the unsafe {{FILTER}} AND … pattern or vendor-only SQL', () => {
     for (const prompt of allPrompts) {
@@ -124,9 +136,17 @@ describe('the exploration prompts', () => {
       const examples = fencedBlocks(prompt.text, 'json').map((block) => JSON.parse(block) as Record<string, unknown>);
       const actions = examples.map((example) => ['query', 'lookup_schema', 'search_tables', 'done'].filter((key) => key in example));
       expect(actions, prompt.pack).toEqual([['query'], ['lookup_schema'], ['search_tables'], ['done']]);
-      const [query, lookup, search, done] = examples as [Record<string, unknown>, Record<string, unknown>, Record<string, unknown>, Record<string, unknown>];
+      const [query, lookup, search, done] = examples as [
+        Record<string, unknown>,
+        Record<string, unknown>,
+        Record<string, unknown>,
+        Record<string, unknown>,
+      ];
       expect(Object.keys(query).sort()).toEqual(['query', 'query_purpose', 'thinking']);
-      expect(Array.isArray(lookup.lookup_schema) && (lookup.lookup_schema as unknown[]).every((ref) => typeof ref === 'string' && ref.includes('.'))).toBe(true);
+      expect(
+        Array.isArray(lookup.lookup_schema) &&
+          (lookup.lookup_schema as unknown[]).every((ref) => typeof ref === 'string' && ref.includes('.')),
+      ).toBe(true);
       expect(typeof search.search_tables).toBe('string');
       expect(search.search_top_k).toBeLessThanOrEqual(30);
       expect(done).toEqual({ done: true, summary: expect.any(String) });
@@ -163,7 +183,11 @@ describe('the exploration prompts', () => {
 
     it.each(statements)('%s is a SELECT that DuckDB parses', async (_name, sql) => {
       const reader = await connection.runAndReadAll(`SELECT json_serialize_sql('${sql.replaceAll("'", "''")}') AS tree`);
-      const tree = JSON.parse(String(reader.getRows()[0]?.[0])) as { error: boolean; error_message?: string; statements?: Array<{ node: { type: string } }> };
+      const tree = JSON.parse(String(reader.getRows()[0]?.[0])) as {
+        error: boolean;
+        error_message?: string;
+        statements?: Array<{ node: { type: string } }>;
+      };
       expect(tree.error_message).toBeUndefined();
       expect(tree.statements?.map((statement) => statement.node.type)).toEqual(['SELECT_NODE']);
     });
@@ -173,22 +197,42 @@ describe('the exploration prompts', () => {
 describe('the analysis prompts', () => {
   /** What the model must return per insight: the domain insight minus the fields the engine assigns. */
   const modelInsightSchema = insightSchema.omit({ id: true, analysis_area: true, discovered_at: true, validation: true }).strict();
-  const expectedKeys = Object.keys(modelInsightSchema.shape).sort();
+  /** `claim` is optional in the contract: the engine appends the claim instructions to every analysis prompt. */
+  const expectedKeys = Object.keys(modelInsightSchema.shape)
+    .filter((key) => key !== 'claim')
+    .sort();
 
-  it.each(byKind('analysis').map((prompt) => [`${prompt.pack}/${prompt.file}`, prompt] as const))('%s shows an insight example with exactly the contract fields', (_name, prompt) => {
-    const { insights } = exampleObject(prompt, 'insights') as { insights: Array<Record<string, unknown>> };
-    expect(insights.length).toBeGreaterThan(0);
-    for (const insight of insights) {
-      expect(Object.keys(insight).sort()).toEqual(expectedKeys);
-      const parsed = modelInsightSchema.parse(insight);
-      expect(parsed.source_steps.length).toBeGreaterThan(0);
-      expect(parsed.affected_count).toBeGreaterThan(0);
-    }
-  });
+  it.each(byKind('analysis').map((prompt) => [`${prompt.pack}/${prompt.file}`, prompt] as const))(
+    '%s shows an insight example with exactly the contract fields',
+    (_name, prompt) => {
+      const { insights } = exampleObject(prompt, 'insights') as { insights: Array<Record<string, unknown>> };
+      expect(insights.length).toBeGreaterThan(0);
+      for (const insight of insights) {
+        expect(
+          Object.keys(insight)
+            .filter((key) => key !== 'claim')
+            .sort(),
+        ).toEqual(expectedKeys);
+        const parsed = modelInsightSchema.parse(insight);
+        expect(parsed.source_steps.length).toBeGreaterThan(0);
+        expect(parsed.affected_count).toBeGreaterThan(0);
+      }
+    },
+  );
 
   it('explain the digest fields, the citation rule and the empty answer', () => {
     for (const prompt of byKind('analysis')) {
-      for (const phrase of ['head_rows', 'tail_rows', 'all_rows', 'row_count', 'p25', 'top', 'source_steps', 'No invented numbers', '{"insights": []}']) {
+      for (const phrase of [
+        'head_rows',
+        'tail_rows',
+        'all_rows',
+        'row_count',
+        'p25',
+        'top',
+        'source_steps',
+        'No invented numbers',
+        '{"insights": []}',
+      ]) {
         expect(prompt.text, `${prompt.pack}/${prompt.file}: ${phrase}`).toContain(phrase);
       }
       for (const severity of ['critical', 'high', 'medium', 'low']) expect(prompt.text).toContain(`\`${severity}\`:`);
@@ -200,15 +244,18 @@ describe('the recommendation prompts', () => {
   const modelRecommendationSchema = recommendationSchema.omit({ id: true, segment_check: true }).strict();
   const expectedKeys = Object.keys(modelRecommendationSchema.shape).sort();
 
-  it.each(byKind('recommendations').map((prompt) => [prompt.pack, prompt] as const))('%s shows a recommendation example with exactly the contract fields', (_name, prompt) => {
-    const { recommendations } = exampleObject(prompt, 'recommendations') as { recommendations: Array<Record<string, unknown>> };
-    for (const recommendation of recommendations) {
-      expect(Object.keys(recommendation).sort()).toEqual(expectedKeys);
-      const parsed = modelRecommendationSchema.parse(recommendation);
-      expect(parsed.related_insight_ids.length).toBeGreaterThan(0);
-      expect(Object.keys(recommendation.expected_impact as object).sort()).toEqual(['estimated_improvement', 'metric', 'reasoning']);
-    }
-  });
+  it.each(byKind('recommendations').map((prompt) => [prompt.pack, prompt] as const))(
+    '%s shows a recommendation example with exactly the contract fields',
+    (_name, prompt) => {
+      const { recommendations } = exampleObject(prompt, 'recommendations') as { recommendations: Array<Record<string, unknown>> };
+      for (const recommendation of recommendations) {
+        expect(Object.keys(recommendation).sort()).toEqual(expectedKeys);
+        const parsed = modelRecommendationSchema.parse(recommendation);
+        expect(parsed.related_insight_ids.length).toBeGreaterThan(0);
+        expect(Object.keys(recommendation.expected_impact as object).sort()).toEqual(['estimated_improvement', 'metric', 'reasoning']);
+      }
+    },
+  );
 
   it('forbid unknown and rejected insight ids and oversized segments', () => {
     for (const prompt of byKind('recommendations')) {

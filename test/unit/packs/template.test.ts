@@ -45,9 +45,12 @@ describe('renderTemplate', () => {
 
     it('leaves text without placeholders unchanged (property)', () => {
       fc.assert(
-        fc.property(fc.string().filter((text) => !text.includes('{{')), (text) => {
-          expect(renderTemplate(text, {})).toBe(text);
-        }),
+        fc.property(
+          fc.string().filter((text) => !text.includes('{{')),
+          (text) => {
+            expect(renderTemplate(text, {})).toBe(text);
+          },
+        ),
       );
     });
 

@@ -18,7 +18,11 @@ function queryStep(rows: Row[], overrides: Record<string, unknown> = {}): Explor
 }
 
 const monthly = (count: number): Row[] =>
-  Array.from({ length: count }, (_, index) => ({ month: `2024-${String(index + 1).padStart(2, '0')}-01`, orders: 100 + index * 10, revenue: 1000 + index }));
+  Array.from({ length: count }, (_, index) => ({
+    month: `2024-${String(index + 1).padStart(2, '0')}-01`,
+    orders: 100 + index * 10,
+    revenue: 1000 + index,
+  }));
 
 describe('when a step returns a time column and a numeric column', () => {
   it('charts a line over every row and labels months compactly', () => {
@@ -39,7 +43,9 @@ describe('when a step returns a time column and a numeric column', () => {
   });
 
   it('splits head and tail rows into two segments and says how many rows are missing', () => {
-    const spec = chartForStep(queryStep(Array.from({ length: 30 }, (_, index) => ({ day: `2024-01-${String(index + 1).padStart(2, '0')}`, visits: index }))));
+    const spec = chartForStep(
+      queryStep(Array.from({ length: 30 }, (_, index) => ({ day: `2024-01-${String(index + 1).padStart(2, '0')}`, visits: index }))),
+    );
     expect(spec?.kind).toBe('line');
     if (spec?.kind !== 'line') return;
     expect(spec.segments.map((segment) => segment.length)).toEqual([5, 5]);
@@ -52,7 +58,11 @@ describe('when a step returns a time column and a numeric column', () => {
   });
 
   it('does not draw a line when a time value repeats (several series mixed in one result)', () => {
-    const rows: Row[] = ['2024-01-01', '2024-01-01', '2024-02-01', '2024-02-01'].map((month, index) => ({ month, device: index % 2 ? 'app' : 'web', orders: index }));
+    const rows: Row[] = ['2024-01-01', '2024-01-01', '2024-02-01', '2024-02-01'].map((month, index) => ({
+      month,
+      device: index % 2 ? 'app' : 'web',
+      orders: index,
+    }));
     expect(chartForStep(queryStep(rows))?.kind).not.toBe('line');
   });
 });
@@ -81,7 +91,14 @@ describe('when a step returns a dimension and a metric', () => {
   });
 
   it('never uses an identifier column as the metric', () => {
-    expect(chartForStep(queryStep([{ name: 'a', user_id: 4 }, { name: 'b', user_id: 9 }]))).toBeUndefined();
+    expect(
+      chartForStep(
+        queryStep([
+          { name: 'a', user_id: 4 },
+          { name: 'b', user_id: 9 },
+        ]),
+      ),
+    ).toBeUndefined();
   });
 });
 

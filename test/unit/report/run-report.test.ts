@@ -36,10 +36,12 @@ describe('when the e-commerce fixture run is rendered', () => {
   it('shows the run type, the failed area in a red banner, and the totals', () => {
     const summary = elementById(page, 'summary', 'section');
     expect(summary).toContain('Partial run');
-    expect(summary).toMatch(/class="banner banner-error"[^]*Pricing &amp; promotions[^]*timed out/);
+    expect(summary).toMatch(/class="banner banner-error"[\s\S]*Pricing &amp; promotions[\s\S]*timed out/);
     expect(summary).toContain(`>${fixture.result.insights.length}</div>`);
     const telemetry = fixture.result.telemetry;
-    const inputTokens = Object.values(telemetry.usage_by_phase).flatMap((byModel) => Object.values(byModel)).reduce((sum, usage) => sum + usage.input_tokens, 0);
+    const inputTokens = Object.values(telemetry.usage_by_phase)
+      .flatMap((byModel) => Object.values(byModel))
+      .reduce((sum, usage) => sum + usage.input_tokens, 0);
     expect(summary).toContain(`${formatNumber(inputTokens)} in`);
   });
 
@@ -70,12 +72,12 @@ describe('when the e-commerce fixture run is rendered', () => {
 
   it('shows claimed and verified counts on each verification badge, by status', () => {
     const card = (id: string): string => elementById(page, `insight-${id}`, 'article');
-    expect(card('conversion-1')).toMatch(/tone-good[^]*Confirmed[^]*claimed 95,851 · verified 94,020/);
-    expect(card('conversion-2')).toMatch(/tone-warn[^]*Adjusted[^]*claimed 10,722 → verified 8,310/);
-    expect(card('retention-3')).toMatch(/tone-bad[^]*Rejected[^]*claimed 12,400 · verified 0 · excluded from recommendations/);
-    expect(card('conversion-4')).toMatch(/tone-neutral[^]*Verification error[^]*claimed 6,570 · not verified/);
+    expect(card('conversion-1')).toMatch(/tone-good[\s\S]*Confirmed[\s\S]*claimed 95,851 · verified 94,020/);
+    expect(card('conversion-2')).toMatch(/tone-warn[\s\S]*Adjusted[\s\S]*claimed 10,722 → verified 8,310/);
+    expect(card('retention-3')).toMatch(/tone-bad[\s\S]*Rejected[\s\S]*claimed 12,400 · verified 0 · excluded from recommendations/);
+    expect(card('conversion-4')).toMatch(/tone-neutral[\s\S]*Verification error[\s\S]*claimed 6,570 · not verified/);
     expect(card('conversion-4')).toContain('Referenced column &quot;payment_provider&quot; not found');
-    expect(card('retention-4')).toMatch(/Not verified[^]*no count claimed[^]*No affected count to verify/);
+    expect(card('retention-4')).toMatch(/Not verified[\s\S]*no count claimed[\s\S]*No affected count to verify/);
   });
 
   it('puts the cited steps under each insight with escaped SQL and the digest', () => {
@@ -110,7 +112,7 @@ describe('when the e-commerce fixture run is rendered', () => {
   it('lists usage per phase and model and the largest prompt against its window', () => {
     const cost = elementById(page, 'cost', 'section');
     expect(cost.match(/<tr><td>verification<\/td>/g)).toHaveLength(2);
-    expect(cost).toMatch(/Largest prompt[^]*analysis · area conversion[^]*21,480[^]*20,655[^]*200,000/);
+    expect(cost).toMatch(/Largest prompt[\s\S]*analysis · area conversion[\s\S]*21,480[\s\S]*20,655[\s\S]*200,000/);
   });
 
   it('logs every step, with original and executed SQL for a fixed query', () => {
@@ -153,7 +155,12 @@ describe('when a run failed before producing anything', () => {
       run_type: 'failed' as const,
       insights: [],
       recommendations: [],
-      analysis_log: fixture.result.analysis_log.map((area) => ({ ...area, status: 'failed' as const, insight_ids: [], error: 'warehouse unreachable' })),
+      analysis_log: fixture.result.analysis_log.map((area) => ({
+        ...area,
+        status: 'failed' as const,
+        insight_ids: [],
+        error: 'warehouse unreachable',
+      })),
       validation_log: [],
       telemetry: { ...fixture.result.telemetry, llm_calls: [], usage_by_phase: {} },
     };
@@ -170,7 +177,8 @@ describe('when a run failed before producing anything', () => {
 });
 
 describe('when areas are given or left out', () => {
-  const areaOrder = (page: string): string[] => [...page.matchAll(/<section class="area" id="area-([^"]+)"/g)].map((match) => match[1] ?? '');
+  const areaOrder = (page: string): string[] =>
+    [...page.matchAll(/<section class="area" id="area-([^"]+)"/g)].map((match) => match[1] ?? '');
 
   it('follows the given pack order', () => {
     const fixture = ecommerceReportFixture();

@@ -26,7 +26,16 @@ describe('the Level-0 catalog', () => {
   });
 
   it('formats row counts with K/M/B and says unknown for -1', () => {
-    expect([0, 950, 1_000, 1_249, 999_960, 1_234_567, 2_000_000_000, -1].map(formatRowCount)).toEqual(['0', '950', '1K', '1.2K', '1M', '1.2M', '2B', 'unknown']);
+    expect([0, 950, 1_000, 1_249, 999_960, 1_234_567, 2_000_000_000, -1].map(formatRowCount)).toEqual([
+      '0',
+      '950',
+      '1K',
+      '1.2K',
+      '1M',
+      '1.2M',
+      '2B',
+      'unknown',
+    ]);
   });
 
   describe('when it is over its token budget', () => {
@@ -45,7 +54,15 @@ describe('the Level-0 catalog', () => {
       const catalog = renderCatalog(tables, { budgetTokens: full.tokens - 10 });
       expect(catalog.tokens).toBeLessThanOrEqual(full.tokens - 10);
       expect(catalog.droppedTables.length).toBeGreaterThan(0);
-      const order = ['main.events_backup', 'main.events_2021', 'main.mystery', 'main.tiny_lookup', 'main.mid_table', 'main.big_facts', 'main.events'];
+      const order = [
+        'main.events_backup',
+        'main.events_2021',
+        'main.mystery',
+        'main.tiny_lookup',
+        'main.mid_table',
+        'main.big_facts',
+        'main.events',
+      ];
       expect(catalog.droppedTables).toEqual(order.slice(0, catalog.droppedTables.length));
       expect(catalog.text).toContain(`# ${catalog.droppedTables.length} more tables not listed`);
       const tighter = renderCatalog(tables, { budgetTokens: 90 });
@@ -55,12 +72,28 @@ describe('the Level-0 catalog', () => {
     });
 
     it('recognises archive, log, backup, temp and staging names only as suffixes', () => {
-      expect(['sales_2023', 'sales_202301', 'sales_2023_01', 'app_log', 'orders_archive', 'x_bkp', 'x_backup', 'x_tmp', 'x_temp', 'x_stg', 'x_staging'].every(isArchiveShaped)).toBe(true);
+      expect(
+        [
+          'sales_2023',
+          'sales_202301',
+          'sales_2023_01',
+          'app_log',
+          'orders_archive',
+          'x_bkp',
+          'x_backup',
+          'x_tmp',
+          'x_temp',
+          'x_stg',
+          'x_staging',
+        ].every(isArchiveShaped),
+      ).toBe(true);
       expect(['logins', 'archive_index', 'temperature', 'orders', 'stage_results', 'y2023_sales'].some(isArchiveShaped)).toBe(false);
     });
 
     it('stays within budget on a very wide warehouse, accounting for every table', () => {
-      const many = Array.from({ length: 20_000 }, (_, index) => table(`s${index % 7}.table_${index}`, ['id', 'customer_id', 'amount'], index * 13));
+      const many = Array.from({ length: 20_000 }, (_, index) =>
+        table(`s${index % 7}.table_${index}`, ['id', 'customer_id', 'amount'], index * 13),
+      );
       const catalog = renderCatalog(many, { budgetTokens: 50_000 });
       expect(catalog.tokens).toBeLessThanOrEqual(50_000);
       expect(catalog.tableCount + catalog.droppedTables.length).toBe(20_000);
@@ -69,7 +102,20 @@ describe('the Level-0 catalog', () => {
 
   it('measures the size of a 1,500-table catalog', () => {
     const areas = ['revenue', 'churn', 'retention', 'session', 'purchase', 'cart', 'campaign', 'level', 'payment', 'device'];
-    const domains = ['user', 'order', 'session', 'event', 'payment', 'campaign', 'product', 'cart', 'device', 'level', 'inventory', 'refund'];
+    const domains = [
+      'user',
+      'order',
+      'session',
+      'event',
+      'payment',
+      'campaign',
+      'product',
+      'cart',
+      'device',
+      'level',
+      'inventory',
+      'refund',
+    ];
     const suffixes = ['daily', 'facts', 'dim', 'snapshot', 'events', 'summary', 'raw', 'agg', 'stats', 'history'];
     const tables = Array.from({ length: 1_500 }, (_, index) => {
       const domain = domains[index % domains.length] as string;
@@ -79,7 +125,9 @@ describe('the Level-0 catalog', () => {
       return table(`analytics_${index % 5}.${name}`, columns, (index * 7919) % 40_000_000);
     });
     const catalog = renderCatalog(tables, { areaKeywords: areas });
-    console.log(`catalog for 1,500 tables: ${catalog.text.length} chars, ${catalog.tokens} tokens (default family), ${catalog.tableCount} tables listed`);
+    console.log(
+      `catalog for 1,500 tables: ${catalog.text.length} chars, ${catalog.tokens} tokens (default family), ${catalog.tableCount} tables listed`,
+    );
     expect(catalog.tableCount).toBe(1_500);
     expect(catalog.tokens).toBeLessThan(60_000);
   });
@@ -102,7 +150,14 @@ describe('area keyword hints', () => {
 
 describe('join inference', () => {
   it('derives the key prefix from snake_case and camelCase key columns', () => {
-    expect(['customer_id', 'customerId', 'CustomerID', 'id', 'paid', 'user_uuid'].map(keyPrefix)).toEqual(['customer', 'customer', 'customer', null, null, null]);
+    expect(['customer_id', 'customerId', 'CustomerID', 'id', 'paid', 'user_uuid'].map(keyPrefix)).toEqual([
+      'customer',
+      'customer',
+      'customer',
+      null,
+      null,
+      null,
+    ]);
   });
 
   it('links a key column to the table it names when that table has the key, never to itself', () => {

@@ -20,9 +20,15 @@ describe('schema discovery', () => {
   it('skips and reports a table that fails or takes too long, and keeps the rest', async () => {
     const warehouse = fixedWarehouse(shopTables(), { failing: new Set(['main.orders']), hanging: new Set(['main.products']) });
     const skipped: string[] = [];
-    const tables = await discoverSchema(warehouse, { tableTimeoutMs: 50, onTableError: (ref, error) => skipped.push(`${ref.name}: ${error.message}`) });
+    const tables = await discoverSchema(warehouse, {
+      tableTimeoutMs: 50,
+      onTableError: (ref, error) => skipped.push(`${ref.name}: ${error.message}`),
+    });
     expect(tables.map((entry) => entry.name)).toEqual(['categories', 'customers', 'order_items', 'weather_daily']);
-    expect(skipped.sort()).toEqual(['orders: permission denied for table main.orders', 'products: describing main.products took longer than 50 ms; skipped']);
+    expect(skipped.sort()).toEqual([
+      'orders: permission denied for table main.orders',
+      'products: describing main.products took longer than 50 ms; skipped',
+    ]);
   });
 
   it('fails when no table at all could be described', async () => {

@@ -6,7 +6,12 @@ import { createLocalEmbedder } from '../../../src/embed/local.js';
 import type { Embedder } from '../../../src/embed/port.js';
 import { AssayError, CancelledError } from '../../../src/errors/index.js';
 import { schemaEmbeddingText, templateBlurb } from '../../../src/schema/blurb.js';
-import { buildSchemaIndex, readSchemaIndexPointer, SCHEMA_POINTER_COLLECTION, tolerableBlurbFailures } from '../../../src/schema/index-builder.js';
+import {
+  buildSchemaIndex,
+  readSchemaIndexPointer,
+  SCHEMA_POINTER_COLLECTION,
+  tolerableBlurbFailures,
+} from '../../../src/schema/index-builder.js';
 import type { SchemaIndexProgress } from '../../../src/schema/progress.js';
 import { searchTables } from '../../../src/schema/search.js';
 import { createSchemaBudget } from '../../../src/schema/budget.js';
@@ -40,29 +45,63 @@ function embedderFailingFrom(failFromCall: number): Embedder {
   };
 }
 
-const manyTables = (count: number) => Array.from({ length: count }, (_, index) => table(`main.table_${String(index).padStart(3, '0')}`, ['id', 'value']));
+const manyTables = (count: number) =>
+  Array.from({ length: count }, (_, index) => table(`main.table_${String(index).padStart(3, '0')}`, ['id', 'value']));
 
 describe('building the schema index', () => {
   it('indexes every table under a new collection, points the project at it, and reports the phases in order', async () => {
     const progress: SchemaIndexProgress[] = [];
-    const build = await buildSchemaIndex({ projectId: 'shop', tables: shopTables(), embedder, vectorIndex, areaKeywords: ['order'], onProgress: (event) => progress.push(event) });
+    const build = await buildSchemaIndex({
+      projectId: 'shop',
+      tables: shopTables(),
+      embedder,
+      vectorIndex,
+      areaKeywords: ['order'],
+      onProgress: (event) => progress.push(event),
+    });
     expect(build.pointer).toMatchObject({ projectId: 'shop', embedderId: 'local:hash-384', dimensions: 384, tableCount: 6 });
     expect(build.pointer.collection).toMatch(/^assay_schema_shop_b[0-9a-z]{13}$/);
     expect(await readSchemaIndexPointer(vectorIndex, 'shop')).toEqual(build.pointer);
     const phases = progress.map((event) => event.phase).filter((phase, index, all) => all[index - 1] !== phase);
     expect(phases).toEqual(['describing_tables', 'embedding', 'done']);
-    expect(progress.filter((event) => event.phase === 'describing_tables').at(-1)).toEqual({ phase: 'describing_tables', done: 6, total: 6 });
+    expect(progress.filter((event) => event.phase === 'describing_tables').at(-1)).toEqual({
+      phase: 'describing_tables',
+      done: 6,
+      total: 6,
+    });
 
-    const result = await searchTables('customer orders with amount and status', { embedder, index: vectorIndex, collection: build.pointer.collection, budget: createSchemaBudget(), topK: 3 });
+    const result = await searchTables('customer orders with amount and status', {
+      embedder,
+      index: vectorIndex,
+      collection: build.pointer.collection,
+      budget: createSchemaBudget(),
+      topK: 3,
+    });
     expect(result.hits[0]?.table).toBe('main.orders');
-    const [hit] = await vectorIndex.search(build.pointer.collection, (await embedder.embed(['orders']))[0] as number[], { topK: 1, filter: { table: 'main.orders' } });
-    expect(hit?.payload).toMatchObject({ project_id: 'shop', table: 'main.orders', row_count: 1_234_567, column_count: 5, keywords: ['order'], blurb_source: 'template', embedding_model: 'local:hash-384' });
+    const [hit] = await vectorIndex.search(build.pointer.collection, (await embedder.embed(['orders']))[0] as number[], {
+      topK: 1,
+      filter: { table: 'main.orders' },
+    });
+    expect(hit?.payload).toMatchObject({
+      project_id: 'shop',
+      table: 'main.orders',
+      row_count: 1_234_567,
+      column_count: 5,
+      keywords: ['order'],
+      blurb_source: 'template',
+      embedding_model: 'local:hash-384',
+    });
   });
 
   it('finds a table by a column name its blurb never mentions', async () => {
     const tables = [table('main.ledger', ['id', 'zorblax_code']), table('main.other', ['id', 'name'])];
     const build = await buildSchemaIndex({ projectId: 'p', tables, embedder, vectorIndex, blurb: async () => 'A table of things.' });
-    const result = await searchTables('zorblax code', { embedder, index: vectorIndex, collection: build.pointer.collection, budget: createSchemaBudget() });
+    const result = await searchTables('zorblax code', {
+      embedder,
+      index: vectorIndex,
+      collection: build.pointer.collection,
+      budget: createSchemaBudget(),
+    });
     expect(result.hits[0]?.table).toBe('main.ledger');
   });
 
@@ -79,15 +118,21 @@ describe('building the schema index', () => {
 
   it('keeps the previous index serving when a rebuild fails mid-way, and removes the half-built collection', async () => {
     const first = await buildSchemaIndex({ projectId: 'shop', tables: manyTables(10), embedder, vectorIndex });
-    await expect(buildSchemaIndex({ projectId: 'shop', tables: manyTables(200), embedder: embedderFailingFrom(2), vectorIndex })).rejects.toThrow(/embedding service unavailable/);
+    await expect(
+      buildSchemaIndex({ projectId: 'shop', tables: manyTables(200), embedder: embedderFailingFrom(2), vectorIndex }),
+    ).rejects.toThrow(/embedding service unavailable/);
     expect(await readSchemaIndexPointer(vectorIndex, 'shop')).toEqual(first.pointer);
-    expect((await vectorIndex.listCollections()).map((info) => info.name).sort()).toEqual([SCHEMA_POINTER_COLLECTION, first.pointer.collection].sort());
+    expect((await vectorIndex.listCollections()).map((info) => info.name).sort()).toEqual(
+      [SCHEMA_POINTER_COLLECTION, first.pointer.collection].sort(),
+    );
   });
 
   it('stops with CancelledError before writing anything when cancelled', async () => {
     const controller = new AbortController();
     controller.abort();
-    await expect(buildSchemaIndex({ projectId: 'shop', tables: shopTables(), embedder, vectorIndex, signal: controller.signal })).rejects.toBeInstanceOf(CancelledError);
+    await expect(
+      buildSchemaIndex({ projectId: 'shop', tables: shopTables(), embedder, vectorIndex, signal: controller.signal }),
+    ).rejects.toBeInstanceOf(CancelledError);
     expect(await vectorIndex.listCollections()).toEqual([]);
   });
 
@@ -112,14 +157,24 @@ describe('building the schema index', () => {
     });
 
     it('fails above 5 %, naming how many, and writes nothing', async () => {
-      const failure = await buildSchemaIndex({ projectId: 'p', tables, embedder, vectorIndex, blurb: failing(3) }).catch((error: unknown) => error);
+      const failure = await buildSchemaIndex({ projectId: 'p', tables, embedder, vectorIndex, blurb: failing(3) }).catch(
+        (error: unknown) => error,
+      );
       expect(failure).toBeInstanceOf(AssayError);
-      expect((failure as AssayError).message).toMatch(/3 of 40 table descriptions failed \(at most 2 tolerated, 5 %\); first: main\.table_00\d: model timeout/);
+      expect((failure as AssayError).message).toMatch(
+        /3 of 40 table descriptions failed \(at most 2 tolerated, 5 %\); first: main\.table_00\d: model timeout/,
+      );
       expect(await vectorIndex.listCollections()).toEqual([]);
     });
 
     it('counts an oversized blurb as a failure', async () => {
-      const build = await buildSchemaIndex({ projectId: 'p', tables: tables.slice(0, 20), embedder, vectorIndex, blurb: async (entry) => (entry.qualified.endsWith('007') ? 'x'.repeat(5_000) : 'ok') });
+      const build = await buildSchemaIndex({
+        projectId: 'p',
+        tables: tables.slice(0, 20),
+        embedder,
+        vectorIndex,
+        blurb: async (entry) => (entry.qualified.endsWith('007') ? 'x'.repeat(5_000) : 'ok'),
+      });
       expect(build.blurbFailures).toEqual([{ table: 'main.table_007', error: 'blurb of 5000 characters (limit 4000)' }]);
     });
   });

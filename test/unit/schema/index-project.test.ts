@@ -47,17 +47,28 @@ describe('indexing a project', () => {
     expect(second.tablesFrom).toBe('cache');
     expect(warehouse.describeCalls - calls).toBe(6);
     expect(second.tables).toEqual(first.tables);
-    const third = await indexProjectSchema({ projectId: 'shop', warehouse, warehouseHash: hash, cache, embedder, vectorIndex, refresh: true });
+    const third = await indexProjectSchema({
+      projectId: 'shop',
+      warehouse,
+      warehouseHash: hash,
+      cache,
+      embedder,
+      vectorIndex,
+      refresh: true,
+    });
     expect(third.tablesFrom).toBe('warehouse');
     expect(warehouse.describeCalls - calls).toBe(12);
   });
 
   it('refuses a warehouse without tables', async () => {
-    await expect(indexProjectSchema({ projectId: 'empty', warehouse: fixedWarehouse([]), warehouseHash: hash, cache, embedder, vectorIndex })).rejects.toBeInstanceOf(NotFoundError);
+    await expect(
+      indexProjectSchema({ projectId: 'empty', warehouse: fixedWarehouse([]), warehouseHash: hash, cache, embedder, vectorIndex }),
+    ).rejects.toBeInstanceOf(NotFoundError);
   });
 
   it('is assessed as ready only with a fresh cache, an index, and the same embedder', async () => {
-    const assess = (embedderId = embedder.id) => assessSchemaIndex({ projectId: 'shop', warehouseHash: hash, cache, vectorIndex, embedderId });
+    const assess = (embedderId = embedder.id) =>
+      assessSchemaIndex({ projectId: 'shop', warehouseHash: hash, cache, vectorIndex, embedderId });
     expect(await assess()).toMatchObject({ ready: false, reason: 'cache_missing' });
     await cache.put('shop', hash, shopTables());
     expect(await assess()).toMatchObject({ ready: false, reason: 'index_missing' });

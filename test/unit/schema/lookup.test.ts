@@ -14,8 +14,12 @@ describe('lookup_schema', () => {
 
     it('renders columns with type, nullability and category, and sample rows with sorted keys and NULL', () => {
       expect(result.found).toEqual(['main.orders', 'main.customers']);
-      expect(result.text).toContain('Schema for `main.orders` (1.2M rows):\nColumns (5):\n- order_id BIGINT NOT NULL [primary_key]\n- customer_id VARCHAR NULL [primary_key]');
-      expect(result.text).toContain('Sample rows (2):\n1. {amount: 12.5, created_at: "2024-01-02", customer_id: 7, order_id: 2, status: "paid"}\n2. {amount: 3, created_at: "2024-01-01", customer_id: 9, order_id: 1, status: NULL}');
+      expect(result.text).toContain(
+        'Schema for `main.orders` (1.2M rows):\nColumns (5):\n- order_id BIGINT NOT NULL [primary_key]\n- customer_id VARCHAR NULL [primary_key]',
+      );
+      expect(result.text).toContain(
+        'Sample rows (2):\n1. {amount: 12.5, created_at: "2024-01-02", customer_id: 7, order_id: 2, status: "paid"}\n2. {amount: 3, created_at: "2024-01-01", customer_id: 9, order_id: 1, status: NULL}',
+      );
       expect(result.text).toContain('Schema for `main.customers` (50K rows):');
       expect(result.text).toContain('Sample rows: none available.');
     });
@@ -24,7 +28,9 @@ describe('lookup_schema', () => {
       expect(result.debited).toBe(true);
       expect(result.budget).toEqual({ lookups_used: 1, searches_used: 0, fetched: ['main.orders', 'main.customers'] });
       expect(result.budgetRemaining).toBe(DEFAULT_MAX_LOOKUPS_PER_RUN - 1);
-      expect(result.text.endsWith(`lookup_schema budget: 1/${DEFAULT_MAX_LOOKUPS_PER_RUN} calls used, ${DEFAULT_MAX_LOOKUPS_PER_RUN - 1} left.`)).toBe(true);
+      expect(
+        result.text.endsWith(`lookup_schema budget: 1/${DEFAULT_MAX_LOOKUPS_PER_RUN} calls used, ${DEFAULT_MAX_LOOKUPS_PER_RUN - 1} left.`),
+      ).toBe(true);
     });
   });
 
@@ -40,7 +46,10 @@ describe('lookup_schema', () => {
   });
 
   it('fetches only the new tables of a partly repeated call, and charges it', () => {
-    const result = lookupSchema(['main.orders', 'main.products'], { tables, budget: { lookups_used: 1, searches_used: 0, fetched: ['main.orders'] } });
+    const result = lookupSchema(['main.orders', 'main.products'], {
+      tables,
+      budget: { lookups_used: 1, searches_used: 0, fetched: ['main.orders'] },
+    });
     expect(result.found).toEqual(['main.products']);
     expect(result.alreadyFetched).toEqual(['main.orders']);
     expect(result.budget).toEqual({ lookups_used: 2, searches_used: 0, fetched: ['main.orders', 'main.products'] });
@@ -120,14 +129,8 @@ describe('lookup_schema', () => {
 
 describe('normaliseTableRef', () => {
   it('trims and strips one layer of backticks or double quotes, and quoted schema.table pairs', () => {
-    expect(['  main.orders ', '`main.orders`', '"main.orders"', '"main"."orders"', '`main`.`orders`', '``x``', '   '].map(normaliseTableRef)).toEqual([
-      'main.orders',
-      'main.orders',
-      'main.orders',
-      'main.orders',
-      'main.orders',
-      '`x`',
-      '',
-    ]);
+    expect(
+      ['  main.orders ', '`main.orders`', '"main.orders"', '"main"."orders"', '`main`.`orders`', '``x``', '   '].map(normaliseTableRef),
+    ).toEqual(['main.orders', 'main.orders', 'main.orders', 'main.orders', 'main.orders', '`x`', '']);
   });
 });

@@ -20,7 +20,11 @@ const described = [
   ['main.cart_events', 2_000_000, 'Cart events: one row per add-to-cart or cart abandonment, with session_id and product_id.'],
   ['main.orders', 1_200_000, 'Orders placed by customers, with amount and status.'],
   ['main.weather_daily', 400, 'Daily temperature and rainfall per city.'],
-  ...Array.from({ length: 40 }, (_, n) => [`main.filler_${String(n).padStart(2, '0')}`, n * 10, `Filler table number ${n} about inventory levels.`]),
+  ...Array.from({ length: 40 }, (_, n) => [
+    `main.filler_${String(n).padStart(2, '0')}`,
+    n * 10,
+    `Filler table number ${n} about inventory levels.`,
+  ]),
 ] as Array<[string, number, string]>;
 
 beforeAll(async () => {
@@ -30,7 +34,11 @@ beforeAll(async () => {
   const vectors = await embedder.embed(described.map(([name, , blurb]) => `${name}\n${blurb}`));
   await index.upsert(
     collection,
-    described.map(([name, rows, blurb], position) => ({ id: name, vector: vectors[position] as number[], payload: { table: name, row_count: rows, blurb } })),
+    described.map(([name, rows, blurb], position) => ({
+      id: name,
+      vector: vectors[position] as number[],
+      payload: { table: name, row_count: rows, blurb },
+    })),
   );
 });
 
@@ -43,20 +51,34 @@ describe('search_tables', () => {
   it('ranks the matching table first and replies with rank, rows, score, blurb, a lookup hint and the budget', async () => {
     const result = await searchTables('abandoned cart sessions', { embedder, index, collection, budget: createSchemaBudget() });
     expect(result.hits[0]?.table).toBe('main.cart_events');
-    expect(result.text).toMatch(/^Search results for "abandoned cart sessions":\n1\. `main\.cart_events` — 2M rows — score=0\.\d{3}\n {3}Cart events: one row/);
+    expect(result.text).toMatch(
+      /^Search results for "abandoned cart sessions":\n1\. `main\.cart_events` — 2M rows — score=0\.\d{3}\n {3}Cart events: one row/,
+    );
     expect(result.text).toContain('Call lookup_schema');
-    expect(result.text.endsWith(`search_tables budget: 1/${DEFAULT_MAX_SEARCHES_PER_RUN} calls used, ${DEFAULT_MAX_SEARCHES_PER_RUN - 1} left.`)).toBe(true);
+    expect(
+      result.text.endsWith(`search_tables budget: 1/${DEFAULT_MAX_SEARCHES_PER_RUN} calls used, ${DEFAULT_MAX_SEARCHES_PER_RUN - 1} left.`),
+    ).toBe(true);
     expect(result.budget).toEqual({ lookups_used: 0, searches_used: 1, fetched: [] });
   });
 
   it('does not let a big table outrank a better match through its size', async () => {
-    const result = await searchTables('daily temperature rainfall per city', { embedder, index, collection, budget: createSchemaBudget(), topK: 3 });
+    const result = await searchTables('daily temperature rainfall per city', {
+      embedder,
+      index,
+      collection,
+      budget: createSchemaBudget(),
+      topK: 3,
+    });
     expect(result.hits[0]?.table).toBe('main.weather_daily');
   });
 
   it(`returns ${DEFAULT_SEARCH_TOP_K} hits by default and never more than ${MAX_SEARCH_TOP_K}`, async () => {
-    expect((await searchTables('inventory levels', { embedder, index, collection, budget: createSchemaBudget() })).hits).toHaveLength(DEFAULT_SEARCH_TOP_K);
-    expect((await searchTables('inventory levels', { embedder, index, collection, budget: createSchemaBudget(), topK: 500 })).hits).toHaveLength(MAX_SEARCH_TOP_K);
+    expect((await searchTables('inventory levels', { embedder, index, collection, budget: createSchemaBudget() })).hits).toHaveLength(
+      DEFAULT_SEARCH_TOP_K,
+    );
+    expect(
+      (await searchTables('inventory levels', { embedder, index, collection, budget: createSchemaBudget(), topK: 500 })).hits,
+    ).toHaveLength(MAX_SEARCH_TOP_K);
     expect([undefined, Number.NaN, 0, -3, 2.7, 30, 31].map(clampSearchTopK)).toEqual([10, 10, 1, 1, 2, 30, 30]);
   });
 
@@ -109,6 +131,8 @@ describe('search_tables', () => {
         return Promise.reject(new Error('aborted'));
       },
     };
-    await expect(searchTables('orders', { embedder: slow, index, collection, budget: createSchemaBudget(), signal: controller.signal })).rejects.toBeInstanceOf(CancelledError);
+    await expect(
+      searchTables('orders', { embedder: slow, index, collection, budget: createSchemaBudget(), signal: controller.signal }),
+    ).rejects.toBeInstanceOf(CancelledError);
   });
 });

@@ -12,7 +12,10 @@ describe('mapping Assay ids and filters to Qdrant', () => {
   });
 
   it('gives back the original id and strips it from the payload', () => {
-    expect(fromQdrantPayload('uuid', { [QDRANT_ORIGINAL_ID_KEY]: 'main.orders', table: 'main.orders' })).toEqual({ id: 'main.orders', payload: { table: 'main.orders' } });
+    expect(fromQdrantPayload('uuid', { [QDRANT_ORIGINAL_ID_KEY]: 'main.orders', table: 'main.orders' })).toEqual({
+      id: 'main.orders',
+      payload: { table: 'main.orders' },
+    });
     expect(fromQdrantPayload(7, null)).toEqual({ id: '7', payload: {} });
   });
 

@@ -3,7 +3,9 @@ import { describe, expect, it } from 'vitest';
 import type { Row } from '../../../src/domain/index.js';
 import { capRowsByBytes } from '../../../src/warehouse/index.js';
 
-const rowArbitrary = fc.dictionary(fc.string({ maxLength: 8 }), fc.oneof(fc.string(), fc.integer(), fc.boolean(), fc.constant(null)), { maxKeys: 4 });
+const rowArbitrary = fc.dictionary(fc.string({ maxLength: 8 }), fc.oneof(fc.string(), fc.integer(), fc.boolean(), fc.constant(null)), {
+  maxKeys: 4,
+});
 
 describe('when rows are capped by bytes', () => {
   it('keeps every row when they fit, and says so', () => {

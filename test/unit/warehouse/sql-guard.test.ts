@@ -25,13 +25,19 @@ describe.each(DIALECTS)('the %s SQL guard', (dialect) => {
     it('throws UnsafeSqlError with code unsafe_sql and a reason naming the cause', async () => {
       const error = await assertSafeSql('SELECT 1; SELECT 2', dialect).catch((caught: unknown) => caught);
       expect(error).toBeInstanceOf(UnsafeSqlError);
-      expect(error).toMatchObject({ code: 'unsafe_sql', message: 'refused: only a single SELECT statement is allowed (found 2 statements)' });
+      expect(error).toMatchObject({
+        code: 'unsafe_sql',
+        message: 'refused: only a single SELECT statement is allowed (found 2 statements)',
+      });
     });
   });
 
   describe('when a statement is allowed', () => {
     it('reports the relations it reads and the CTEs it defines', async () => {
-      const verdict = await assertSafeSql('WITH recent AS (SELECT * FROM main_orders) SELECT * FROM recent r JOIN customers c ON c.id = r.customer_id', dialect);
+      const verdict = await assertSafeSql(
+        'WITH recent AS (SELECT * FROM main_orders) SELECT * FROM recent r JOIN customers c ON c.id = r.customer_id',
+        dialect,
+      );
       expect(verdict.cteNames).toEqual(['recent']);
       expect(verdict.relations.map((relation) => relation.name).sort()).toEqual(['customers', 'main_orders', 'recent']);
     });
@@ -44,7 +50,11 @@ describe('the reasons the guard gives', () => {
     ['duckdb', "SELECT * FROM 'data.csv'", 'table name "data.csv" looks like a file or URL, which DuckDB would read'],
     ['duckdb', 'SELECT * FROM duckdb_tables()', 'function duckdb_tables reads the server environment or settings'],
     ['postgres', "SELECT pg_read_file('x')", 'function pg_read_file reads files'],
-    ['postgres', 'WITH d AS (DELETE FROM t RETURNING *) SELECT * FROM d', 'a WITH clause may only hold SELECT queries (found DELETE in CTE d)'],
+    [
+      'postgres',
+      'WITH d AS (DELETE FROM t RETURNING *) SELECT * FROM d',
+      'a WITH clause may only hold SELECT queries (found DELETE in CTE d)',
+    ],
     ['postgres', 'SELECT * INTO x FROM t', 'SELECT … INTO creates a table'],
     ['postgres', 'SELECT * FROM t FOR UPDATE', 'FOR UPDATE/SHARE takes row locks'],
     ['postgres', 'DELETE FROM t', 'only a single SELECT statement is allowed (found DELETE)'],

@@ -23,13 +23,19 @@ describe('when a warehouse URL is parsed', () => {
   });
 
   it('takes a unix-socket directory from ?host=', () => {
-    expect(parseWarehouseUrl('postgres://ana@localhost/sales?host=/var/run/postgresql')).toMatchObject({ host: '/var/run/postgresql', port: 5432 });
+    expect(parseWarehouseUrl('postgres://ana@localhost/sales?host=/var/run/postgresql')).toMatchObject({
+      host: '/var/run/postgresql',
+      port: 5432,
+    });
   });
 
-  it.each(['mysql://u:p@h/db', 'duckdb:', 'postgres://u:p@h:5432/', 'sqlite:file.db', 'nonsense'])('refuses %s with the accepted forms', (url) => {
-    expect(() => parseWarehouseUrl(url)).toThrow(ConfigError);
-    expect(() => parseWarehouseUrl(url)).toThrow(/Accepted forms: duckdb:path\/to\/file\.duckdb; duckdb::memory:; postgres:\/\//);
-  });
+  it.each(['mysql://u:p@h/db', 'duckdb:', 'postgres://u:p@h:5432/', 'sqlite:file.db', 'nonsense'])(
+    'refuses %s with the accepted forms',
+    (url) => {
+      expect(() => parseWarehouseUrl(url)).toThrow(ConfigError);
+      expect(() => parseWarehouseUrl(url)).toThrow(/Accepted forms: duckdb:path\/to\/file\.duckdb; duckdb::memory:; postgres:\/\//);
+    },
+  );
 
   it('never puts the password of a refused URL in the error', () => {
     expect(() => parseWarehouseUrl('mysql://ana:hunter2@h/db')).toThrow(/ana:\*\*\*@/);
@@ -58,7 +64,9 @@ describe('when the schema cache key is computed', () => {
   });
 
   it('does not depend on the key order of the extra identity', () => {
-    expect(warehouseConfigHash('duckdb:a.duckdb', { a: 1, b: { c: 2, d: 3 } })).toBe(warehouseConfigHash('duckdb:a.duckdb', { b: { d: 3, c: 2 }, a: 1 }));
+    expect(warehouseConfigHash('duckdb:a.duckdb', { a: 1, b: { c: 2, d: 3 } })).toBe(
+      warehouseConfigHash('duckdb:a.duckdb', { b: { d: 3, c: 2 }, a: 1 }),
+    );
   });
 
   it('is a SHA-256 hex digest', () => {

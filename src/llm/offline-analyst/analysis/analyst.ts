@@ -16,7 +16,16 @@ import { findMonthlyTrends, findSegmentTrends, findWeeklySpike } from './trends.
 /** Insights per area: a few solid findings beat many weak ones (the prompts say so too). */
 export const MAX_INSIGHTS_PER_AREA = 6;
 
-const FINDERS: Array<(step: DigestStep) => Finding[]> = [findSegmentGaps, findMonthlyTrends, findSegmentTrends, findWeeklySpike, findConcentration, findStoppingPoint, findCliff, findEarlyFirstAction];
+const FINDERS: Array<(step: DigestStep) => Finding[]> = [
+  findSegmentGaps,
+  findMonthlyTrends,
+  findSegmentTrends,
+  findWeeklySpike,
+  findConcentration,
+  findStoppingPoint,
+  findCliff,
+  findEarlyFirstAction,
+];
 
 /** The purpose prefix that names this area: every word of the id appears in the area's name. */
 function areaIdFor(areaName: string, ids: readonly string[]): string | undefined {
@@ -63,7 +72,9 @@ export function findInsights(prompt: string): Finding[] {
     }
   }
   return [...byKey.values()]
-    .sort((left, right) => right.strength - left.strength || (left.steps[0] ?? 0) - (right.steps[0] ?? 0) || compareText(left.name, right.name))
+    .sort(
+      (left, right) => right.strength - left.strength || (left.steps[0] ?? 0) - (right.steps[0] ?? 0) || compareText(left.name, right.name),
+    )
     .slice(0, MAX_INSIGHTS_PER_AREA);
 }
 

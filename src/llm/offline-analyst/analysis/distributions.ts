@@ -25,7 +25,11 @@ const EARLY_SHARE = 0.5;
 function median(values: readonly number[]): number {
   const sorted = [...values].sort((left, right) => left - right);
   const middle = Math.floor(sorted.length / 2);
-  return sorted.length === 0 ? 0 : sorted.length % 2 === 1 ? (sorted[middle] as number) : ((sorted[middle - 1] as number) + (sorted[middle] as number)) / 2;
+  return sorted.length === 0
+    ? 0
+    : sorted.length % 2 === 1
+      ? (sorted[middle] as number)
+      : ((sorted[middle - 1] as number) + (sorted[middle] as number)) / 2;
 }
 
 export function findConcentration(step: DigestStep): Finding[] {
@@ -35,7 +39,12 @@ export function findConcentration(step: DigestStep): Finding[] {
   for (const shareColumn of shape.shareColumns.filter((name) => /^share_of_total_/.test(name))) {
     const metric = shareColumn.replace(/^share_of_total_/, '');
     const rows = step.rows
-      .map((row) => ({ label: segmentLabel(row[shape.segmentColumn]), share: numberOf(row[shareColumn]) ?? 0, count: numberOf(row[shape.countColumns[0] ?? '']) ?? 0, total: numberOf(row[`total_${metric}`]) }))
+      .map((row) => ({
+        label: segmentLabel(row[shape.segmentColumn]),
+        share: numberOf(row[shareColumn]) ?? 0,
+        count: numberOf(row[shape.countColumns[0] ?? '']) ?? 0,
+        total: numberOf(row[`total_${metric}`]),
+      }))
       .sort((left, right) => right.share - left.share || (left.label < right.label ? -1 : 1));
     const [top, second] = rows.filter((row) => row.label !== NO_SEGMENT);
     if (!top || !second || top.share < DOMINANT_SHARE || top.share < second.share * 2) continue;
@@ -46,12 +55,22 @@ export function findConcentration(step: DigestStep): Finding[] {
       steps: [step.step],
       strength: top.share * 2,
       name: `${top.label} brings ${formatPercent(top.share)} of all ${humanize(metric)} revenue (${dimension})`,
-      description: `By ${dimension} (step ${step.step}), ${top.label} accounts for ${formatPercent(top.share)} of total ${humanize(metric)}${top.total !== null ? ` (${formatCount(top.total)})` : ''} from ${formatCount(top.count)} ${humanize(countColumn)}; the next, ${second.label}, for ${formatPercent(second.share)}. Revenue depends on one ${dimension} value. Shares: ${rows.slice(0, 6).map((row) => `${row.label} ${formatPercent(row.share)}`).join(', ')}.`,
+      description: `By ${dimension} (step ${step.step}), ${top.label} accounts for ${formatPercent(top.share)} of total ${humanize(metric)}${top.total !== null ? ` (${formatCount(top.total)})` : ''} from ${formatCount(top.count)} ${humanize(countColumn)}; the next, ${second.label}, for ${formatPercent(second.share)}. Revenue depends on one ${dimension} value. Shares: ${rows
+        .slice(0, 6)
+        .map((row) => `${row.label} ${formatPercent(row.share)}`)
+        .join(', ')}.`,
       severity: top.share >= 0.6 ? 'high' : 'medium',
       affectedCount: top.count,
       confidence: confidenceOf(top.count),
       riskScore: roundMetric(top.share * 0.8),
-      metrics: { [shareColumn]: roundMetric(top.share), [`next_${shareColumn}`]: roundMetric(second.share), segment_column: shape.segmentColumn, segment_value: top.label, count_column: countColumn, source_step: step.step },
+      metrics: {
+        [shareColumn]: roundMetric(top.share),
+        [`next_${shareColumn}`]: roundMetric(second.share),
+        segment_column: shape.segmentColumn,
+        segment_value: top.label,
+        count_column: countColumn,
+        source_step: step.step,
+      },
       indicators: [`${formatRatio(top.share / second.share)} the next ${dimension}`],
       targetSegment: `${humanize(countColumn)} of ${top.label}`,
       dedupeKey: `${step.step}:${top.label}:share`,
@@ -79,12 +98,22 @@ export function findStoppingPoint(step: DigestStep): Finding[] {
       steps: [step.step],
       strength: Math.log(top.count / typical) * 1.5,
       name: `Progression drop at ${position}: ${formatCount(top.count)} ${people} stop there, ${formatRatio(top.count / typical)} the typical ${scale}`,
-      description: `Furthest ${scale} reached per ${singular(people)} (step ${step.step}): ${position} is where ${shareText} stop progressing — ${formatRatio(top.count / typical)} the median count of the other ${scale}s (${formatCount(typical)}). This is a churn point in progression: ${rows.slice(0, 5).map((row) => `${scale} ${segmentLabel(row.position)}: ${formatCount(row.count)}`).join(', ')}.`,
+      description: `Furthest ${scale} reached per ${singular(people)} (step ${step.step}): ${position} is where ${shareText} stop progressing — ${formatRatio(top.count / typical)} the median count of the other ${scale}s (${formatCount(typical)}). This is a churn point in progression: ${rows
+        .slice(0, 5)
+        .map((row) => `${scale} ${segmentLabel(row.position)}: ${formatCount(row.count)}`)
+        .join(', ')}.`,
       severity: top.count / typical >= 5 ? 'critical' : 'high',
       affectedCount: top.count,
       confidence: confidenceOf(top.count),
       riskScore: roundMetric(Math.min(1, top.count / Math.max(1, total))),
-      metrics: { [countColumn]: top.count, [`median_${countColumn}_other_positions`]: roundMetric(typical), segment_column: shape.segmentColumn, segment_value: typeof top.position === 'number' ? top.position : segmentLabel(top.position), count_column: countColumn, source_step: step.step },
+      metrics: {
+        [countColumn]: top.count,
+        [`median_${countColumn}_other_positions`]: roundMetric(typical),
+        segment_column: shape.segmentColumn,
+        segment_value: typeof top.position === 'number' ? top.position : segmentLabel(top.position),
+        count_column: countColumn,
+        source_step: step.step,
+      },
       indicators: [`${formatRatio(top.count / typical)} the typical ${scale}`],
       targetSegment: `${people} whose furthest ${scale} is ${segmentLabel(top.position)}`,
       dedupeKey: `${step.step}:stop`,
@@ -117,12 +146,23 @@ export function findCliff(step: DigestStep): Finding[] {
       steps: [step.step],
       strength: Math.abs(Math.log(ratio)) * 2,
       name: `Progression cliff at ${position}: ${words.phrase} drops to ${formatPercent(worst.rate)} against a ${formatPercent(meanValue)} mean across ${scale}s`,
-      description: `Per ${scale} (step ${step.step}), ${position} has a ${words.phrase} of ${formatPercent(worst.rate)} over ${formatCount(worst.count)} ${humanize(countColumn)} rows, while the mean over all ${scale}s is ${formatPercent(meanValue)}; the next worst: ${rows.filter((row) => row !== worst).slice(0, 3).map((row) => `${scale} ${segmentLabel(row.position)} ${formatPercent(row.rate)}`).join(', ')}. Players who fail here churn: a difficulty cliff in progression.`,
+      description: `Per ${scale} (step ${step.step}), ${position} has a ${words.phrase} of ${formatPercent(worst.rate)} over ${formatCount(worst.count)} ${humanize(countColumn)} rows, while the mean over all ${scale}s is ${formatPercent(meanValue)}; the next worst: ${rows
+        .filter((row) => row !== worst)
+        .slice(0, 3)
+        .map((row) => `${scale} ${segmentLabel(row.position)} ${formatPercent(row.rate)}`)
+        .join(', ')}. Players who fail here churn: a difficulty cliff in progression.`,
       severity: severityOf(1 / ratio, 0.2),
       affectedCount: worst.count,
       confidence: confidenceOf(worst.count),
       riskScore: roundMetric(Math.min(1, 1 - ratio)),
-      metrics: { [rateColumn]: roundMetric(worst.rate), [meanColumn]: roundMetric(meanValue), segment_column: shape.segmentColumn, segment_value: typeof worst.position === 'number' ? worst.position : segmentLabel(worst.position), count_column: countColumn, source_step: step.step },
+      metrics: {
+        [rateColumn]: roundMetric(worst.rate),
+        [meanColumn]: roundMetric(meanValue),
+        segment_column: shape.segmentColumn,
+        segment_value: typeof worst.position === 'number' ? worst.position : segmentLabel(worst.position),
+        count_column: countColumn,
+        source_step: step.step,
+      },
       indicators: [`${formatRatio(1 / ratio)} below the mean ${scale}`],
       targetSegment: `${humanize(countColumn)} rows at ${position}`,
       dedupeKey: `${step.step}:cliff`,
@@ -163,7 +203,14 @@ export function findEarlyFirstAction(step: DigestStep): Finding[] {
       affectedCount: earlyCount,
       confidence: confidenceOf(total),
       riskScore: roundMetric(Math.min(1, share * 0.6)),
-      metrics: { [`share_within_${EARLY_DAYS}_days`]: roundMetric(share), [countColumn]: total, segment_column: shape.segmentColumn, segment_values: labels.join('|'), count_column: countColumn, source_step: step.step },
+      metrics: {
+        [`share_within_${EARLY_DAYS}_days`]: roundMetric(share),
+        [countColumn]: total,
+        segment_column: shape.segmentColumn,
+        segment_values: labels.join('|'),
+        count_column: countColumn,
+        source_step: step.step,
+      },
       indicators: [`${formatPercent(share)} within ${EARLY_DAYS} days`],
       targetSegment: `${humanize(countColumn)} in their first ${EARLY_DAYS} days after ${start}`,
       dedupeKey: `${step.step}:early`,

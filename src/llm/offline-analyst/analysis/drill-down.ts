@@ -35,7 +35,10 @@ export function nodesToExpand(request: Pick<LlmRequest, 'messages'>): string[] |
       if (listing?.[1]) listed.push({ id: listing[1], rows: Number(listing[2]) });
     }
   }
-  const wanted = [...new Set(listed.filter((node) => node.rows >= 2 && !shown.has(node.id)).map((node) => node.id))].slice(0, MAX_IDS_PER_REQUEST);
+  const wanted = [...new Set(listed.filter((node) => node.rows >= 2 && !shown.has(node.id)).map((node) => node.id))].slice(
+    0,
+    MAX_IDS_PER_REQUEST,
+  );
   return wanted.length > 0 ? wanted : null;
 }
 

@@ -32,30 +32,73 @@ export function describeMeasure(column: string, baseCount: string | undefined, s
   let match: RegExpExecArray | null;
   if ((match = /^(.*)_abandon_rate$/.exec(column))) {
     const flag = baseCount && match[1] === baseCount ? baseCount : (match[1] as string);
-    const table = baseCount ? wordsOf(baseCount).at(-1) ?? 'rows' : 'rows';
+    const table = baseCount ? (wordsOf(baseCount).at(-1) ?? 'rows') : 'rows';
     const flagWords = humanize(flag.replace(new RegExp(`_${table}$`), ''));
     const step = wordsOf(flagWords).at(-1) ?? flagWords;
-    return { phrase: `${step} abandonment`, gloss: `share of ${table} that ${flagWords} but never became a${/^[aeiou]/.test(childWords) ? 'n' : ''} ${childWords} (funnel drop-off)`, negative: true };
+    return {
+      phrase: `${step} abandonment`,
+      gloss: `share of ${table} that ${flagWords} but never became a${/^[aeiou]/.test(childWords) ? 'n' : ''} ${childWords} (funnel drop-off)`,
+      negative: true,
+    };
   }
-  if ((match = /^d(\d+)_retention_rate$/.exec(column))) return { phrase: `D${match[1]} retention`, gloss: `share active again on day ${match[1]} (day-${match[1]} return); the rest churn`, negative: false };
-  if ((match = /^week(\d+)_retention_rate$/.exec(column))) return { phrase: `week-${match[1]} retention`, gloss: `share active in week ${match[1]} (days ${(Number(match[1]) - 1) * 7}-${Number(match[1]) * 7 - 1}); the rest churn`, negative: false };
-  if (/_repeat_rate$/.test(column)) return { phrase: 'repeat rate', gloss: `share of ${baseCount ? humanize(baseCount) : 'buyers'} with two or more ${humanize(child ?? 'orders')} (repeat purchase, retention)`, negative: false };
+  if ((match = /^d(\d+)_retention_rate$/.exec(column)))
+    return {
+      phrase: `D${match[1]} retention`,
+      gloss: `share active again on day ${match[1]} (day-${match[1]} return); the rest churn`,
+      negative: false,
+    };
+  if ((match = /^week(\d+)_retention_rate$/.exec(column)))
+    return {
+      phrase: `week-${match[1]} retention`,
+      gloss: `share active in week ${match[1]} (days ${(Number(match[1]) - 1) * 7}-${Number(match[1]) * 7 - 1}); the rest churn`,
+      negative: false,
+    };
+  if (/_repeat_rate$/.test(column))
+    return {
+      phrase: 'repeat rate',
+      gloss: `share of ${baseCount ? humanize(baseCount) : 'buyers'} with two or more ${humanize(child ?? 'orders')} (repeat purchase, retention)`,
+      negative: false,
+    };
   if ((match = /^with_(.+)_rate$/.exec(column))) {
     const name = match[1] as string;
     const negative = NEGATIVE_WORDS.test(name);
-    return { phrase: negative ? `${humanize(singular(name))} rate` : `share with ${humanize(name)}`, gloss: negative ? `share of rows with at least one ${humanize(singular(name))}` : `share of rows with at least one ${humanize(singular(name))} (conversion)`, negative };
+    return {
+      phrase: negative ? `${humanize(singular(name))} rate` : `share with ${humanize(name)}`,
+      gloss: negative
+        ? `share of rows with at least one ${humanize(singular(name))}`
+        : `share of rows with at least one ${humanize(singular(name))} (conversion)`,
+      negative,
+    };
   }
   if ((match = /^avg_(.+)_(\d+)d_per_(.+)$/.exec(column))) {
-    return { phrase: `${match[2]}-day ${humanize(match[1] as string)} per ${humanize(match[3] as string)}`, gloss: `average ${humanize(match[1] as string)} revenue per ${humanize(match[3] as string)} in the first ${match[2]} days (${match[2]}-day cohort value)`, negative: false };
+    return {
+      phrase: `${match[2]}-day ${humanize(match[1] as string)} per ${humanize(match[3] as string)}`,
+      gloss: `average ${humanize(match[1] as string)} revenue per ${humanize(match[3] as string)} in the first ${match[2]} days (${match[2]}-day cohort value)`,
+      negative: false,
+    };
   }
   if ((match = /^avg_(.+)_per_(.+)$/.exec(column))) {
     const what = match[1] as string;
     const per = match[2] as string;
     const engagement = child && what === child.toLowerCase() ? ' (engagement)' : '';
-    return { phrase: `${humanize(what)} per ${humanize(per)}`, gloss: `average ${humanize(what)} per ${humanize(per)}${engagement}`, negative: NEGATIVE_WORDS.test(what) };
+    return {
+      phrase: `${humanize(what)} per ${humanize(per)}`,
+      gloss: `average ${humanize(what)} per ${humanize(per)}${engagement}`,
+      negative: NEGATIVE_WORDS.test(what),
+    };
   }
-  if ((match = /^avg_days_to_(.+)$/.exec(column))) return { phrase: `days to ${humanize(match[1] as string)}`, gloss: `average days until ${humanize(match[1] as string)} (delivery or completion time)`, negative: true };
-  if ((match = /^avg_(.+)$/.exec(column))) return { phrase: `average ${humanize(match[1] as string)}`, gloss: `average ${humanize(match[1] as string)}`, negative: NEGATIVE_WORDS.test(match[1] as string) };
+  if ((match = /^avg_days_to_(.+)$/.exec(column)))
+    return {
+      phrase: `days to ${humanize(match[1] as string)}`,
+      gloss: `average days until ${humanize(match[1] as string)} (delivery or completion time)`,
+      negative: true,
+    };
+  if ((match = /^avg_(.+)$/.exec(column)))
+    return {
+      phrase: `average ${humanize(match[1] as string)}`,
+      gloss: `average ${humanize(match[1] as string)}`,
+      negative: NEGATIVE_WORDS.test(match[1] as string),
+    };
   if ((match = /^(.+)_rate$/.exec(column))) {
     const name = match[1] as string;
     return { phrase: `${humanize(name)} rate`, gloss: `share of rows that are ${humanize(name)}`, negative: NEGATIVE_WORDS.test(name) };

@@ -6,7 +6,8 @@
 import type { Cell } from '../../../domain/index.js';
 import type { DigestStep } from '../readers/digests.js';
 
-const NOT_A_COUNT = /(_rate$|^avg_|^share_of|^total_|^mean_|^median_|^monthly_change|^first_\d|^last_\d|^sum_|_share$|^months$|_pct$|_percent$|_ratio$)/;
+const NOT_A_COUNT =
+  /(_rate$|^avg_|^share_of|^total_|^mean_|^median_|^monthly_change|^first_\d|^last_\d|^sum_|_share$|^months$|_pct$|_percent$|_ratio$)/;
 const TIME_NAME = /^(month|week|day|date|quarter|year|period)$|_(month|week|day|date)$/;
 
 export function numberOf(cell: Cell | undefined): number | null {
@@ -46,7 +47,9 @@ export function shapeOf(step: DigestStep): ResultShape | null {
 
 /** The population a measure is taken over: the longest count column its name starts with, else the row's count. */
 export function baseCountFor(measure: string, shape: ResultShape): string | undefined {
-  const prefixed = shape.countColumns.filter((count) => measure.startsWith(`${count}_`)).sort((left, right) => right.length - left.length)[0];
+  const prefixed = shape.countColumns
+    .filter((count) => measure.startsWith(`${count}_`))
+    .sort((left, right) => right.length - left.length)[0];
   return prefixed ?? shape.countColumns[0];
 }
 

@@ -54,19 +54,35 @@ export function findSegmentGaps(step: DigestStep): Finding[] {
     const baseColumn = baseCountFor(measure, shape);
     if (!baseColumn) continue;
     const rows = step.rows
-      .map((row) => ({ label: segmentLabel(row[shape.segmentColumn]), value: numberOf(row[measure]), base: numberOf(row[baseColumn]), raw: row[shape.segmentColumn] }))
-      .filter((row): row is { label: string; value: number; base: number; raw: typeof row.raw } => row.value !== null && row.base !== null && row.base >= MIN_SEGMENT_SIZE);
+      .map((row) => ({
+        label: segmentLabel(row[shape.segmentColumn]),
+        value: numberOf(row[measure]),
+        base: numberOf(row[baseColumn]),
+        raw: row[shape.segmentColumn],
+      }))
+      .filter(
+        (row): row is { label: string; value: number; base: number; raw: typeof row.raw } =>
+          row.value !== null && row.base !== null && row.base >= MIN_SEGMENT_SIZE,
+      );
     if (rows.length < 2) continue;
     const totalBase = rows.reduce((sum, row) => sum + row.base, 0);
     const candidates: Candidate[] = rows.map((row) => {
       const others = rows.filter((other) => other !== row);
       const restBase = others.reduce((sum, other) => sum + other.base, 0);
       const rest = others.reduce((sum, other) => sum + other.value * other.base, 0) / restBase;
-      return { label: row.label, value: row.value, base: row.base, rest, restBase, ratio: rest > 0 ? row.value / rest : row.value > 0 ? Infinity : 1 };
+      return {
+        label: row.label,
+        value: row.value,
+        base: row.base,
+        rest,
+        restBase,
+        ratio: rest > 0 ? row.value / rest : row.value > 0 ? Infinity : 1,
+      };
     });
     const negative = describeMeasure(measure, baseColumn, step.sql).negative;
     // the weak segment is the news: a gap in the bad direction outranks a slightly larger one in the good direction
-    const weight = (candidate: Candidate) => Math.abs(Math.log(candidate.ratio)) * ((candidate.ratio > 1) === negative ? BAD_DIRECTION_WEIGHT : 1);
+    const weight = (candidate: Candidate) =>
+      Math.abs(Math.log(candidate.ratio)) * (candidate.ratio > 1 === negative ? BAD_DIRECTION_WEIGHT : 1);
     const best = candidates
       .filter((candidate) => Number.isFinite(candidate.ratio) && candidate.ratio > 0 && candidate.label !== NO_SEGMENT)
       .sort((left, right) => weight(right) - weight(left) || (left.label < right.label ? -1 : 1))[0];
@@ -79,8 +95,12 @@ export function findSegmentGaps(step: DigestStep): Finding[] {
     const higher = best.ratio > 1;
     const bad = words.negative === higher;
     const segment = segmentPhrase(shape.segmentColumn, best.label, ordinal);
-    const listed = [...rows].sort((left, right) => right.value - left.value || (left.label < right.label ? -1 : 1)).slice(0, LISTED_SEGMENTS);
-    const comparison = higher ? `${formatRatio(magnitude)} the other ${dimension} values` : `${formatRatio(magnitude)} lower than the other ${dimension} values`;
+    const listed = [...rows]
+      .sort((left, right) => right.value - left.value || (left.label < right.label ? -1 : 1))
+      .slice(0, LISTED_SEGMENTS);
+    const comparison = higher
+      ? `${formatRatio(magnitude)} the other ${dimension} values`
+      : `${formatRatio(magnitude)} lower than the other ${dimension} values`;
     const name = `${segment}: ${words.phrase} ${comparison} (${formatMeasure(best.value, isRate)} vs ${formatMeasure(best.rest, isRate)})`;
     const description = [
       bad ? 'Weak spot:' : 'Strength:',
@@ -110,7 +130,10 @@ export function findSegmentGaps(step: DigestStep): Finding[] {
         count_column: baseColumn,
         source_step: step.step,
       },
-      indicators: [`${words.phrase} ${formatMeasure(best.value, isRate)} vs ${formatMeasure(best.rest, isRate)}`, `${formatPercent(share)} of ${humanize(baseColumn)} are ${segment}`],
+      indicators: [
+        `${words.phrase} ${formatMeasure(best.value, isRate)} vs ${formatMeasure(best.rest, isRate)}`,
+        `${formatPercent(share)} of ${humanize(baseColumn)} are ${segment}`,
+      ],
       targetSegment: `${segment} (${dimension}) — ${humanize(baseColumn)}`,
       dedupeKey: `${step.step}:${best.label}`,
     });

@@ -44,7 +44,7 @@ function median(values: readonly number[]): number {
 
 export function findMonthlyTrends(step: DigestStep): Finding[] {
   const shape = shapeOf(step);
-  if (!shape || !shape.timeSegment || !step.complete || shape.countColumns.length === 0 || /^week$/.test(shape.segmentColumn)) return [];
+  if (!shape?.timeSegment || !step.complete || shape.countColumns.length === 0 || /^week$/.test(shape.segmentColumn)) return [];
   const countColumn = shape.countColumns[0] as string;
   const counts = step.rows.map((row) => numberOf(row[countColumn]) ?? 0);
   const typical = median(counts);
@@ -67,7 +67,14 @@ export function findMonthlyTrends(step: DigestStep): Finding[] {
     const consistent = moves.filter((move) => (ratio > 1 ? move > 0 : move < 0)).length / Math.max(1, moves.length);
     if (consistent < MIN_CONSISTENCY) continue;
     const isRate = shape.rateColumns.includes(measure);
-    const words = measure === countColumn ? { phrase: `${humanize(countColumn)} per ${humanize(shape.segmentColumn)}`, gloss: `number of ${humanize(countColumn)}`, negative: false } : describeMeasure(measure, countColumn, step.sql);
+    const words =
+      measure === countColumn
+        ? {
+            phrase: `${humanize(countColumn)} per ${humanize(shape.segmentColumn)}`,
+            gloss: `number of ${humanize(countColumn)}`,
+            negative: false,
+          }
+        : describeMeasure(measure, countColumn, step.sql);
     const rising = ratio > 1;
     const lastRows = rows.slice(-EDGE_PERIODS);
     const affected = lastRows.reduce((sum, row) => sum + (numberOf(row[countColumn]) ?? 0), 0);
@@ -111,8 +118,18 @@ export function findSegmentTrends(step: DigestStep): Finding[] {
   const measure = firstColumn.replace(/^first_\d+_months_/, '');
   const countColumn = shape.countColumns[0] as string;
   const rows = step.rows
-    .map((row) => ({ label: segmentLabel(row[shape.segmentColumn]), first: numberOf(row[firstColumn]), last: numberOf(row[lastColumn]), slope: slopeColumn ? numberOf(row[slopeColumn]) : null, count: numberOf(row[countColumn]) ?? 0, overall: numberOf(row[measure]) }))
-    .filter((row): row is typeof row & { first: number; last: number } => row.first !== null && row.last !== null && row.first > 0 && row.count >= MIN_TREND_SEGMENT_SIZE);
+    .map((row) => ({
+      label: segmentLabel(row[shape.segmentColumn]),
+      first: numberOf(row[firstColumn]),
+      last: numberOf(row[lastColumn]),
+      slope: slopeColumn ? numberOf(row[slopeColumn]) : null,
+      count: numberOf(row[countColumn]) ?? 0,
+      overall: numberOf(row[measure]),
+    }))
+    .filter(
+      (row): row is typeof row & { first: number; last: number } =>
+        row.first !== null && row.last !== null && row.first > 0 && row.count >= MIN_TREND_SEGMENT_SIZE,
+    );
   if (rows.length < 2) return [];
   const growth = (row: { first: number; last: number }) => row.last / row.first;
   const ranked = [...rows].sort((left, right) => growth(right) - growth(left) || (left.label < right.label ? -1 : 1));
@@ -145,7 +162,10 @@ export function findSegmentTrends(step: DigestStep): Finding[] {
         count_column: countColumn,
         source_step: step.step,
       },
-      indicators: [`${words.phrase} ${formatRatio(growth(top))} from first to last months`, `other ${dimension} values ${formatRatio(otherGrowth)}`],
+      indicators: [
+        `${words.phrase} ${formatRatio(growth(top))} from first to last months`,
+        `other ${dimension} values ${formatRatio(otherGrowth)}`,
+      ],
       targetSegment: `${humanize(countColumn)} in ${dimension} ${top.label}`,
       dedupeKey: `${step.step}:${top.label}:trend`,
     },
@@ -174,7 +194,11 @@ export function findWeeklySpike(step: DigestStep): Finding[] {
       steps: [step.step],
       strength: Math.log(ratio) * 1.5,
       name: `Signup spike: the week of ${top.week} brought ${formatCount(top.count)} new ${people}, ${formatRatio(ratio)} the median week`,
-      description: `Weekly new ${people} (step ${step.step}) peak in the week of ${top.week} at ${formatCount(top.count)} against a median week of ${formatCount(typical)} — a growth spike in sign-ups.${extraText.length > 0 ? ` ${extraText.join('; ')}.` : ''} Next busiest weeks: ${rows.filter((row) => row !== top).slice(0, 3).map((row) => `${row.week} (${formatCount(row.count)})`).join(', ')}.`,
+      description: `Weekly new ${people} (step ${step.step}) peak in the week of ${top.week} at ${formatCount(top.count)} against a median week of ${formatCount(typical)} — a growth spike in sign-ups.${extraText.length > 0 ? ` ${extraText.join('; ')}.` : ''} Next busiest weeks: ${rows
+        .filter((row) => row !== top)
+        .slice(0, 3)
+        .map((row) => `${row.week} (${formatCount(row.count)})`)
+        .join(', ')}.`,
       severity: ratio >= 3 ? 'high' : 'medium',
       affectedCount: top.count,
       confidence: confidenceOf(top.count),

@@ -43,11 +43,17 @@ interface Draft {
 function timeSourceOf(table: TableModel, references: readonly Reference[]): TimeSource | undefined {
   const own = mainTime(table);
   if (own) return { expression: column('t', own.name), join: '', words: wordsOf(own.name) };
-  const parent = references.find((reference) => reference.from.qualified === table.qualified && !isLookupTable(reference.to) && mainTime(reference.to) !== undefined);
+  const parent = references.find(
+    (reference) => reference.from.qualified === table.qualified && !isLookupTable(reference.to) && mainTime(reference.to) !== undefined,
+  );
   if (!parent) return undefined;
   const time = mainTime(parent.to);
   if (!time) return undefined;
-  return { expression: column('tp', time.name), join: `JOIN ${quoteTable(parent.to.qualified)} tp ON ${column('tp', parent.toKey.name)} = ${column('t', parent.column.name)}`, words: wordsOf(time.name) };
+  return {
+    expression: column('tp', time.name),
+    join: `JOIN ${quoteTable(parent.to.qualified)} tp ON ${column('tp', parent.toKey.name)} = ${column('t', parent.column.name)}`,
+    words: wordsOf(time.name),
+  };
 }
 
 /**
@@ -60,7 +66,9 @@ function measuresFor(measures: readonly Measure[], segment: Segment): Measure[] 
 }
 
 function measureSummary(measures: readonly Measure[]): string {
-  const names = measures.filter((measure) => measure.kind !== 'share' && measure.kind !== 'total').map((measure) => humanize(measure.alias));
+  const names = measures
+    .filter((measure) => measure.kind !== 'share' && measure.kind !== 'total')
+    .map((measure) => humanize(measure.alias));
   if (names.length === 0) return 'row counts and shares';
   return names.length > 3 ? `${names.slice(0, 3).join(', ')} and ${names.length - 3} more` : names.join(', ');
 }
@@ -75,12 +83,16 @@ function segmentDrafts(dialect: SqlDialect, table: TableModel, tables: readonly 
   const outcomes = table.columns.some(isOutcomeColumn);
   const money = allMeasures.some((measure) => measure.kind === 'total');
   // a table others point at that points nowhere describes things (products): its facts live in the referencing tables
-  const descriptive = references.some((reference) => reference.to.qualified === table.qualified) && !references.some((reference) => reference.from.qualified === table.qualified);
+  const descriptive =
+    references.some((reference) => reference.to.qualified === table.qualified) &&
+    !references.some((reference) => reference.from.qualified === table.qualified);
   // rows of a negative event (refunds) matter relative to what they undo, which the child queries measure
   const penalty = (descriptive ? DESCRIPTIVE_TABLE_PENALTY : 0) + (NEGATIVE_WORDS.test(table.name) ? DESCRIPTIVE_TABLE_PENALTY : 0);
   const tableWords = wordsOf(table.name);
   if (allMeasures.length > 0) {
-    for (const [rank, segment] of segments.filter((candidate) => !candidate.ordinal || candidate.distinct <= DIMENSION_LIMIT_FOR_LONG_SCALES).entries()) {
+    for (const [rank, segment] of segments
+      .filter((candidate) => !candidate.ordinal || candidate.distinct <= DIMENSION_LIMIT_FOR_LONG_SCALES)
+      .entries()) {
       drafts.push({
         kind: 'segment',
         table,
@@ -123,12 +135,19 @@ function segmentDrafts(dialect: SqlDialect, table: TableModel, tables: readonly 
   return drafts;
 }
 
-function referenceDrafts(dialect: SqlDialect, reference: Reference, tables: readonly TableModel[], references: readonly Reference[]): Draft[] {
+function referenceDrafts(
+  dialect: SqlDialect,
+  reference: Reference,
+  tables: readonly TableModel[],
+  references: readonly Reference[],
+): Draft[] {
   const parent = reference.to;
   const child = reference.from;
   if (isLookupTable(parent) || isLookupTable(child) || child.rows === 0 || parent.rows === 0) return [];
   const drafts: Draft[] = [];
-  const parentSegments = segmentsOf(dialect, parent, tables).filter((segment) => !segment.ordinal).slice(0, FOLLOW_UP_SEGMENTS);
+  const parentSegments = segmentsOf(dialect, parent, tables)
+    .filter((segment) => !segment.ordinal)
+    .slice(0, FOLLOW_UP_SEGMENTS);
   const person = isPersonTable(parent);
   const childWords = wordsOf(child.name);
   const parentWords = wordsOf(parent.name);
@@ -143,7 +162,13 @@ function referenceDrafts(dialect: SqlDialect, reference: Reference, tables: read
         kind: 'funnel',
         sql: childOutcomeQuery(reference, segment, { funnelFlags, childMetrics: childMoney.slice(0, 1), valueMode: false }),
         measureText: `${humanize(parent.name)} with ${humanize(child.name)}, ${humanize(child.name)} per ${humanize(parent.name)}${funnelFlags.length > 0 ? `, abandonment after ${funnelFlags.map((flag) => humanize(flag.name)).join(' / ')}` : ''}`,
-        words: [...parentWords, ...childWords, ...segment.words, ...funnelFlags.flatMap((flag) => wordsOf(flag.name)), ...(funnelFlags.length > 0 ? ['funnel', 'abandon', 'conversion'] : ['engagement'])],
+        words: [
+          ...parentWords,
+          ...childWords,
+          ...segment.words,
+          ...funnelFlags.flatMap((flag) => wordsOf(flag.name)),
+          ...(funnelFlags.length > 0 ? ['funnel', 'abandon', 'conversion'] : ['engagement']),
+        ],
         priority: (funnelFlags.length > 0 ? 6 : NEGATIVE_WORDS.test(child.name) ? 5 : 4) + segment.interest - rank * SEGMENT_RANK_STEP,
       });
     }
@@ -152,8 +177,23 @@ function referenceDrafts(dialect: SqlDialect, reference: Reference, tables: read
         ...base,
         kind: 'value',
         sql: childOutcomeQuery(reference, segment, { funnelFlags: [], childMetrics: childMoney.slice(0, 1), valueMode: true }),
-        measureText: `repeat ${humanize(child.name)} and ${childMoney.length > 0 ? `${childMoney.slice(0, 1).map((metric) => humanize(metric.name)).join(', ')} revenue per ${humanize(parent.name)} (also within 90 days: cohort value)` : `${humanize(child.name)} per ${humanize(parent.name)}`}`,
-        words: [...parentWords, ...childWords, ...segment.words, 'repeat', 'retention', 'cohort', ...(childMoney.length > 0 ? ['revenue', ...childMoney.slice(0, 1).flatMap((metric) => wordsOf(metric.name))] : [])],
+        measureText: `repeat ${humanize(child.name)} and ${
+          childMoney.length > 0
+            ? `${childMoney
+                .slice(0, 1)
+                .map((metric) => humanize(metric.name))
+                .join(', ')} revenue per ${humanize(parent.name)} (also within 90 days: cohort value)`
+            : `${humanize(child.name)} per ${humanize(parent.name)}`
+        }`,
+        words: [
+          ...parentWords,
+          ...childWords,
+          ...segment.words,
+          'repeat',
+          'retention',
+          'cohort',
+          ...(childMoney.length > 0 ? ['revenue', ...childMoney.slice(0, 1).flatMap((metric) => wordsOf(metric.name))] : []),
+        ],
         priority: 5 + segment.interest + (childMoney.length > 0 ? 0.5 : 0) - rank * SEGMENT_RANK_STEP,
       });
     }
@@ -221,15 +261,35 @@ function personDrafts(dialect: SqlDialect, people: TableModel, tables: readonly 
     sql: weeklyArrivalsQuery(people, optional),
     measureText: `new ${humanize(people.name)} per week (${humanize(start.name)}), busiest weeks${optional.length > 0 ? ` with ${optional.map((reference) => humanize(reference.name)).join(', ')}` : ''}`,
     segmentText: 'week',
-    words: [...wordsOf(people.name), ...wordsOf(start.name), ...optional.flatMap((reference) => wordsOf(reference.name)), 'growth', 'signup', 'acquisition', 'spike', 'week'],
+    words: [
+      ...wordsOf(people.name),
+      ...wordsOf(start.name),
+      ...optional.flatMap((reference) => wordsOf(reference.name)),
+      'growth',
+      'signup',
+      'acquisition',
+      'spike',
+      'week',
+    ],
     priority: 6,
   });
   // activity: a dated table referencing the people, named like activity (sessions, daily activity) before the largest other
   const activity = references
-    .filter((reference) => reference.to.qualified === people.qualified && mainTime(reference.from) !== undefined && !isLookupTable(reference.from))
-    .sort((left, right) => Number(ACTIVITY_NAME.test(right.from.name)) - Number(ACTIVITY_NAME.test(left.from.name)) || right.from.rows - left.from.rows || compareText(left.from.qualified, right.from.qualified))[0];
+    .filter(
+      (reference) =>
+        reference.to.qualified === people.qualified && mainTime(reference.from) !== undefined && !isLookupTable(reference.from),
+    )
+    .sort(
+      (left, right) =>
+        Number(ACTIVITY_NAME.test(right.from.name)) - Number(ACTIVITY_NAME.test(left.from.name)) ||
+        right.from.rows - left.from.rows ||
+        compareText(left.from.qualified, right.from.qualified),
+    )[0];
   if (activity) {
-    for (const [rank, segment] of segmentsOf(dialect, people, tables).filter((candidate) => !candidate.ordinal).slice(0, FOLLOW_UP_SEGMENTS).entries()) {
+    for (const [rank, segment] of segmentsOf(dialect, people, tables)
+      .filter((candidate) => !candidate.ordinal)
+      .slice(0, FOLLOW_UP_SEGMENTS)
+      .entries()) {
       drafts.push({
         kind: 'retention',
         table: people,
@@ -237,7 +297,16 @@ function personDrafts(dialect: SqlDialect, people: TableModel, tables: readonly 
         sql: retentionQuery(dialect, activity, segment),
         measureText: `D1, D7 and week-5 (days 28-34) retention of ${humanize(people.name)} from ${humanize(activity.from.name)}`,
         segmentText: humanize(segment.alias),
-        words: [...wordsOf(people.name), ...wordsOf(activity.from.name), ...segment.words, 'retention', 'churn', 'cohort', 'return', 'active'],
+        words: [
+          ...wordsOf(people.name),
+          ...wordsOf(activity.from.name),
+          ...segment.words,
+          'retention',
+          'churn',
+          'cohort',
+          'return',
+          'active',
+        ],
         priority: 5.5 + segment.interest - rank * SEGMENT_RANK_STEP,
       });
     }

@@ -14,7 +14,8 @@ export const MONEY_NAME = /(amount|revenue|price|spend|total|value|cost|sales|pa
 /** Columns whose values are a row's outcome; each value's share is a rate. */
 const STATUS_NAME = /(status|state|outcome|result|stage)$/i;
 /** Words that make a high rate bad news. */
-export const NEGATIVE_WORDS = /(refund|return|cancel|churn|fail|error|complain|abandon|dispute|chargeback|declin|reject|lost|delet|uninstall|unsubscrib|bounce|without|late|defect)/i;
+export const NEGATIVE_WORDS =
+  /(refund|return|cancel|churn|fail|error|complain|abandon|dispute|chargeback|declin|reject|lost|delet|uninstall|unsubscrib|bounce|without|late|defect)/i;
 /** Status values worth a rate column of their own (a status with many values gets its first few). */
 const MAX_STATUS_VALUES = 6;
 /** Metric averages per query: enough to compare, few enough to read. */
@@ -39,7 +40,13 @@ function rateMeasure(name: string, condition: string): Measure {
 
 /** Money columns that are parts of a total (discounts, shipping, tax) rank after the total itself. */
 const MONEY_PART_NAME = /(discount|shipping|tax|fee|cost|refund|sub)/i;
-const MONEY_PREFERENCE = [/revenue/i, /total_amount|amount_total|^total$|grand_total|net_amount/i, /amount/i, /price/i, /spend|value|sales|paid|usd|eur|gbp|gmv|income/i];
+const MONEY_PREFERENCE = [
+  /revenue/i,
+  /total_amount|amount_total|^total$|grand_total|net_amount/i,
+  /amount/i,
+  /price/i,
+  /spend|value|sales|paid|usd|eur|gbp|gmv|income/i,
+];
 
 function moneyRank(name: string): number {
   const rank = MONEY_PREFERENCE.findIndex((pattern) => pattern.test(name));
@@ -58,7 +65,10 @@ export function moneyColumns(table: TableModel): TableModel['columns'] {
 export function metricColumns(table: TableModel): TableModel['columns'] {
   const money = moneyColumns(table);
   // money first: it is what most areas are about
-  return [...money, ...table.columns.filter((candidate) => candidate.role === 'metric' && !money.includes(candidate))].slice(0, MAX_METRICS);
+  return [...money, ...table.columns.filter((candidate) => candidate.role === 'metric' && !money.includes(candidate))].slice(
+    0,
+    MAX_METRICS,
+  );
 }
 
 /** A status column whose values are measured as rates: an outcome, not a way to split rows. */
@@ -68,18 +78,41 @@ export function isOutcomeColumn(candidate: TableModel['columns'][number]): boole
 
 export function rowMeasures(dialect: SqlDialect, table: TableModel): Measure[] {
   const measures: Measure[] = [];
-  for (const flag of table.columns.filter((candidate) => candidate.role === 'flag')) measures.push(rateMeasure(alias(flag.name, 'rate'), column('t', flag.name)));
-  for (const milestone of milestoneTimes(table)) measures.push(rateMeasure(alias(milestoneName(milestone), 'rate'), `${column('t', milestone.name)} IS NOT NULL`));
+  for (const flag of table.columns.filter((candidate) => candidate.role === 'flag'))
+    measures.push(rateMeasure(alias(flag.name, 'rate'), column('t', flag.name)));
+  for (const milestone of milestoneTimes(table))
+    measures.push(rateMeasure(alias(milestoneName(milestone), 'rate'), `${column('t', milestone.name)} IS NOT NULL`));
   for (const status of table.columns.filter(isOutcomeColumn)) {
-    for (const value of (status.values ?? []).slice(0, MAX_STATUS_VALUES)) measures.push(rateMeasure(alias(status.name, value, 'rate'), `${column('t', status.name)} = ${sqlString(value)}`));
+    for (const value of (status.values ?? []).slice(0, MAX_STATUS_VALUES))
+      measures.push(rateMeasure(alias(status.name, value, 'rate'), `${column('t', status.name)} = ${sqlString(value)}`));
   }
   const primaryMoney = moneyColumns(table)[0];
   for (const metric of metricColumns(table)) {
     const ref = `CAST(${column('t', metric.name)} AS DOUBLE PRECISION)`;
-    measures.push({ alias: alias('avg', metric.name), sql: `AVG(${ref})`, words: wordsOf(metric.name), kind: 'average', negative: NEGATIVE_WORDS.test(metric.name), metric: metric.name });
+    measures.push({
+      alias: alias('avg', metric.name),
+      sql: `AVG(${ref})`,
+      words: wordsOf(metric.name),
+      kind: 'average',
+      negative: NEGATIVE_WORDS.test(metric.name),
+      metric: metric.name,
+    });
     if (metric === primaryMoney) {
-      measures.push({ alias: alias('total', metric.name), sql: `SUM(${ref})`, words: [...wordsOf(metric.name), 'revenue'], kind: 'total', negative: false, metric: metric.name });
-      measures.push({ alias: alias('share_of_total', metric.name), sql: `SUM(${ref}) / NULLIF(SUM(SUM(${ref})) OVER (), 0)`, words: [...wordsOf(metric.name), 'revenue'], kind: 'share', negative: false });
+      measures.push({
+        alias: alias('total', metric.name),
+        sql: `SUM(${ref})`,
+        words: [...wordsOf(metric.name), 'revenue'],
+        kind: 'total',
+        negative: false,
+        metric: metric.name,
+      });
+      measures.push({
+        alias: alias('share_of_total', metric.name),
+        sql: `SUM(${ref}) / NULLIF(SUM(SUM(${ref})) OVER (), 0)`,
+        words: [...wordsOf(metric.name), 'revenue'],
+        kind: 'share',
+        negative: false,
+      });
     }
   }
   const start = mainTime(table);

@@ -6,12 +6,21 @@
 import { alias, column, quoteTable } from '../sql/dialect.js';
 import type { SqlDialect } from '../sql/dialect.js';
 import { isOutcomeColumn } from './measures.js';
-import { DIMENSION_MAX_DISTINCT, findReferences, isDimension, isLookupTable, isPersonTable, labelColumns, type Reference } from '../schema-model.js';
+import {
+  DIMENSION_MAX_DISTINCT,
+  findReferences,
+  isDimension,
+  isLookupTable,
+  isPersonTable,
+  labelColumns,
+  type Reference,
+} from '../schema-model.js';
 import { compareText, wordsOf } from '../text.js';
 import type { ColumnModel, TableModel } from '../types.js';
 
 /** Dimensions worth splitting by first: they usually separate behaviour. */
-const TELLING_DIMENSION = /(device|platform|channel|source|region|country|category|segment|tier|plan|content_type|campaign|promo|os$|type$|status|cohort|medium|genre|difficulty)/i;
+const TELLING_DIMENSION =
+  /(device|platform|channel|source|region|country|category|segment|tier|plan|content_type|campaign|promo|os$|type$|status|cohort|medium|genre|difficulty)/i;
 /** Segments kept per table, most telling first. */
 export const MAX_SEGMENTS_PER_TABLE = 4;
 /** An ordered scale with more positions than this is summarised by its worst positions instead of listed. */
@@ -38,7 +47,8 @@ export interface Segment {
 function valueExpression(dialect: SqlDialect, tableAlias: string, target: ColumnModel): string {
   const ref = column(tableAlias, target.name);
   if (target.role === 'ordinal') return ref;
-  if (target.role === 'flag' || target.type.toUpperCase() !== 'VARCHAR' || target.nullable) return `COALESCE(${dialect.asText(ref)}, '(none)')`;
+  if (target.role === 'flag' || target.type.toUpperCase() !== 'VARCHAR' || target.nullable)
+    return `COALESCE(${dialect.asText(ref)}, '(none)')`;
   return ref;
 }
 
@@ -91,7 +101,12 @@ export function referencedSegments(dialect: SqlDialect, table: TableModel, table
     const label = lookup ? labelColumns(reference.to)[0] : undefined;
     // a lookup table's other label (a name next to a code) would split the rows the same way again
     const otherLabels = new Set(labelColumns(reference.to).map((candidate) => candidate.name));
-    const targets = [...(label ? [label] : []), ...reference.to.columns.filter((candidate) => isDimension(candidate) && !otherLabels.has(candidate.name) && !isOutcomeColumn(candidate))];
+    const targets = [
+      ...(label ? [label] : []),
+      ...reference.to.columns.filter(
+        (candidate) => isDimension(candidate) && !otherLabels.has(candidate.name) && !isOutcomeColumn(candidate),
+      ),
+    ];
     const seen = new Set<string>();
     for (const target of targets) {
       if (seen.has(target.name)) continue;
@@ -105,7 +120,10 @@ export function referencedSegments(dialect: SqlDialect, table: TableModel, table
         words: wordsOf(name),
         ordinal: false,
         distinct: target.distinct ?? reference.to.rows,
-        interest: target === label ? interestOf(name, true, target) : interestOf(name, false, target) - (lookup ? 1 : 0) + (lookup ? 0 : isDescriptive(reference, allReferences) ? 0.5 : -0.5),
+        interest:
+          target === label
+            ? interestOf(name, true, target)
+            : interestOf(name, false, target) - (lookup ? 1 : 0) + (lookup ? 0 : isDescriptive(reference, allReferences) ? 0.5 : -0.5),
         source: reference.to,
         column: target,
       });

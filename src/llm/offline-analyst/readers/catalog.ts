@@ -18,10 +18,25 @@ export function readCatalog(text: string): CatalogEntry[] {
     let keywords: string[] = [];
     let joins: string[] = [];
     for (const part of rest) {
-      if (part.startsWith('-> ')) joins = part.slice(3).split(',').map((name) => name.trim()).filter(Boolean);
-      else if (part) keywords = part.split(',').map((keyword) => keyword.trim()).filter(Boolean);
+      if (part.startsWith('-> '))
+        joins = part
+          .slice(3)
+          .split(',')
+          .map((name) => name.trim())
+          .filter(Boolean);
+      else if (part)
+        keywords = part
+          .split(',')
+          .map((keyword) => keyword.trim())
+          .filter(Boolean);
     }
-    entries.push({ qualified: match[1] as string, columnCount: Number(match[2]), rows: parseRowCount(match[3] as string), keywords, joins });
+    entries.push({
+      qualified: match[1] as string,
+      columnCount: Number(match[2]),
+      rows: parseRowCount(match[3] as string),
+      keywords,
+      joins,
+    });
   }
   return entries;
 }
@@ -40,7 +55,10 @@ export function readAreas(text: string): AreaInfo[] {
       name: match[1] as string,
       id: match[2] as string,
       description: match[3] as string,
-      keywords: (match[4] ?? '').split(',').map((keyword) => keyword.trim()).filter(Boolean),
+      keywords: (match[4] ?? '')
+        .split(',')
+        .map((keyword) => keyword.trim())
+        .filter(Boolean),
     });
   }
   return areas;

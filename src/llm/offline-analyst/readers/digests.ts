@@ -42,15 +42,23 @@ interface RenderedStep {
 
 function toRows(names: readonly string[], rows: unknown): Array<Record<string, Cell>> {
   if (!Array.isArray(rows)) return [];
-  return rows.filter(Array.isArray).map((cells: unknown[]) => Object.fromEntries(names.map((name, index) => [name, (cells[index] ?? null) as Cell])));
+  return rows
+    .filter(Array.isArray)
+    .map((cells: unknown[]) => Object.fromEntries(names.map((name, index) => [name, (cells[index] ?? null) as Cell])));
 }
 
 function toStep(rendered: RenderedStep): DigestStep | null {
   if (typeof rendered.step !== 'number') return null;
-  const rowColumns = Array.isArray(rendered.row_columns) ? rendered.row_columns.filter((name): name is string => typeof name === 'string') : [];
+  const rowColumns = Array.isArray(rendered.row_columns)
+    ? rendered.row_columns.filter((name): name is string => typeof name === 'string')
+    : [];
   const complete = Array.isArray(rendered.all_rows);
-  const rows = complete ? toRows(rowColumns, rendered.all_rows) : [...toRows(rowColumns, rendered.head_rows), ...toRows(rowColumns, rendered.tail_rows)];
-  const columns = Array.isArray(rendered.columns) ? (rendered.columns as ColumnStats[]).filter((column) => typeof column?.name === 'string') : [];
+  const rows = complete
+    ? toRows(rowColumns, rendered.all_rows)
+    : [...toRows(rowColumns, rendered.head_rows), ...toRows(rowColumns, rendered.tail_rows)];
+  const columns = Array.isArray(rendered.columns)
+    ? (rendered.columns as ColumnStats[]).filter((column) => typeof column?.name === 'string')
+    : [];
   return {
     step: rendered.step,
     purpose: typeof rendered.purpose === 'string' ? rendered.purpose : '',

@@ -22,7 +22,8 @@ export interface LatestResult {
   failed: boolean;
 }
 
-const FOOTER = /\[Steps used: (\d+) of (\d+)\.(?: Minimum before done: (\d+)\.)? lookup_schema calls left: (\d+)\. search_tables calls left: (\d+)\.\]/;
+const FOOTER =
+  /\[Steps used: (\d+) of (\d+)\.(?: Minimum before done: (\d+)\.)? lookup_schema calls left: (\d+)\. search_tables calls left: (\d+)\.\]/;
 const KICKOFF_STEPS = /You have up to (\d+) steps\.(?: Do not finish before step (\d+)\.)?/;
 const KICKOFF_BUDGETS = /Budgets for this run: (\d+) lookup_schema calls and (\d+) search_tables calls\./;
 const RESULT_HEADER = /Step (\d+) result \(([a-z_]+)\):\n?/;
@@ -71,7 +72,7 @@ export function readOwnActions(messages: readonly LlmMessage[]): Array<Record<st
 /** The result turn after the latest action, when the last message is one. */
 export function readLatestResult(messages: readonly LlmMessage[]): LatestResult | null {
   const last = messages.at(-1);
-  if (!last || last.role !== 'user') return null;
+  if (last?.role !== 'user') return null;
   const header = RESULT_HEADER.exec(last.content);
   if (!header) return null;
   const body = last.content.slice((header.index ?? 0) + header[0].length);

@@ -33,7 +33,12 @@ export function readLookupReply(text: string): LookedUpTable[] {
     }
     const column = COLUMN.exec(line);
     if (column && current) {
-      current.columns.push({ name: column[1] as string, type: column[2] as string, nullable: column[3] === 'NULL', category: column[4] as string });
+      current.columns.push({
+        name: column[1] as string,
+        type: column[2] as string,
+        nullable: column[3] === 'NULL',
+        category: column[4] as string,
+      });
     }
   }
   return tables;

@@ -52,7 +52,9 @@ export function childOutcomeQuery(reference: Reference, segment: Segment, option
   if (options.valueMode) {
     const withChild = alias(parentCount, 'with', childName);
     select.push(`COUNT(ch.parent_key) AS ${quoteIdentifier(withChild)}`);
-    select.push(`AVG(CASE WHEN ch.child_rows >= 2 THEN 1.0 ELSE 0.0 END) FILTER (WHERE ch.parent_key IS NOT NULL) AS ${quoteIdentifier(alias(withChild, 'repeat_rate'))}`);
+    select.push(
+      `AVG(CASE WHEN ch.child_rows >= 2 THEN 1.0 ELSE 0.0 END) FILTER (WHERE ch.parent_key IS NOT NULL) AS ${quoteIdentifier(alias(withChild, 'repeat_rate'))}`,
+    );
   } else {
     select.push(`AVG(CASE WHEN ch.parent_key IS NOT NULL THEN 1.0 ELSE 0.0 END) AS ${quoteIdentifier(alias('with', childName, 'rate'))}`);
   }
@@ -60,10 +62,14 @@ export function childOutcomeQuery(reference: Reference, segment: Segment, option
   for (const flag of options.funnelFlags) {
     const flagged = alias(flag.name, parentCount);
     select.push(`COUNT(*) FILTER (WHERE ${column('t', flag.name)}) AS ${quoteIdentifier(flagged)}`);
-    select.push(`AVG(CASE WHEN ch.parent_key IS NULL THEN 1.0 ELSE 0.0 END) FILTER (WHERE ${column('t', flag.name)}) AS ${quoteIdentifier(alias(flagged, 'abandon_rate'))}`);
+    select.push(
+      `AVG(CASE WHEN ch.parent_key IS NULL THEN 1.0 ELSE 0.0 END) FILTER (WHERE ${column('t', flag.name)}) AS ${quoteIdentifier(alias(flagged, 'abandon_rate'))}`,
+    );
   }
   for (const metric of options.childMetrics) {
-    select.push(`AVG(COALESCE(ch.${quoteIdentifier(alias('sum', metric.name))}, 0)) AS ${quoteIdentifier(alias('avg', metric.name, 'per', perParent))}`);
+    select.push(
+      `AVG(COALESCE(ch.${quoteIdentifier(alias('sum', metric.name))}, 0)) AS ${quoteIdentifier(alias('avg', metric.name, 'per', perParent))}`,
+    );
     if (windowed) {
       select.push(
         `AVG(COALESCE(ch.${quoteIdentifier(alias('window', metric.name))}, 0)) FILTER (WHERE ${column('t', (parentTime as ColumnModel).name)} <= h.last_time - INTERVAL '${COHORT_VALUE_DAYS} days') AS ${quoteIdentifier(alias('avg', metric.name, `${COHORT_VALUE_DAYS}d`, 'per', perParent))}`,
@@ -71,14 +77,11 @@ export function childOutcomeQuery(reference: Reference, segment: Segment, option
     }
   }
 
-  const lines = [
-    'WITH child AS (',
-    `  SELECT ${childSelect.join(',\n         ')}`,
-    `  FROM ${childFrom}`,
-    '  GROUP BY 1',
-    ')',
-  ];
-  if (windowed) lines.push(`, horizon AS (SELECT MAX(${quoteIdentifier((childTime as ColumnModel).name)}) AS last_time FROM ${quoteTable(child.qualified)})`);
+  const lines = ['WITH child AS (', `  SELECT ${childSelect.join(',\n         ')}`, `  FROM ${childFrom}`, '  GROUP BY 1', ')'];
+  if (windowed)
+    lines.push(
+      `, horizon AS (SELECT MAX(${quoteIdentifier((childTime as ColumnModel).name)}) AS last_time FROM ${quoteTable(child.qualified)})`,
+    );
   lines.push(
     `SELECT ${select.join(',\n       ')}`,
     `FROM ${quoteTable(parent.qualified)} t${windowed ? '\nCROSS JOIN horizon h' : ''}`,

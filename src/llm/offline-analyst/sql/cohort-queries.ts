@@ -77,7 +77,14 @@ export function timeToFirstQuery(dialect: SqlDialect, reference: Reference): str
 export function weeklyArrivalsQuery(people: TableModel, optionalReferences: readonly ColumnModel[]): string {
   const start = mainTime(people) as ColumnModel;
   const count = quoteIdentifier(countAlias(people));
-  const weekly = [`date_trunc('week', ${column('t', start.name)}) AS week`, `COUNT(*) AS ${count}`, ...optionalReferences.map((reference) => `COUNT(${column('t', reference.name)}) AS ${quoteIdentifier(alias('with', reference.name.replace(/_(id|key)$/i, '')))}`)];
+  const weekly = [
+    `date_trunc('week', ${column('t', start.name)}) AS week`,
+    `COUNT(*) AS ${count}`,
+    ...optionalReferences.map(
+      (reference) =>
+        `COUNT(${column('t', reference.name)}) AS ${quoteIdentifier(alias('with', reference.name.replace(/_(id|key)$/i, '')))}`,
+    ),
+  ];
   return [
     `WITH weekly AS (SELECT ${weekly.join(', ')} FROM ${quoteTable(people.qualified)} t GROUP BY 1)`,
     `SELECT *, (SELECT percentile_cont(0.5) WITHIN GROUP (ORDER BY ${count}) FROM weekly) AS ${quoteIdentifier(alias('median_weekly', countAlias(people)))}`,

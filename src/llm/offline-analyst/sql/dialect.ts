@@ -34,7 +34,40 @@ export function sqlDialect(name: SqlDialectName): SqlDialect {
 }
 
 const PLAIN_IDENTIFIER = /^[a-z_][a-z0-9_]*$/;
-const RESERVED = new Set(['order', 'group', 'user', 'select', 'from', 'where', 'table', 'limit', 'offset', 'desc', 'asc', 'by', 'to', 'end', 'case', 'when', 'default', 'check', 'column', 'primary', 'references', 'level', 'position', 'value', 'year', 'month', 'day', 'rows', 'count', 'window', 'range', 'type']);
+const RESERVED = new Set([
+  'order',
+  'group',
+  'user',
+  'select',
+  'from',
+  'where',
+  'table',
+  'limit',
+  'offset',
+  'desc',
+  'asc',
+  'by',
+  'to',
+  'end',
+  'case',
+  'when',
+  'default',
+  'check',
+  'column',
+  'primary',
+  'references',
+  'level',
+  'position',
+  'value',
+  'year',
+  'month',
+  'day',
+  'rows',
+  'count',
+  'window',
+  'range',
+  'type',
+]);
 
 /** An identifier, quoted only when it must be. */
 export function quoteIdentifier(name: string): string {

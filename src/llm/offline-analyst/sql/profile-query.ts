@@ -19,7 +19,11 @@ export function profileKey(table: TableModel, columnName: string, suffix: 'n' | 
 }
 
 export function profiledColumns(tables: readonly TableModel[]): Array<{ table: TableModel; column: TableModel['columns'][number] }> {
-  return tables.flatMap((table) => table.columns.filter((column) => column.role === 'text' || column.role === 'ordinal').map((column) => ({ table, column }))).slice(0, PROFILE_MAX_COLUMNS);
+  return tables
+    .flatMap((table) =>
+      table.columns.filter((column) => column.role === 'text' || column.role === 'ordinal').map((column) => ({ table, column })),
+    )
+    .slice(0, PROFILE_MAX_COLUMNS);
 }
 
 export function profileQuery(dialect: SqlDialect, tables: readonly TableModel[]): string {

@@ -13,8 +13,13 @@ export function countAlias(table: TableModel): string {
 
 export function segmentQuery(table: TableModel, segment: Segment, measures: readonly Measure[]): string {
   const count = quoteIdentifier(countAlias(table));
-  const select = [`${segment.expression} AS ${quoteIdentifier(segment.alias)}`, `COUNT(*) AS ${count}`, ...measures.map((measure) => `${measure.sql} AS ${quoteIdentifier(measure.alias)}`)];
-  if (!measures.some((measure) => measure.kind === 'share')) select.push(`COUNT(*) * 1.0 / SUM(COUNT(*)) OVER () AS ${quoteIdentifier(alias('share_of', table.name))}`);
+  const select = [
+    `${segment.expression} AS ${quoteIdentifier(segment.alias)}`,
+    `COUNT(*) AS ${count}`,
+    ...measures.map((measure) => `${measure.sql} AS ${quoteIdentifier(measure.alias)}`),
+  ];
+  if (!measures.some((measure) => measure.kind === 'share'))
+    select.push(`COUNT(*) * 1.0 / SUM(COUNT(*)) OVER () AS ${quoteIdentifier(alias('share_of', table.name))}`);
   return [
     `SELECT ${select.join(',\n       ')}`,
     `FROM ${quoteTable(table.qualified)} t${segment.join ? `\n${segment.join}` : ''}`,
@@ -31,7 +36,11 @@ export function segmentQuery(table: TableModel, segment: Segment, measures: read
 export function ordinalCliffQuery(table: TableModel, segment: Segment, rates: readonly Measure[]): string {
   const count = quoteIdentifier(countAlias(table));
   const first = rates[0] as Measure;
-  const perPosition = [`${segment.expression} AS ${quoteIdentifier(segment.alias)}`, `COUNT(*) AS ${count}`, ...rates.map((measure) => `${measure.sql} AS ${quoteIdentifier(measure.alias)}`)];
+  const perPosition = [
+    `${segment.expression} AS ${quoteIdentifier(segment.alias)}`,
+    `COUNT(*) AS ${count}`,
+    ...rates.map((measure) => `${measure.sql} AS ${quoteIdentifier(measure.alias)}`),
+  ];
   const meanAlias = quoteIdentifier(alias('mean', first.alias, 'across', segment.alias));
   return [
     `WITH per_position AS (`,

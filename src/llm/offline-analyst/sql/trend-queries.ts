@@ -19,8 +19,18 @@ export interface TimeSource {
 
 export function monthlyQuery(table: TableModel, time: TimeSource, measures: readonly Measure[]): string {
   const count = quoteIdentifier(countAlias(table));
-  const select = [`date_trunc('month', ${time.expression}) AS month`, `COUNT(*) AS ${count}`, ...measures.filter((measure) => measure.kind !== 'share').map((measure) => `${measure.sql} AS ${quoteIdentifier(measure.alias)}`)];
-  return [`SELECT ${select.join(',\n       ')}`, `FROM ${quoteTable(table.qualified)} t${time.join ? `\n${time.join}` : ''}`, 'GROUP BY 1', 'ORDER BY 1', `LIMIT ${MONTHLY_ROWS_MAX}`].join('\n');
+  const select = [
+    `date_trunc('month', ${time.expression}) AS month`,
+    `COUNT(*) AS ${count}`,
+    ...measures.filter((measure) => measure.kind !== 'share').map((measure) => `${measure.sql} AS ${quoteIdentifier(measure.alias)}`),
+  ];
+  return [
+    `SELECT ${select.join(',\n       ')}`,
+    `FROM ${quoteTable(table.qualified)} t${time.join ? `\n${time.join}` : ''}`,
+    'GROUP BY 1',
+    'ORDER BY 1',
+    `LIMIT ${MONTHLY_ROWS_MAX}`,
+  ].join('\n');
 }
 
 export function segmentTrendQuery(table: TableModel, segment: Segment, time: TimeSource, rate: Measure): string {

@@ -38,11 +38,26 @@ const REGION_WEIGHTS = [
 
 /** Product categories with their item nouns and list-price range in USD. */
 const CATEGORIES = [
-  { name: 'Electronics', nouns: ['Wireless Earbuds', 'USB-C Charger', 'Smart Speaker', 'Action Camera', 'Mechanical Keyboard'], minPrice: 25, maxPrice: 350 },
-  { name: 'Home & Kitchen', nouns: ['Chef Knife', 'Pour-Over Kettle', 'Linen Duvet', 'Cast Iron Skillet', 'Storage Set'], minPrice: 12, maxPrice: 160 },
+  {
+    name: 'Electronics',
+    nouns: ['Wireless Earbuds', 'USB-C Charger', 'Smart Speaker', 'Action Camera', 'Mechanical Keyboard'],
+    minPrice: 25,
+    maxPrice: 350,
+  },
+  {
+    name: 'Home & Kitchen',
+    nouns: ['Chef Knife', 'Pour-Over Kettle', 'Linen Duvet', 'Cast Iron Skillet', 'Storage Set'],
+    minPrice: 12,
+    maxPrice: 160,
+  },
   { name: 'Apparel', nouns: ['Rain Jacket', 'Merino Sweater', 'Chino Pants', 'Running Tee', 'Wool Socks'], minPrice: 12, maxPrice: 140 },
   { name: 'Beauty', nouns: ['Face Serum', 'Hair Oil', 'Body Lotion', 'Lip Balm Set', 'Clay Mask'], minPrice: 6, maxPrice: 60 },
-  { name: 'Sports & Outdoors', nouns: ['Yoga Mat', 'Trail Backpack', 'Water Bottle', 'Resistance Bands', 'Camping Lantern'], minPrice: 15, maxPrice: 180 },
+  {
+    name: 'Sports & Outdoors',
+    nouns: ['Yoga Mat', 'Trail Backpack', 'Water Bottle', 'Resistance Bands', 'Camping Lantern'],
+    minPrice: 15,
+    maxPrice: 180,
+  },
   { name: 'Toys & Games', nouns: ['Puzzle 1000pc', 'Building Blocks', 'Board Game', 'Plush Bear', 'Card Game'], minPrice: 8, maxPrice: 80 },
   { name: 'Books', nouns: ['Cookbook', 'Travel Guide', 'Novel', 'Field Journal', 'Kids Atlas'], minPrice: 8, maxPrice: 45 },
   { name: 'Grocery', nouns: ['Single-Origin Coffee', 'Matcha Tin', 'Olive Oil', 'Hot Sauce Trio', 'Granola'], minPrice: 4, maxPrice: 35 },
@@ -182,7 +197,11 @@ SELECT customer_id,
   signup_at, region, 'US' AS country, acquisition_channel_id, acquisition_promotion_id,
   CASE WHEN rnd('customer_birth_null', customer_id) < 0.18 THEN NULL ELSE 1950 + floor(rnd('customer_birth', customer_id) * 56)::INTEGER END AS birth_year,
   rnd('customer_opt_in', customer_id) < 0.58 AS marketing_opt_in,
-  ${weightedPickSql("rnd('customer_tier', customer_id)", [['bronze', 0.7], ['silver', 0.22], ['gold', 0.08]])} AS loyalty_tier
+  ${weightedPickSql("rnd('customer_tier', customer_id)", [
+    ['bronze', 0.7],
+    ['silver', 0.22],
+    ['gold', 0.08],
+  ])} AS loyalty_tier
 FROM stg_customers
 ORDER BY customer_id;
 `;
@@ -287,7 +306,11 @@ FROM stg_orders o,
 LATERAL (
   SELECT line_number,
     1 + floor(rnd2('item_product', o.order_id, line_number) * ${PRODUCT_COUNT})::BIGINT AS product_id,
-    ${weightedPickSql("rnd2('item_quantity', o.order_id, line_number)", [[1, 0.8], [2, 0.15], [3, 0.05]])}::INTEGER AS quantity
+    ${weightedPickSql("rnd2('item_quantity', o.order_id, line_number)", [
+      [1, 0.8],
+      [2, 0.15],
+      [3, 0.05],
+    ])}::INTEGER AS quantity
   -- larger baskets for the SPRINGVIP25 cohort (pattern 2)
   FROM (SELECT unnest(range(1 + floor(rnd('order_lines', o.order_id) * 3)::INTEGER
     + CASE WHEN o.acquisition_promotion_id = ${PROMOTION.springVip} THEN 1 ELSE 0 END)) AS line_number)
@@ -338,7 +361,10 @@ FROM (
     o.delivered_at + to_seconds(floor((1 + rnd('refund_delay', oi.order_item_id) * 24) * 86400)::BIGINT) AS refunded_at,
     CASE WHEN rnd('refund_partial', oi.order_item_id) < 0.12 THEN round(oi.line_total * 0.5, 2) ELSE oi.line_total END::DECIMAL(12,2) AS refund_amount,
     ${reason} AS reason,
-    ${weightedPickSql("rnd('refund_method', oi.order_item_id)", [['original_payment', 0.82], ['store_credit', 0.18]])} AS refund_method
+    ${weightedPickSql("rnd('refund_method', oi.order_item_id)", [
+      ['original_payment', 0.82],
+      ['store_credit', 0.18],
+    ])} AS refund_method
   FROM main.order_items oi
   JOIN main.orders o ON o.order_id = oi.order_id
   JOIN main.products p ON p.product_id = oi.product_id

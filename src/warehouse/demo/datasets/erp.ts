@@ -74,7 +74,9 @@ const SHAPE_COLUMNS: Record<ErpTableShape, { ddl: string; select: (salt: string)
   },
   mapping: {
     ddl: 'src_cd VARCHAR, tgt_cd VARCHAR, valid_from DATE, valid_to DATE, mapped_by VARCHAR',
-    select: (salt) => `printf('S%04d', i + 1), printf('T%04d', floor(rnd2(${salt}, i, 1) * 9999)::INTEGER), DATE '2018-01-01' + floor(rnd2(${salt}, i, 2) * 1500)::INTEGER,
+    select: (
+      salt,
+    ) => `printf('S%04d', i + 1), printf('T%04d', floor(rnd2(${salt}, i, 1) * 9999)::INTEGER), DATE '2018-01-01' + floor(rnd2(${salt}, i, 2) * 1500)::INTEGER,
       CASE WHEN rnd2(${salt}, i, 3) < 0.7 THEN NULL ELSE DATE '2023-01-01' + floor(rnd2(${salt}, i, 3) * 700)::INTEGER END, 'ETL_USER'`,
   },
 };
@@ -93,12 +95,18 @@ function fillerTableSql(table: ErpFillerTable, seed: number): string {
   const columns = SHAPE_COLUMNS[table.shape];
   const rows = fillerRowCount(table, seed);
   const create = `CREATE TABLE ${qualified(table)} (${columns.ddl});`;
-  return rows === 0 ? create : `${create}\nINSERT INTO ${qualified(table)} SELECT ${columns.select(sqlLiteral(qualified(table)))} FROM range(${rows}) t(i);`;
+  return rows === 0
+    ? create
+    : `${create}\nINSERT INTO ${qualified(table)} SELECT ${columns.select(sqlLiteral(qualified(table)))} FROM range(${rows}) t(i);`;
 }
 
 function fillerSql(seed: number): string[] {
   const fillers = erpFillerTables(ERP_TABLE_COUNT - GENERATED_TABLES.length, new Set(GENERATED_TABLES));
-  const statements: string[] = [erpSchemas().map((schema) => `CREATE SCHEMA IF NOT EXISTS ${schema};`).join('\n')];
+  const statements: string[] = [
+    erpSchemas()
+      .map((schema) => `CREATE SCHEMA IF NOT EXISTS ${schema};`)
+      .join('\n'),
+  ];
   for (let start = 0; start < fillers.length; start += FILLER_TABLES_PER_STATEMENT) {
     statements.push(
       fillers
@@ -125,7 +133,12 @@ CREATE TABLE inventory.items (
   list_price DECIMAL(14,2), weight_kg DECIMAL(10,3), is_discontinued BOOLEAN, created_dt DATE);
 INSERT INTO inventory.items
 SELECT i + 1, printf('ITM-%06d', 100000 + i), cat || ' ' || ${uniformPickSql("rnd('item_noun', i)", ['Bracket', 'Valve', 'Housing', 'Sensor', 'Cable', 'Gasket', 'Panel', 'Motor', 'Filter', 'Bearing'])} || ' ' || (i + 1),
-  cat, ${weightedPickSql("rnd('item_uom', i)", [['EA', 0.7], ['BOX', 0.15], ['KG', 0.1], ['M', 0.05]])},
+  cat, ${weightedPickSql("rnd('item_uom', i)", [
+    ['EA', 0.7],
+    ['BOX', 0.15],
+    ['KG', 0.1],
+    ['M', 0.05],
+  ])},
   round(cost, 4)::DECIMAL(14,4), round(cost * (1.3 + rnd('item_markup', i) * 0.9), 2)::DECIMAL(14,2),
   CASE WHEN rnd('item_weight_null', i) < 0.12 THEN NULL ELSE round(0.05 + rnd('item_weight', i) * 40, 3) END::DECIMAL(10,3),
   rnd('item_discontinued', i) < 0.07, DATE '2012-01-01' + floor(rnd('item_created', i) * 4000)::INTEGER
@@ -163,9 +176,17 @@ SELECT i + 1, printf('C%07d', 2000000 + i),
   region, CASE region WHEN 'NA-East' THEN 'US' WHEN 'NA-West' THEN 'US' WHEN 'EMEA-North' THEN ${uniformPickSql("rnd('cust_country', i)", ['DE', 'NL', 'SE', 'GB'])}
     WHEN 'EMEA-South' THEN ${uniformPickSql("rnd('cust_country', i)", ['ES', 'IT', 'PT', 'GR'])} WHEN 'APAC' THEN ${uniformPickSql("rnd('cust_country', i)", ['SG', 'AU', 'JP'])} ELSE ${uniformPickSql("rnd('cust_country', i)", ['MX', 'BR', 'CL'])} END,
   CASE WHEN rnd('cust_credit_null', i) < 0.08 THEN NULL ELSE round(10000 + rnd('cust_credit', i) * 490000, -3) END::DECIMAL(14,2),
-  ${weightedPickSql("rnd('cust_terms', i)", [['NET30', 0.6], ['NET60', 0.25], ['NET15', 0.1], [null, 0.05]])},
+  ${weightedPickSql("rnd('cust_terms', i)", [
+    ['NET30', 0.6],
+    ['NET60', 0.25],
+    ['NET15', 0.1],
+    [null, 0.05],
+  ])},
   DATE '2010-01-01' + floor(rnd('cust_created', i) * 5000)::INTEGER
-FROM (SELECT i, ${weightedPickSql("rnd('cust_region', i)", SALES_REGIONS.map((region) => [region, 1] as const))} AS region FROM range(${customerCount}) t(i))
+FROM (SELECT i, ${weightedPickSql(
+    "rnd('cust_region', i)",
+    SALES_REGIONS.map((region) => [region, 1] as const),
+  )} AS region FROM range(${customerCount}) t(i))
 ORDER BY 1;
 `;
 }
@@ -183,7 +204,12 @@ JOIN sales.customers c ON c.cust_id = o.cust_id;
 CREATE TABLE sales.order_lines (order_id BIGINT, line_no INTEGER, item_id BIGINT, qty DECIMAL(14,3), unit_price DECIMAL(14,4), disc_pct DECIMAL(5,2), line_amt DECIMAL(16,2), line_status VARCHAR);
 INSERT INTO sales.order_lines
 SELECT order_id, line_no, item_id, qty, unit_price, disc_pct, round(qty * unit_price * (1 - disc_pct / 100), 2)::DECIMAL(16,2),
-  ${weightedPickSql('rnd2(\'line_status\', order_id, line_no)', [['SHIPPED', 0.86], ['OPEN', 0.08], ['BACKORDER', 0.04], ['CANCELLED', 0.02]])}
+  ${weightedPickSql("rnd2('line_status', order_id, line_no)", [
+    ['SHIPPED', 0.86],
+    ['OPEN', 0.08],
+    ['BACKORDER', 0.04],
+    ['CANCELLED', 0.02],
+  ])}
 FROM (
   SELECT o.order_id, l.line_no, it.item_id,
     (1 + floor(-ln(1 - rnd2('line_qty', o.order_id, l.line_no)) * 12))::DECIMAL(14,3) AS qty,
@@ -203,7 +229,12 @@ INSERT INTO sales.orders
 SELECT o.order_id, printf('SO%08d', 30000000 + o.order_id), o.cust_id, o.rep_id, o.order_dt,
   CASE WHEN rnd('order_req_null', o.order_id) < 0.15 THEN NULL ELSE o.order_dt + (3 + floor(rnd('order_req', o.order_id) * 25))::INTEGER END,
   o.ship_whse_id, CASE WHEN o.region_cd LIKE 'EMEA%' THEN 'EUR' ELSE 'USD' END,
-  ${weightedPickSql("rnd('order_status', o.order_id)", [['CLOSED', 0.82], ['OPEN', 0.1], ['ON_HOLD', 0.05], ['CANCELLED', 0.03]])},
+  ${weightedPickSql("rnd('order_status', o.order_id)", [
+    ['CLOSED', 0.82],
+    ['OPEN', 0.1],
+    ['ON_HOLD', 0.05],
+    ['CANCELLED', 0.03],
+  ])},
   t.order_total
 FROM stg_erp_orders o JOIN (SELECT order_id, sum(line_amt)::DECIMAL(16,2) AS order_total FROM sales.order_lines GROUP BY order_id) t USING (order_id)
 ORDER BY o.order_id;
@@ -230,7 +261,14 @@ FROM (
     CASE WHEN src_module = 'MAN' AND rnd('gl_quarter_end', entry_id) < 0.45
       THEN ((DATE '2023-01-01' + to_months(3 * (1 + floor(rnd('gl_quarter', entry_id) * 8)::INTEGER)))::DATE - 1 - floor(rnd('gl_qe_day', entry_id) * 3)::INTEGER)
       ELSE DATE '2023-01-01' + floor(rnd('gl_day', entry_id) * 731)::INTEGER END AS posting_dt
-  FROM (SELECT i + 1 AS entry_id, ${weightedPickSql("rnd('gl_source', i + 1)", [['AP', 0.3], ['AR', 0.25], ['INV', 0.2], ['PAY', 0.12], ['MAN', 0.08], ['FA', 0.05]])} AS src_module
+  FROM (SELECT i + 1 AS entry_id, ${weightedPickSql("rnd('gl_source', i + 1)", [
+    ['AP', 0.3],
+    ['AR', 0.25],
+    ['INV', 0.2],
+    ['PAY', 0.12],
+    ['MAN', 0.08],
+    ['FA', 0.05],
+  ])} AS src_module
         FROM range(${entryCount}) t(i))
 )
 ORDER BY entry_id;
@@ -253,7 +291,13 @@ FROM (
   SELECT mvmt_id, item_id, whse_id, mvmt_ts,
     -- ${WRITE_OFF_WAREHOUSE.code} writes off stock about five times as often as the other sites (pattern 3)
     CASE WHEN rnd('mv_writeoff', mvmt_id) < CASE WHEN whse_id = ${WRITE_OFF_WAREHOUSE.id} THEN 0.08 ELSE 0.015 END THEN 'ADJ_WO'
-      ELSE ${weightedPickSql("rnd('mv_type', mvmt_id)", [['RCPT', 0.3], ['ISSUE', 0.48], ['XFER_IN', 0.08], ['XFER_OUT', 0.08], ['CYC_ADJ', 0.06]])} END AS mvmt_type
+      ELSE ${weightedPickSql("rnd('mv_type', mvmt_id)", [
+        ['RCPT', 0.3],
+        ['ISSUE', 0.48],
+        ['XFER_IN', 0.08],
+        ['XFER_OUT', 0.08],
+        ['CYC_ADJ', 0.06],
+      ])} END AS mvmt_type
   FROM (SELECT i + 1 AS mvmt_id, 1 + floor(rnd('mv_item', i + 1) * ${ITEM_COUNT})::BIGINT AS item_id, 1 + floor(rnd('mv_whse', i + 1) * 10)::INTEGER AS whse_id,
           TIMESTAMP '2023-01-01' + to_seconds(floor(rnd('mv_ts', i + 1) * 731 * 86400)::BIGINT) AS mvmt_ts
         FROM range(${movementCount}) t(i))
@@ -285,7 +329,8 @@ SELECT emea_south_avg_disc_pct / other_regions_avg_disc_pct AS value, * FROM dis
     id: 'erp-quarter-end-manual-journals',
     area: 'finance',
     title: 'Manual journal entries bunch up in the last days of each quarter',
-    description: 'About half of all manual (MAN) general-ledger entries are posted in the last three days of a quarter, against about 3% of system-generated entries.',
+    description:
+      'About half of all manual (MAN) general-ledger entries are posted in the last three days of a quarter, against about 3% of system-generated entries.',
     keywords: ['manual', 'journal', 'quarter-end', 'gl', 'posting'],
     tables: ['finance.gl_entries'],
     check: {

@@ -23,7 +23,16 @@ const RETENTION_CURVES = {
   Web: { scale: 0.6, decay: 0.6 },
 } as const;
 
-const PRODUCT = { gemsSmall: 1, gemsMedium: 2, gemsLarge: 3, megaBooster: 4, starterBundle: 5, seasonPass: 6, extraLives: 7, removeAds: 8 } as const;
+const PRODUCT = {
+  gemsSmall: 1,
+  gemsMedium: 2,
+  gemsLarge: 3,
+  megaBooster: 4,
+  starterBundle: 5,
+  seasonPass: 6,
+  extraLives: 7,
+  removeAds: 8,
+} as const;
 
 /** Mega Booster Pack is picked in ~45% of purchases and, at $9.99, makes most of the revenue (pattern 4). */
 const PURCHASE_PRODUCT_WEIGHTS = [
@@ -100,8 +109,24 @@ SELECT player_id, installed_at, platform,
     WHEN 'iOS' THEN ${uniformPickSql("rnd('player_device', player_id)", ['iPhone 12', 'iPhone 13', 'iPhone 14', 'iPhone 15', 'iPad Air'])}
     WHEN 'Android' THEN ${uniformPickSql("rnd('player_device', player_id)", ['Galaxy S21', 'Galaxy A54', 'Pixel 7', 'Redmi Note 12', 'Moto G Power'])}
   END AS device_model,
-  ${weightedPickSql("rnd('player_country', player_id)", [['US', 0.3], ['BR', 0.12], ['IN', 0.12], ['DE', 0.1], ['GB', 0.08], ['JP', 0.08], ['MX', 0.08], ['FR', 0.07], [null, 0.05]])} AS country_code,
-  ${weightedPickSql("rnd('player_source', player_id)", [['organic', 0.4], ['facebook_ads', 0.2], ['google_uac', 0.2], ['tiktok_ads', 0.12], ['cross_promo', 0.08]])} AS acquisition_source,
+  ${weightedPickSql("rnd('player_country', player_id)", [
+    ['US', 0.3],
+    ['BR', 0.12],
+    ['IN', 0.12],
+    ['DE', 0.1],
+    ['GB', 0.08],
+    ['JP', 0.08],
+    ['MX', 0.08],
+    ['FR', 0.07],
+    [null, 0.05],
+  ])} AS country_code,
+  ${weightedPickSql("rnd('player_source', player_id)", [
+    ['organic', 0.4],
+    ['facebook_ads', 0.2],
+    ['google_uac', 0.2],
+    ['tiktok_ads', 0.12],
+    ['cross_promo', 0.08],
+  ])} AS acquisition_source,
   CASE WHEN installed_at < TIMESTAMP '2024-03-01' THEN '3.2.1' WHEN installed_at < TIMESTAMP '2024-05-01' THEN '3.3.0' ELSE '3.4.0' END AS install_app_version,
   rnd('player_linked', player_id) < 0.31 AS has_linked_account
 FROM (
@@ -164,7 +189,11 @@ SELECT row_number() OVER (ORDER BY started_at, player_id, day_number, session_nu
   CASE WHEN started_at < TIMESTAMP '2024-03-01' THEN '3.2.1' WHEN started_at < TIMESTAMP '2024-05-01' THEN '3.3.0' ELSE '3.4.0' END AS app_version,
   floor(rnd2('session_levels', day_key, session_number) * 6)::INTEGER AS levels_played,
   floor(rnd2('session_coins', day_key, session_number) * 900)::INTEGER AS coins_earned,
-  ${weightedPickSql("rnd2('session_network', day_key, session_number)", [['wifi', 0.62], ['cellular', 0.33], [null, 0.05]])} AS network_type
+  ${weightedPickSql("rnd2('session_network', day_key, session_number)", [
+    ['wifi', 0.62],
+    ['cellular', 0.33],
+    [null, 0.05],
+  ])} AS network_type
 FROM (
   SELECT a.player_id, a.platform, a.day_number, a.player_id * ${ACTIVITY_DAYS} + a.day_number AS day_key, s.session_number,
     CASE WHEN a.day_number = 0 AND s.session_number = 0 THEN a.installed_at

@@ -15,7 +15,12 @@ const ACTIVITY_DAYS = 60;
 
 const CAMPAIGN = { newYear: 1, inviteThree: 2, summerSquad: 3 } as const;
 /** The referral campaign whose week produced the sign-up spike. */
-const SURGE_CAMPAIGN = { id: CAMPAIGN.inviteThree, name: 'Invite 3 Friends, Get Premium', startsOn: '2024-03-11', endsOn: '2024-03-17' } as const;
+const SURGE_CAMPAIGN = {
+  id: CAMPAIGN.inviteThree,
+  name: 'Invite 3 Friends, Get Premium',
+  startsOn: '2024-03-11',
+  endsOn: '2024-03-17',
+} as const;
 
 /** The sign-up channel whose users stop coming back (pattern 1). */
 const LOW_RETENTION_CHANNEL = 'tiktok_ads';
@@ -85,9 +90,29 @@ INSERT INTO main.users
 SELECT u.user_id, 'user_' || u.user_id AS username, u.signed_up_at, u.signup_channel,
   CASE WHEN u.signup_channel = 'referral' THEN c.campaign_id END AS referral_campaign_id,
   CASE WHEN u.signup_channel = 'referral' AND u.user_id > 1 THEN 1 + floor(rnd('user_referrer', u.user_id) * (u.user_id - 1))::BIGINT END AS referred_by_user_id,
-  ${weightedPickSql("rnd('user_country', u.user_id)", [['US', 0.34], ['GB', 0.1], ['BR', 0.12], ['IN', 0.14], ['DE', 0.08], ['ID', 0.08], ['MX', 0.07], [null, 0.07]])} AS country_code,
-  ${weightedPickSql("rnd('user_age', u.user_id)", [['13-17', 0.12], ['18-24', 0.34], ['25-34', 0.28], ['35-44', 0.12], ['45+', 0.06], [null, 0.08]])} AS age_bracket,
-  ${weightedPickSql("rnd('user_platform', u.user_id)", [['ios', 0.46], ['android', 0.44], ['web', 0.1]])} AS signup_platform,
+  ${weightedPickSql("rnd('user_country', u.user_id)", [
+    ['US', 0.34],
+    ['GB', 0.1],
+    ['BR', 0.12],
+    ['IN', 0.14],
+    ['DE', 0.08],
+    ['ID', 0.08],
+    ['MX', 0.07],
+    [null, 0.07],
+  ])} AS country_code,
+  ${weightedPickSql("rnd('user_age', u.user_id)", [
+    ['13-17', 0.12],
+    ['18-24', 0.34],
+    ['25-34', 0.28],
+    ['35-44', 0.12],
+    ['45+', 0.06],
+    [null, 0.08],
+  ])} AS age_bracket,
+  ${weightedPickSql("rnd('user_platform', u.user_id)", [
+    ['ios', 0.46],
+    ['android', 0.44],
+    ['web', 0.1],
+  ])} AS signup_platform,
   rnd('user_verified', u.user_id) < 0.04 AS is_verified
 FROM stg_users u
 LEFT JOIN main.referral_campaigns c ON u.signed_up_at >= c.starts_on AND u.signed_up_at < c.ends_on + INTERVAL 1 DAY
@@ -123,12 +148,25 @@ INSERT INTO main.posts
 SELECT row_number() OVER (ORDER BY created_at, user_id, post_number) AS post_id, user_id, created_at, content_type,
   CASE WHEN content_type = 'text' THEN 40 + floor(rnd2('post_caption', day_key, post_number) * 260) ELSE floor(rnd2('post_caption', day_key, post_number) * 120) END::INTEGER AS caption_length,
   rnd2('post_hashtags', day_key, post_number) < 0.37 AS has_hashtags,
-  ${weightedPickSql("rnd2('post_language', day_key, post_number)", [['en', 0.58], ['pt', 0.12], ['es', 0.1], ['hi', 0.08], ['de', 0.06], [null, 0.06]])} AS language_code,
+  ${weightedPickSql("rnd2('post_language', day_key, post_number)", [
+    ['en', 0.58],
+    ['pt', 0.12],
+    ['es', 0.1],
+    ['hi', 0.08],
+    ['de', 0.06],
+    [null, 0.06],
+  ])} AS language_code,
   rnd2('post_deleted', day_key, post_number) < 0.015 AS is_deleted
 FROM (
   SELECT a.user_id, a.day_key, n.post_number,
     a.activity_date + to_seconds(floor(rnd2('post_time', a.day_key, n.post_number) * 86399)::BIGINT) AS created_at,
-    ${weightedPickSql("rnd2('post_type', a.day_key, n.post_number)", [['text', 0.34], ['image', 0.34], ['video', 0.16], ['link', 0.1], ['poll', 0.06]])} AS content_type
+    ${weightedPickSql("rnd2('post_type', a.day_key, n.post_number)", [
+      ['text', 0.34],
+      ['image', 0.34],
+      ['video', 0.16],
+      ['link', 0.1],
+      ['poll', 0.06],
+    ])} AS content_type
   FROM (
     SELECT a.user_id, a.activity_date, a.user_id * ${ACTIVITY_DAYS} + (a.activity_date - u.signed_up_at::DATE) AS day_key
     FROM main.user_daily_activity a JOIN main.users u ON u.user_id = a.user_id
@@ -142,7 +180,11 @@ SELECT row_number() OVER (ORDER BY created_at, post_id, interaction_number) AS i
 FROM (
   SELECT p.post_id, i.interaction_number,
     1 + floor(rnd2('interaction_user', p.post_id, i.interaction_number) * (SELECT max(user_id) FROM main.users))::BIGINT AS user_id,
-    ${weightedPickSql("rnd2('interaction_type', p.post_id, i.interaction_number)", [['like', 0.72], ['comment', 0.18], ['share', 0.1]])} AS interaction_type,
+    ${weightedPickSql("rnd2('interaction_type', p.post_id, i.interaction_number)", [
+      ['like', 0.72],
+      ['comment', 0.18],
+      ['share', 0.1],
+    ])} AS interaction_type,
     p.created_at + to_seconds(floor(-ln(1 - rnd2('interaction_delay', p.post_id, i.interaction_number)) * 6 * 3600)::BIGINT) AS created_at
   FROM (SELECT *, ${meanInteractions} AS mean_interactions FROM main.posts) p,
   LATERAL (SELECT unnest(range(floor(-ln(1 - rnd('post_reach', p.post_id)) * p.mean_interactions)::INTEGER)) AS interaction_number) i
@@ -179,7 +221,8 @@ SELECT tiktok_ads_week5_retention / other_channels_week5_retention AS value, * F
     id: 'social-video-engagement-skew',
     area: 'engagement',
     title: 'Video posts draw several times the engagement of text posts',
-    description: 'A video post receives on average about five times as many likes, comments and shares as a text post; link posts draw the least.',
+    description:
+      'A video post receives on average about five times as many likes, comments and shares as a text post; link posts draw the least.',
     keywords: ['video', 'content type', 'engagement', 'interactions', 'text'],
     tables: ['main.posts', 'main.interactions'],
     check: {

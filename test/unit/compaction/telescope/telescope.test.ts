@@ -46,14 +46,46 @@ function queryStep(step: number, sql: string, purpose: string, rows: Row[]): Exp
 }
 
 function demoSteps(): ExplorationStep[] {
-  const byCategory = ['Network', 'Hardware', 'Software', 'Database', 'Inquiry'].map((category, index) => ({ category, tickets: 400 - index * 60, avg_days: 1 + index * 0.7 }));
-  const byMonth = Array.from({ length: 12 }, (_, index) => ({ month: `2024-${String(index + 1).padStart(2, '0')}`, opened: 100 + index * 9 }));
+  const byCategory = ['Network', 'Hardware', 'Software', 'Database', 'Inquiry'].map((category, index) => ({
+    category,
+    tickets: 400 - index * 60,
+    avg_days: 1 + index * 0.7,
+  }));
+  const byMonth = Array.from({ length: 12 }, (_, index) => ({
+    month: `2024-${String(index + 1).padStart(2, '0')}`,
+    opened: 100 + index * 9,
+  }));
   const byAssignee = Array.from({ length: 30 }, (_, index) => ({ assignee: `agent ${index}`, closed: 50 + ((index * 37) % 41) }));
   return [
-    queryStep(1, 'SELECT category, count(*) AS tickets, avg(closed_at - opened_at) AS avg_days FROM main.incidents GROUP BY 1', 'volume and resolution time by category', byCategory),
-    queryStep(2, 'SELECT date_trunc(\'month\', opened_at) AS month, count(*) AS opened FROM main.incidents GROUP BY 1', 'tickets opened per month', byMonth),
-    queryStep(3, 'SELECT u.name AS assignee, count(*) AS closed FROM main.incidents i JOIN "main"."users" u ON u.id = i.assigned_to GROUP BY 1', 'closed tickets per assignee', byAssignee),
-    { run_id: 'r1', step: 4, action: 'lookup_schema', timestamp: '2026-11-24T00:00:00.000Z', thinking: '', query_purpose: 'columns', fix_attempts: 0, fixed: false, tables: ['main.users'] },
+    queryStep(
+      1,
+      'SELECT category, count(*) AS tickets, avg(closed_at - opened_at) AS avg_days FROM main.incidents GROUP BY 1',
+      'volume and resolution time by category',
+      byCategory,
+    ),
+    queryStep(
+      2,
+      "SELECT date_trunc('month', opened_at) AS month, count(*) AS opened FROM main.incidents GROUP BY 1",
+      'tickets opened per month',
+      byMonth,
+    ),
+    queryStep(
+      3,
+      'SELECT u.name AS assignee, count(*) AS closed FROM main.incidents i JOIN "main"."users" u ON u.id = i.assigned_to GROUP BY 1',
+      'closed tickets per assignee',
+      byAssignee,
+    ),
+    {
+      run_id: 'r1',
+      step: 4,
+      action: 'lookup_schema',
+      timestamp: '2026-11-24T00:00:00.000Z',
+      thinking: '',
+      query_purpose: 'columns',
+      fix_attempts: 0,
+      fixed: false,
+      tables: ['main.users'],
+    },
   ];
 }
 
@@ -80,17 +112,25 @@ function compactor(summarizers: Parameters<typeof createCompactor>[0]['summarize
 
 describe('the strategy registry', () => {
   it('ships the four strategies the tree uses, each versioned with its tier and bounds', () => {
-    const names = shippedStrategies().all().map((strategy) => `${strategy.name}@${strategy.version}:${strategy.tier}`);
-    expect(names).toEqual(expect.arrayContaining(['result_digest@1:none', 'schema_signature@1:none', 'audit_findings@1:none', 'narrative_summary@1:fast']));
+    const names = shippedStrategies()
+      .all()
+      .map((strategy) => `${strategy.name}@${strategy.version}:${strategy.tier}`);
+    expect(names).toEqual(
+      expect.arrayContaining(['result_digest@1:none', 'schema_signature@1:none', 'audit_findings@1:none', 'narrative_summary@1:fast']),
+    );
   });
 
   it('refuses a registry that lacks a required strategy, repeats one, or gives a model strategy no prompt', () => {
     const base = shippedStrategies().all();
-    expect(() => parseStrategyRegistry({ strategies: base.filter((strategy) => strategy.name !== 'schema_signature') })).toThrow(/"schema_signature" is missing/);
+    expect(() => parseStrategyRegistry({ strategies: base.filter((strategy) => strategy.name !== 'schema_signature') })).toThrow(
+      /"schema_signature" is missing/,
+    );
     expect(() => parseStrategyRegistry({ strategies: [...base, base[0]] })).toThrow(/defined twice/);
     const noPrompt = base.map((strategy) => (strategy.name === 'narrative_summary' ? { ...strategy, prompt: undefined } : strategy));
     expect(() => parseStrategyRegistry({ strategies: noPrompt }, 'custom.json')).toThrow(ConfigError);
-    expect(() => parseStrategyRegistry({ strategies: noPrompt }, 'custom.json')).toThrow(/custom\.json: strategies\.3\.prompt: a strategy that uses a model needs/);
+    expect(() => parseStrategyRegistry({ strategies: noPrompt }, 'custom.json')).toThrow(
+      /custom\.json: strategies\.3\.prompt: a strategy that uses a model needs/,
+    );
   });
 });
 
@@ -192,7 +232,13 @@ describe('drilling down', () => {
     const capped = expand(tree, [tree.stepNodes.get(2) ?? ''], 20, 'default', newDrillDownState());
     expect(capped.refused[0]?.reason).toBe('over_budget');
     expect(estimateTokens(capped.text, 'default')).toBeLessThan(200);
-    const many = expand(tree, Array.from({ length: MAX_NODES_PER_EXPANSION + 2 }, () => group), 100_000, 'default', newDrillDownState());
+    const many = expand(
+      tree,
+      Array.from({ length: MAX_NODES_PER_EXPANSION + 2 }, () => group),
+      100_000,
+      'default',
+      newDrillDownState(),
+    );
     expect(many.refused.filter((refusal) => refusal.reason === 'over_node_limit')).toHaveLength(2);
   });
 
@@ -206,7 +252,11 @@ describe('drilling down', () => {
 
 describe('reading tables from SQL', () => {
   it('finds quoted, qualified and joined tables and groups them into families', () => {
-    expect(tablesRead('SELECT * FROM main.order_items oi JOIN "main"."Orders" o ON 1=1 LEFT JOIN users u ON 1=1')).toEqual(['main.order_items', 'main.orders', 'users']);
+    expect(tablesRead('SELECT * FROM main.order_items oi JOIN "main"."Orders" o ON 1=1 LEFT JOIN users u ON 1=1')).toEqual([
+      'main.order_items',
+      'main.orders',
+      'users',
+    ]);
     expect(['main.order_items', 'main.orders', 'main.order'].map(tableFamily)).toEqual(['main.order', 'main.order', 'main.order']);
     expect(tableFamily('sessions')).toBe('session');
   });

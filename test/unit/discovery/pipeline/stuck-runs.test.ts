@@ -3,18 +3,27 @@ import { MAX_RUN_RECOVERIES, STUCK_RUN_GRACE_MS, judgeRun, nextStage } from '../
 
 const NOW = Date.parse('2026-11-24T12:00:00.000Z');
 const quiet = new Date(NOW - STUCK_RUN_GRACE_MS - 1).toISOString();
-const run = (overrides: Partial<{ status: 'pending' | 'running' | 'completed' | 'failed' | 'cancelled'; updated_at: string; recoveries: number }> = {}) => ({ status: 'running' as const, updated_at: quiet, recoveries: 0, ...overrides });
+const run = (
+  overrides: Partial<{ status: 'pending' | 'running' | 'completed' | 'failed' | 'cancelled'; updated_at: string; recoveries: number }> = {},
+) => ({ status: 'running' as const, updated_at: quiet, recoveries: 0, ...overrides });
 
 describe('judging a run in flight by its coordinator job', () => {
   it('leaves runs whose coordinator is alive, runs that finished, and runs touched within the grace period', () => {
-    for (const state of ['active', 'waiting', 'waiting-children', 'delayed', 'prioritized'] as const) expect(judgeRun(run(), { state }, NOW)).toEqual({ action: 'leave' });
+    for (const state of ['active', 'waiting', 'waiting-children', 'delayed', 'prioritized'] as const)
+      expect(judgeRun(run(), { state }, NOW)).toEqual({ action: 'leave' });
     expect(judgeRun(run({ status: 'completed' }), { state: 'failed' }, NOW)).toEqual({ action: 'leave' });
     expect(judgeRun(run({ updated_at: new Date(NOW - 1_000).toISOString() }), { state: 'missing' }, NOW)).toEqual({ action: 'leave' });
   });
 
   it('re-enqueues a run whose coordinator failed, vanished or completed early, saying why', () => {
-    expect(judgeRun(run(), { state: 'failed', failedReason: 'job stalled more than allowable limit' }, NOW)).toEqual({ action: 'requeue', reason: 'its coordinator job failed: job stalled more than allowable limit' });
-    expect(judgeRun(run({ status: 'pending' }), { state: 'missing' }, NOW)).toMatchObject({ action: 'requeue', reason: expect.stringMatching(/gone from Redis/) });
+    expect(judgeRun(run(), { state: 'failed', failedReason: 'job stalled more than allowable limit' }, NOW)).toEqual({
+      action: 'requeue',
+      reason: 'its coordinator job failed: job stalled more than allowable limit',
+    });
+    expect(judgeRun(run({ status: 'pending' }), { state: 'missing' }, NOW)).toMatchObject({
+      action: 'requeue',
+      reason: expect.stringMatching(/gone from Redis/),
+    });
     expect(judgeRun(run(), { state: 'completed' }, NOW)).toMatchObject({ action: 'requeue' });
   });
 
@@ -29,7 +38,10 @@ describe('judging a run in flight by its coordinator job', () => {
 describe('the pipeline state machine', () => {
   it('explores step by step, stops at done, max steps or a failed step, then analyses, recommends and finalizes', () => {
     expect(nextStage({ stage: 'prepare' }, 3).command).toEqual({ do: 'explore', step: 1 });
-    expect(nextStage({ stage: 'prepare', failure: 'no pack' }, 3).command).toEqual({ do: 'finalize', fatalError: 'prepare failed: no pack' });
+    expect(nextStage({ stage: 'prepare', failure: 'no pack' }, 3).command).toEqual({
+      do: 'finalize',
+      fatalError: 'prepare failed: no pack',
+    });
     expect(nextStage({ stage: 'explore', step: 1, finished: false }, 3).command).toEqual({ do: 'explore', step: 2 });
     expect(nextStage({ stage: 'explore', step: 3, finished: false }, 3).command).toEqual({ do: 'analyze' });
     expect(nextStage({ stage: 'explore', step: 2, finished: true }, 3).command).toEqual({ do: 'analyze' });
