@@ -54,7 +54,8 @@ function stepBounds(deps: ApiDeps, body: Pick<DiscoverBody, 'max_steps' | 'min_s
   return { maxSteps, minSteps };
 }
 
-export async function startDiscovery(deps: ApiDeps, locks: KeyedLock, projectId: string, body: DiscoverBody): Promise<Run> {
+/** `keyId`: the caller's key, charged against its run-start rate limit. */
+export async function startDiscovery(deps: ApiDeps, locks: KeyedLock, projectId: string, body: DiscoverBody, keyId?: string): Promise<Run> {
   const project = await requireProject(deps.runtime, projectId);
   if (!canStartDiscovery(project)) {
     throw new ConflictError(`project ${project.id} is in state "${project.state}": discovery needs state "ready"`, {
@@ -64,6 +65,7 @@ export async function startDiscovery(deps: ApiDeps, locks: KeyedLock, projectId:
   }
   const { maxSteps, minSteps } = stepBounds(deps, body);
   const { areas } = projectAreas(deps, project, body.areas);
+  if (keyId !== undefined) deps.limits.runStarts.take(keyId);
   // the "one active run per project" check and the create must not interleave with another request's
   return locks.run(`runs:${project.id}`, async () => {
     const run = await createRun(

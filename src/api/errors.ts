@@ -5,12 +5,26 @@
  */
 import type { Context, ErrorHandler, NotFoundHandler } from 'hono';
 import type { ContentfulStatusCode } from 'hono/utils/http-status';
-import { AssayError, ValidationError, httpStatusFor } from '../errors/index.js';
+import { AssayError, RateLimitedError, ValidationError, httpStatusFor } from '../errors/index.js';
 import type { Logger } from '../logging/index.js';
 import type { ErrorBody } from './schemas.js';
 
 /** Detail keys safe to echo to a client (ids and states, never config or provider payloads). */
-const PUBLIC_DETAIL_KEYS = new Set(['runId', 'projectId', 'status', 'state', 'pack', 'category', 'areaId']);
+const PUBLIC_DETAIL_KEYS = new Set(['runId', 'projectId', 'status', 'state', 'pack', 'category', 'areaId', 'retryAfterSeconds']);
+
+/**
+ * An absolute file path in a message becomes its last segment: a pack error names its file, but a
+ * client must not learn where the server keeps it. A path right after `//` (a URL's host part) or
+ * inside a word is left alone.
+ */
+export function scrubPaths(message: string): string {
+  return message.replace(/(?<![\w/.~-])(?:\/[^\s/"'`),;:]+){2,}\/?/g, (found) => {
+    // the API's own routes are not server paths
+    if (/^\/(api|admin)\//.test(found)) return found;
+    const segments = found.split('/').filter((segment) => segment.length > 0);
+    return `…/${segments.at(-1) ?? ''}`;
+  });
+}
 
 function publicDetails(details: Record<string, unknown> | undefined): Record<string, unknown> | undefined {
   if (!details) return undefined;
@@ -28,8 +42,10 @@ export function errorResponseOf(error: unknown): { status: ContentfulStatusCode;
     body: {
       error: {
         code: error.code,
-        message: error.message,
-        ...(error instanceof ValidationError ? { issues: error.issues } : {}),
+        message: scrubPaths(error.message),
+        ...(error instanceof ValidationError
+          ? { issues: error.issues.map((issue) => ({ ...issue, message: scrubPaths(issue.message) })) }
+          : {}),
         ...(details ? { details } : {}),
       },
     },
@@ -41,6 +57,8 @@ export function createErrorHandler(logger: Logger): ErrorHandler {
     const { status, body } = errorResponseOf(error);
     if (status >= 500) logger.error({ err: error, method: c.req.method, path: c.req.path }, 'request failed');
     else logger.debug({ code: body.error.code, method: c.req.method, path: c.req.path }, body.error.message);
+    if (error instanceof RateLimitedError) c.header('Retry-After', String(error.retryAfterSeconds));
+    if (status === 401) c.header('WWW-Authenticate', 'Bearer realm="assay"');
     return c.json(body, status);
   };
 }

@@ -5,10 +5,14 @@ import { bodyLimit } from 'hono/body-limit';
 import { routePath } from 'hono/route';
 import type { AssayConfig } from '../config/index.js';
 import type { DiscoveryDeps } from '../discovery/context.js';
-import { ValidationError } from '../errors/index.js';
+import { TooLargeError } from '../errors/index.js';
 import type { RunLauncher } from '../fleet/port.js';
 import type { Logger } from '../logging/index.js';
-import { mountBullBoard, type BullBoardOptions } from './bull-board.js';
+import { boardGuard } from './auth/board-session.js';
+import { authMiddleware } from './auth/middleware.js';
+import { BULL_BOARD_PATH, mountBullBoard, type BullBoardOptions } from './bull-board.js';
+import { apiKeyRoutes } from './keys/index.js';
+import { RunStartLimiter, StreamLimiter } from './limits.js';
 import type { ApiDeps } from './context.js';
 import { createErrorHandler, notFoundHandler } from './errors.js';
 import { healthRoutes } from './health/index.js';
@@ -22,8 +26,6 @@ export { startApiServer, type RunningServer } from './server.js';
 export { createApiMetrics, type ApiMetrics, type QueueDepthSource } from './metrics/index.js';
 export { BULL_BOARD_PATH } from './bull-board.js';
 
-/** API bodies are small JSON documents; anything bigger is a mistake or an attack. */
-export const MAX_BODY_BYTES = 1024 * 1024;
 const API_VERSION = '0.1.0';
 
 export interface CreateApiOptions {
@@ -44,7 +46,12 @@ export interface CreateApiOptions {
 export function createApi(options: CreateApiOptions): Hono {
   const logger = options.logger.child({ component: 'api' });
   const metrics = options.metrics ?? createApiMetrics({ store: options.runtime.store, queues: options.queues ?? [], logger });
-  const deps: ApiDeps = { runtime: options.runtime, launcher: options.launcher, config: options.config, logger, metrics };
+  const store = options.runtime.store;
+  const limits = {
+    runStarts: new RunStartLimiter(options.config.api.runCreatesPerMinute),
+    streams: new StreamLimiter(options.config.api.maxStreamsPerKey),
+  };
+  const deps: ApiDeps = { runtime: options.runtime, launcher: options.launcher, config: options.config, logger, metrics, limits };
   const locks = new KeyedLock();
   const app = new Hono();
 
@@ -55,21 +62,34 @@ export function createApi(options: CreateApiOptions): Hono {
     const route = c.res.status === 404 && c.error === undefined ? 'unmatched' : routePath(c, -1);
     metrics.observeHttpRequest({ method: c.req.method, route, status: c.res.status, seconds: (performance.now() - startedAt) / 1000 });
   });
+  // every route, the queue dashboard's included: a declared oversize body is refused before it is read
+  const maxBodyBytes = options.config.api.maxBodyBytes;
   app.use(
-    '/api/*',
+    '*',
     bodyLimit({
-      maxSize: MAX_BODY_BYTES,
+      maxSize: maxBodyBytes,
       onError: () => {
-        throw new ValidationError(`the request body is larger than ${MAX_BODY_BYTES} bytes`, [{ path: '', message: 'too large' }]);
+        throw new TooLargeError(`the request body is larger than ${maxBodyBytes} bytes`);
       },
     }),
   );
+  app.use(
+    '*',
+    boardGuard({
+      store,
+      basePath: BULL_BOARD_PATH,
+      sessionSeconds: options.config.api.boardSessionSeconds,
+      now: () => options.runtime.now(),
+    }),
+  );
+  app.use('*', authMiddleware({ store, publicMetrics: options.config.api.publicMetrics, skipPrefix: BULL_BOARD_PATH }));
   app.onError(createErrorHandler(logger));
   app.notFound(notFoundHandler);
 
   app.route('/', healthRoutes(deps));
   app.route('/api/v1', projectRoutes(deps, locks));
   app.route('/api/v1', runRoutes(deps, options.events));
+  app.route('/api/v1', apiKeyRoutes(deps));
 
   app.get('/metrics', async (c) => {
     await metrics.refresh();

@@ -2,6 +2,7 @@
 import type { Context } from 'hono';
 import type { z } from 'zod';
 import { ValidationError, type ValidationIssue } from '../errors/index.js';
+import { assertJsonDepth } from './limits.js';
 
 /** One issue per offending field, its path dotted (`warehouse.url`, `areas.2`); an unknown key is reported at its own path. */
 export function issuesOf(error: z.ZodError): ValidationIssue[] {
@@ -32,6 +33,7 @@ export async function readJsonBody<S extends z.ZodType>(c: Context, schema: S): 
     } catch (error) {
       throw new ValidationError(`the request body is not valid JSON (${(error as Error).message})`, [{ path: '', message: 'not JSON' }]);
     }
+    assertJsonDepth(raw);
   }
   return parseWith(schema, raw, 'request body');
 }

@@ -1,6 +1,13 @@
 /** Request bodies of the HTTP API as zod schemas: the routes parse with them and the OpenAPI document is generated from them. */
 import { z } from 'zod';
-import { feedbackSchema, projectSchema, projectStateSchema, tenantFilterSchema } from '../domain/index.js';
+import {
+  apiKeyRecordSchema,
+  apiKeyScopeSchema,
+  feedbackSchema,
+  projectSchema,
+  projectStateSchema,
+  tenantFilterSchema,
+} from '../domain/index.js';
 
 /** Same bound as the config's run.maxSteps: a run this long already costs real money. */
 export const MAX_STEPS_LIMIT = 500;
@@ -8,9 +15,16 @@ export const MAX_STEPS_LIMIT = 500;
 const MAX_REQUESTED_AREAS = 100;
 
 const areaIdsSchema = z
-  .array(z.string().min(1))
+  .array(z.string().min(1).max(100))
   .min(1, 'give at least one area, or leave "areas" out for every area')
   .max(MAX_REQUESTED_AREAS);
+/** Datasets (schemas) a project explores. */
+const datasetsSchema = z.array(z.string().min(1).max(200)).max(100);
+/** Project profile: free-form context rendered into prompts, so bounded in size. */
+export const MAX_PROFILE_BYTES = 16 * 1024;
+const profileBodySchema = z
+  .record(z.string().max(100), z.unknown())
+  .refine((profile) => Buffer.byteLength(JSON.stringify(profile)) <= MAX_PROFILE_BYTES, `at most ${MAX_PROFILE_BYTES} bytes as JSON`);
 const maxStepsSchema = z.number().int().min(1).max(MAX_STEPS_LIMIT);
 
 export const createProjectBodySchema = z.strictObject({
@@ -19,17 +33,17 @@ export const createProjectBodySchema = z.strictObject({
   name: z.string().trim().min(1).max(200),
   description: z.string().max(5_000).optional(),
   /** Domain pack slug. */
-  domain: z.string().min(1),
-  category: z.string().min(1).optional(),
+  domain: z.string().min(1).max(100),
+  category: z.string().min(1).max(100).optional(),
   warehouse: z
     .strictObject({
       /** Must be the warehouse this server explores; credentials in it are never stored. */
-      url: z.string().min(1).optional(),
-      datasets: z.array(z.string().min(1)).optional(),
+      url: z.string().min(1).max(2_000).optional(),
+      datasets: datasetsSchema.optional(),
       filter: tenantFilterSchema.optional(),
     })
     .optional(),
-  profile: z.record(z.string(), z.unknown()).optional(),
+  profile: profileBodySchema.optional(),
   /** Pack-generation wizard: the project starts in `pack_generation_pending` instead of `ready`. */
   generate_pack: z.strictObject({ enabled: z.boolean() }).optional(),
 });
@@ -39,12 +53,12 @@ export const updateProjectBodySchema = z.strictObject({
   name: z.string().trim().min(1).max(200).optional(),
   description: z.string().max(5_000).optional(),
   /** null removes the category. */
-  category: z.string().min(1).nullable().optional(),
-  profile: z.record(z.string(), z.unknown()).optional(),
+  category: z.string().min(1).max(100).nullable().optional(),
+  profile: profileBodySchema.optional(),
   state: projectStateSchema.optional(),
   warehouse: z
     .strictObject({
-      datasets: z.array(z.string().min(1)).optional(),
+      datasets: datasetsSchema.optional(),
       /** null removes the tenant filter. */
       filter: tenantFilterSchema.nullable().optional(),
     })
@@ -73,6 +87,17 @@ export const feedbackBodySchema = z.strictObject({
   comment: z.string().max(2_000).optional(),
 });
 export type FeedbackBody = z.infer<typeof feedbackBodySchema>;
+
+export const createApiKeyBodySchema = z.strictObject({
+  name: z.string().trim().min(1).max(200),
+  scope: apiKeyScopeSchema,
+  /** Bind the key to one project: it then sees only that project and its runs. */
+  project_id: projectSchema.shape.id.optional(),
+});
+export type CreateApiKeyBody = z.infer<typeof createApiKeyBodySchema>;
+
+/** An API key as listings show it (never its hash). */
+export const apiKeyViewSchema = apiKeyRecordSchema.omit({ secret_hash: true });
 
 /** `?limit=` of list endpoints. */
 export const listQuerySchema = z.object({ limit: z.coerce.number().int().min(1).max(100).default(20) });

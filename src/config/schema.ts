@@ -11,7 +11,7 @@ export const configSchema = z.object({
   warehouse: z.string().min(1).default('duckdb:.assay/demo-ecommerce.duckdb'),
   /** Files attached to a DuckDB warehouse as tables: `{ "table": "path.csv|parquet|json" }`. */
   warehouseFiles: z.record(z.string(), z.string()).default({}),
-  /** LLM as `provider:model`, e.g. `anthropic:claude-sonnet-4-5`, `openai-compatible:http://localhost:11434/v1#qwen2.5`. */
+  /** LLM as `provider:model`, e.g. `anthropic:claude-sonnet-4-6`, `openai-compatible:http://localhost:11434/v1#qwen2.5`. */
   llm: z.string().min(1).default('offline:analyst'),
   /** Model for compaction and table blurbs (the `fast` tier). Defaults to `llm`. */
   fastLlm: z.string().min(1).optional(),
@@ -55,6 +55,45 @@ export const configSchema = z.object({
       reconcileIntervalMs: 30_000,
       sweepIntervalMs: 3_600_000,
       stuckRunGraceMs: 60_000,
+    }),
+  /** The HTTP API's access rules and limits (docs/api.md, "Authentication" and "Limits"). */
+  api: z
+    .object({
+      /** Serve /metrics without a key (for a Prometheus scraper inside the cluster). */
+      publicMetrics: z.boolean().default(false),
+      /** Request bodies on every route, the queue dashboard's included; 413 beyond, refused before the body is read. */
+      maxBodyBytes: z
+        .number()
+        .int()
+        .min(1_024)
+        .max(64 * 1024 * 1024)
+        .default(1024 * 1024),
+      /** Runs one key may start per minute (429 with retry-after beyond). */
+      runCreatesPerMinute: z.number().int().min(1).max(10_000).default(10),
+      /** Open live-progress (SSE) streams per key. */
+      maxStreamsPerKey: z.number().int().min(1).max(10_000).default(20),
+      /** How long a queue-dashboard login lasts. */
+      boardSessionSeconds: z.number().int().min(60).max(86_400).default(900),
+      /**
+       * Where a project created through the API may point. The served warehouse is always allowed;
+       * anything else must match: DuckDB files under `duckdbRoots` (realpath), PostgreSQL
+       * `host` or `host:port` in `postgresHosts`, LLM and embedder base URLs on `modelHosts`.
+       */
+      allow: z
+        .object({
+          duckdbRoots: z.array(z.string().min(1)).default([]),
+          postgresHosts: z.array(z.string().min(1)).default([]),
+          modelHosts: z.array(z.string().min(1)).default([]),
+        })
+        .default({ duckdbRoots: [], postgresHosts: [], modelHosts: [] }),
+    })
+    .default({
+      publicMetrics: false,
+      maxBodyBytes: 1024 * 1024,
+      runCreatesPerMinute: 10,
+      maxStreamsPerKey: 20,
+      boardSessionSeconds: 900,
+      allow: { duckdbRoots: [], postgresHosts: [], modelHosts: [] },
     }),
   anthropicApiKey: z.string().optional(),
   anthropicBaseUrl: z.string().url().optional(),
@@ -157,6 +196,11 @@ export const ENV_BINDINGS: ReadonlyArray<{ env: string; path: string[]; kind: 's
   { env: 'ASSAY_STALLED_INTERVAL_MS', path: ['fleet', 'stalledIntervalMs'], kind: 'int' },
   { env: 'ASSAY_RECONCILE_INTERVAL_MS', path: ['fleet', 'reconcileIntervalMs'], kind: 'int' },
   { env: 'ASSAY_SWEEP_INTERVAL_MS', path: ['fleet', 'sweepIntervalMs'], kind: 'int' },
+  { env: 'ASSAY_API_PUBLIC_METRICS', path: ['api', 'publicMetrics'], kind: 'bool' },
+  { env: 'ASSAY_API_MAX_BODY_BYTES', path: ['api', 'maxBodyBytes'], kind: 'int' },
+  { env: 'ASSAY_API_RUNS_PER_MINUTE', path: ['api', 'runCreatesPerMinute'], kind: 'int' },
+  { env: 'ASSAY_API_STREAMS_PER_KEY', path: ['api', 'maxStreamsPerKey'], kind: 'int' },
+  { env: 'ASSAY_API_ALLOW', path: ['api', 'allow'], kind: 'json' },
   { env: 'ANTHROPIC_API_KEY', path: ['anthropicApiKey'], kind: 'string', secret: true },
   { env: 'ANTHROPIC_BASE_URL', path: ['anthropicBaseUrl'], kind: 'string' },
   { env: 'OPENAI_API_KEY', path: ['openaiApiKey'], kind: 'string', secret: true },

@@ -11,6 +11,10 @@ export const ERROR_CODES = [
   'llm',
   'not_found',
   'conflict',
+  'unauthorized',
+  'forbidden',
+  'rate_limited',
+  'too_large',
   'cancelled',
   'pack',
   'internal',
@@ -85,6 +89,37 @@ export class NotFoundError extends AssayError {
 export class ConflictError extends AssayError {
   constructor(message: string, details?: Record<string, unknown>) {
     super('conflict', message, { details });
+  }
+}
+
+/** No credentials, or credentials nobody issued (HTTP 401). */
+export class UnauthorizedError extends AssayError {
+  constructor(message: string) {
+    super('unauthorized', message);
+  }
+}
+
+/** Valid credentials whose scope does not cover the request (HTTP 403). */
+export class ForbiddenError extends AssayError {
+  constructor(message: string, details?: Record<string, unknown>) {
+    super('forbidden', message, { details });
+  }
+}
+
+/** A caller over one of its limits; `retryAfterSeconds` says when to come back (HTTP 429 with `retry-after`). */
+export class RateLimitedError extends AssayError {
+  constructor(
+    message: string,
+    readonly retryAfterSeconds: number,
+  ) {
+    super('rate_limited', message, { details: { retryAfterSeconds } });
+  }
+}
+
+/** A request body over the size limit (HTTP 413). */
+export class TooLargeError extends AssayError {
+  constructor(message: string) {
+    super('too_large', message);
   }
 }
 
@@ -183,6 +218,10 @@ export const ERROR_MAPPING: Record<ErrorCode, ErrorMapping> = {
   llm: { exitCode: 5, httpStatus: 502 },
   not_found: { exitCode: 6, httpStatus: 404 },
   conflict: { exitCode: 7, httpStatus: 409 },
+  unauthorized: { exitCode: 77, httpStatus: 401 }, // 77 = EX_NOPERM
+  forbidden: { exitCode: 77, httpStatus: 403 },
+  rate_limited: { exitCode: 75, httpStatus: 429 }, // 75 = EX_TEMPFAIL
+  too_large: { exitCode: 2, httpStatus: 413 },
   cancelled: { exitCode: 130, httpStatus: 409 },
   internal: { exitCode: 1, httpStatus: 500 },
 };

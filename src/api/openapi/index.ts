@@ -5,9 +5,18 @@
  * checks that every registered route is in it.
  */
 import { z } from 'zod';
-import { discoveryResultSchema, explorationStepSchema, feedbackSchema, projectSchema, runSchema } from '../../domain/index.js';
+import {
+  type ApiKeyScope,
+  discoveryResultSchema,
+  explorationStepSchema,
+  feedbackSchema,
+  projectSchema,
+  runSchema,
+} from '../../domain/index.js';
 import { runProgressSchema, runSummarySchema } from '../runs/run-summary.js';
 import {
+  apiKeyViewSchema,
+  createApiKeyBodySchema,
   createProjectBodySchema,
   discoverBodySchema,
   errorBodySchema,
@@ -55,10 +64,18 @@ const COMPONENTS: Record<string, { schema: z.ZodType; io: 'input' | 'output' }> 
   DiscoverBody: { schema: discoverBodySchema, io: 'input' },
   EstimateBody: { schema: estimateBodySchema, io: 'input' },
   FeedbackBody: { schema: feedbackBodySchema, io: 'input' },
+  ApiKey: { schema: apiKeyViewSchema, io: 'output' },
+  CreatedApiKey: { schema: apiKeyViewSchema.extend({ key: z.string() }), io: 'output' },
+  CreateApiKeyBody: { schema: createApiKeyBodySchema, io: 'input' },
 };
+
+/** Who may call a route: anyone (`public`), or a key of at least this scope (docs/api.md, "Authentication"). */
+export type RouteAccess = 'public' | 'public_metrics' | ApiKeyScope;
 
 interface Operation {
   method: 'get' | 'post' | 'put' | 'delete';
+  /** The one table of route scopes: the auth middleware reads it, so a route missing here is refused (admin only). */
+  access: RouteAccess;
   /** OpenAPI path template (`{id}`). */
   path: string;
   summary: string;
@@ -88,6 +105,7 @@ const limitQuery = [
 export const OPERATIONS: readonly Operation[] = [
   {
     method: 'get',
+    access: 'public',
     path: '/health',
     summary: 'Liveness: the process answers',
     tag: 'health',
@@ -95,6 +113,7 @@ export const OPERATIONS: readonly Operation[] = [
   },
   {
     method: 'get',
+    access: 'public',
     path: '/health/ready',
     summary: 'Readiness: the store and the warehouse answer',
     tag: 'health',
@@ -108,6 +127,7 @@ export const OPERATIONS: readonly Operation[] = [
   },
   {
     method: 'get',
+    access: 'public_metrics',
     path: '/metrics',
     summary: 'Prometheus metrics (text exposition format)',
     tag: 'operations',
@@ -115,6 +135,7 @@ export const OPERATIONS: readonly Operation[] = [
   },
   {
     method: 'get',
+    access: 'read',
     path: '/openapi.json',
     summary: 'This document',
     tag: 'operations',
@@ -122,6 +143,7 @@ export const OPERATIONS: readonly Operation[] = [
   },
   {
     method: 'post',
+    access: 'run',
     path: '/api/v1/projects',
     summary: 'Create a project on the served warehouse with a domain pack',
     tag: 'projects',
@@ -130,6 +152,7 @@ export const OPERATIONS: readonly Operation[] = [
   },
   {
     method: 'get',
+    access: 'read',
     path: '/api/v1/projects',
     summary: 'List projects',
     tag: 'projects',
@@ -137,6 +160,7 @@ export const OPERATIONS: readonly Operation[] = [
   },
   {
     method: 'get',
+    access: 'read',
     path: '/api/v1/projects/{id}',
     summary: 'One project',
     tag: 'projects',
@@ -144,6 +168,7 @@ export const OPERATIONS: readonly Operation[] = [
   },
   {
     method: 'put',
+    access: 'run',
     path: '/api/v1/projects/{id}',
     summary: 'Update a project; `state` follows the project state machine',
     tag: 'projects',
@@ -157,6 +182,7 @@ export const OPERATIONS: readonly Operation[] = [
   },
   {
     method: 'get',
+    access: 'read',
     path: '/api/v1/projects/{id}/runs',
     summary: "The project's runs, newest first (summaries)",
     tag: 'runs',
@@ -165,6 +191,7 @@ export const OPERATIONS: readonly Operation[] = [
   },
   {
     method: 'post',
+    access: 'run',
     path: '/api/v1/projects/{id}/discover',
     summary: 'Start a discovery run',
     tag: 'runs',
@@ -181,6 +208,7 @@ export const OPERATIONS: readonly Operation[] = [
   },
   {
     method: 'post',
+    access: 'read',
     path: '/api/v1/projects/{id}/discover/estimate',
     summary: 'Estimate the LLM tokens and cost of a run (computed in-process)',
     tag: 'runs',
@@ -189,6 +217,7 @@ export const OPERATIONS: readonly Operation[] = [
   },
   {
     method: 'get',
+    access: 'read',
     path: '/api/v1/projects/{id}/feedback',
     summary: "The project's feedback",
     tag: 'feedback',
@@ -196,6 +225,7 @@ export const OPERATIONS: readonly Operation[] = [
   },
   {
     method: 'get',
+    access: 'read',
     path: '/api/v1/runs/{runId}',
     summary: 'The run document (live status, phase, progress, telemetry)',
     tag: 'runs',
@@ -203,6 +233,7 @@ export const OPERATIONS: readonly Operation[] = [
   },
   {
     method: 'delete',
+    access: 'run',
     path: '/api/v1/runs/{runId}',
     summary: 'Cancel a pending or running run',
     tag: 'runs',
@@ -214,6 +245,7 @@ export const OPERATIONS: readonly Operation[] = [
   },
   {
     method: 'get',
+    access: 'read',
     path: '/api/v1/runs/{runId}/steps',
     summary: 'Exploration steps, in order',
     tag: 'runs',
@@ -221,6 +253,7 @@ export const OPERATIONS: readonly Operation[] = [
   },
   {
     method: 'get',
+    access: 'read',
     path: '/api/v1/runs/{runId}/result',
     summary: 'The discovery result of a finished run',
     tag: 'runs',
@@ -228,6 +261,7 @@ export const OPERATIONS: readonly Operation[] = [
   },
   {
     method: 'get',
+    access: 'read',
     path: '/api/v1/runs/{runId}/report',
     summary: 'The self-contained HTML report of a finished run',
     tag: 'runs',
@@ -238,6 +272,7 @@ export const OPERATIONS: readonly Operation[] = [
   },
   {
     method: 'get',
+    access: 'read',
     path: '/api/v1/runs/{runId}/events',
     summary: 'Server-sent events: `progress` (RunProgress JSON) on every change, heartbeat comments, `end` when the run is terminal',
     tag: 'runs',
@@ -254,13 +289,58 @@ export const OPERATIONS: readonly Operation[] = [
   },
   {
     method: 'post',
+    access: 'run',
     path: '/api/v1/runs/{runId}/feedback',
     summary: 'Like or dislike an insight, recommendation or step (one per target: a new rating replaces the old)',
     tag: 'feedback',
     body: 'FeedbackBody',
     responses: { 200: { description: 'stored', json: ref('Feedback') }, 400: invalid, 404: missing('the run or the target') },
   },
+  {
+    method: 'get',
+    access: 'admin',
+    path: '/api/v1/api-keys',
+    summary: 'List API keys (never their secrets or hashes); needs an admin key not bound to a project',
+    tag: 'api-keys',
+    responses: { 200: { description: 'keys', json: listOf('api_keys', 'ApiKey') } },
+  },
+  {
+    method: 'post',
+    access: 'admin',
+    path: '/api/v1/api-keys',
+    summary: 'Create an API key; the response is the only time the key is shown',
+    tag: 'api-keys',
+    body: 'CreateApiKeyBody',
+    responses: { 201: { description: 'created', json: ref('CreatedApiKey') }, 400: invalid },
+  },
+  {
+    method: 'delete',
+    access: 'admin',
+    path: '/api/v1/api-keys/{keyId}',
+    summary: 'Revoke an API key (its record stays, with revoked_at)',
+    tag: 'api-keys',
+    responses: { 200: { description: 'revoked', json: ref('ApiKey') }, 404: missing('the key') },
+  },
 ];
+
+/** `security` of an operation, and the scope it needs as `x-required-scope`. */
+function securityOf(access: RouteAccess): JsonSchema {
+  if (access === 'public') return { security: [] };
+  if (access === 'public_metrics')
+    return { security: [{}, { bearer: [] }], 'x-required-scope': 'read (none when api.publicMetrics is on)' };
+  return { security: [{ bearer: [] }], 'x-required-scope': access };
+}
+
+function authResponses(access: RouteAccess): Record<string, JsonSchema> {
+  if (access === 'public') return {};
+  return {
+    401: { description: 'no key, or an unknown or revoked one', content: { 'application/json': { schema: ref('Error') } } },
+    403: {
+      description: `the key's scope is below "${access === 'public_metrics' ? 'read' : access}"`,
+      content: { 'application/json': { schema: ref('Error') } },
+    },
+  };
+}
 
 function pathParameters(path: string): JsonSchema[] {
   return [...path.matchAll(/\{([^}]+)\}/g)].map((match) => ({ name: match[1], in: 'path', required: true, schema: { type: 'string' } }));
@@ -291,7 +371,8 @@ export function buildOpenApiDocument(options: { version: string; bullBoard?: boo
         tags: [operation.tag],
         ...(parameters.length > 0 ? { parameters } : {}),
         ...(operation.body ? { requestBody: { required: false, content: { 'application/json': { schema: ref(operation.body) } } } } : {}),
-        responses,
+        ...securityOf(operation.access),
+        responses: { ...responses, ...authResponses(operation.access) },
       },
     };
   }
@@ -303,7 +384,15 @@ export function buildOpenApiDocument(options: { version: string; bullBoard?: boo
       description: `Projects, discovery runs with live progress, results, reports and feedback.${options.bullBoard ? ' The BullMQ dashboard is served at /admin/queues.' : ''}`,
     },
     paths,
+    security: [{ bearer: [] }],
     components: {
+      securitySchemes: {
+        bearer: {
+          type: 'http',
+          scheme: 'bearer',
+          description: 'An API key from `assay api-key create` (scopes read < run < admin; a key may be bound to one project)',
+        },
+      },
       schemas: Object.fromEntries(Object.entries(COMPONENTS).map(([name, { schema, io }]) => [name, jsonSchemaOf(schema, io)])),
     },
   };

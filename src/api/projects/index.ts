@@ -1,7 +1,8 @@
 /** Project routes: create, list, read, update (state machine enforced), and the project's runs, discovery, estimate and feedback. */
 import { Hono } from 'hono';
-import { requireProject } from '../../discovery/context.js';
 import { ConflictError } from '../../errors/index.js';
+import { requireUnbound, visibleProject, visibleProjects } from '../auth/access.js';
+import { principalOf, requireScope } from '../auth/middleware.js';
 import type { ApiDeps } from '../context.js';
 import { estimateDiscovery, startDiscovery } from '../discovery.js';
 import type { KeyedLock } from '../../concurrency/keyed-lock.js';
@@ -15,12 +16,13 @@ export function projectRoutes(deps: ApiDeps, locks: KeyedLock): Hono {
   const app = new Hono();
 
   app.post('/projects', async (c) => {
+    requireUnbound(c, 'creating a project');
     const body = await readJsonBody(c, createProjectBodySchema);
     const pack = loadPackFor((slug) => runtime.loadPack(slug), body.domain, 'domain');
     const project = newProject(
       body,
       pack,
-      { warehouse: deps.config.warehouse, llm: deps.config.llm, embedder: deps.config.embedder },
+      { warehouse: deps.config.warehouse, llm: deps.config.llm, embedder: deps.config.embedder, allow: deps.config.api.allow },
       runtime.now(),
     );
     await locks.run(`project:${project.id}`, async () => {
@@ -32,14 +34,17 @@ export function projectRoutes(deps: ApiDeps, locks: KeyedLock): Hono {
     return c.json(project, 201);
   });
 
-  app.get('/projects', async (c) => c.json({ projects: await runtime.store.listProjects() }));
+  app.get('/projects', async (c) => c.json({ projects: visibleProjects(c, await runtime.store.listProjects()) }));
 
-  app.get('/projects/:id', async (c) => c.json(await requireProject(runtime, c.req.param('id'))));
+  app.get('/projects/:id', async (c) => c.json(await visibleProject(c, runtime, c.req.param('id'))));
 
   app.put('/projects/:id', async (c) => {
     const body = await readJsonBody(c, updateProjectBodySchema);
+    await visibleProject(c, runtime, c.req.param('id'));
+    // which rows a run may read (tenant filter, datasets) is the operator's call, not a run key's
+    if (body.warehouse !== undefined) requireScope(c, 'admin', "changing a project's warehouse settings (tenant filter, datasets)");
     const project = await locks.run(`project:${c.req.param('id')}`, async () => {
-      const current = await requireProject(runtime, c.req.param('id'));
+      const current = await visibleProject(c, runtime, c.req.param('id'));
       const pack = loadPackFor((slug) => runtime.loadPack(slug), current.domain, 'domain');
       const next = updatedProject(current, body, pack, runtime.now());
       await runtime.store.upsertProject(next);
@@ -50,25 +55,27 @@ export function projectRoutes(deps: ApiDeps, locks: KeyedLock): Hono {
 
   app.get('/projects/:id/runs', async (c) => {
     const { limit } = readQuery(c, listQuerySchema);
-    const project = await requireProject(runtime, c.req.param('id'));
+    const project = await visibleProject(c, runtime, c.req.param('id'));
     const runs = await runtime.store.listRuns(project.id, { limit });
     return c.json({ runs: runs.map(runSummary) });
   });
 
   app.post('/projects/:id/discover', async (c) => {
     const body = await readJsonBody(c, discoverBodySchema);
-    const run = await startDiscovery(deps, locks, c.req.param('id'), body);
+    const project = await visibleProject(c, runtime, c.req.param('id'));
+    const run = await startDiscovery(deps, locks, project.id, body, principalOf(c)?.keyId);
     c.header('Location', `/api/v1/runs/${run.id}`);
     return c.json({ run_id: run.id, status: run.status }, 202);
   });
 
   app.post('/projects/:id/discover/estimate', async (c) => {
     const body = await readJsonBody(c, estimateBodySchema);
-    return c.json(await estimateDiscovery(deps, c.req.param('id'), body));
+    const project = await visibleProject(c, runtime, c.req.param('id'));
+    return c.json(await estimateDiscovery(deps, project.id, body));
   });
 
   app.get('/projects/:id/feedback', async (c) => {
-    const project = await requireProject(runtime, c.req.param('id'));
+    const project = await visibleProject(c, runtime, c.req.param('id'));
     return c.json({ feedback: await runtime.store.listFeedback(project.id) });
   });
 

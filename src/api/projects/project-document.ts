@@ -6,6 +6,7 @@ import type { DomainPack } from '../../discovery/pack-schema.js';
 import { projectSchema, type Project } from '../../domain/index.js';
 import { AssayError, ValidationError } from '../../errors/index.js';
 import { assertTransition } from '../project-state.js';
+import { checkWarehouseUrl, type TargetAllowList } from '../security/targets.js';
 import type { CreateProjectBody, UpdateProjectBody } from '../schemas.js';
 
 export interface ProjectDefaults {
@@ -13,6 +14,8 @@ export interface ProjectDefaults {
   warehouse: string;
   llm: string;
   embedder: string;
+  /** Where API callers may point (config `api.allow`). */
+  allow: TargetAllowList;
 }
 
 /** `Shop Analytics` → `shop-analytics-3fa9c1`: readable, unique enough, and a safe id. */
@@ -50,13 +53,16 @@ function checkCategory(pack: DomainPack, category: string | undefined): void {
 
 /**
  * One server explores one warehouse (its runtime holds one connection). A project naming another
- * warehouse would silently be run against the served one, so it is refused instead.
+ * warehouse would silently be run against the served one, so it is refused instead; before that,
+ * any other URL must pass the operator's allow-list, so a caller never learns more than the rule.
  */
-function servedWarehouseUrl(requested: string | undefined, served: string): string {
+function servedWarehouseUrl(requested: string | undefined, served: string, allow: TargetAllowList): string {
   const servedRedacted = redactUrl(served);
   if (requested !== undefined && redactUrl(requested) !== servedRedacted) {
-    const message = `this server explores ${servedRedacted}; a project must use that warehouse (serve another one with ASSAY_WAREHOUSE on another server)`;
-    throw new ValidationError(message, [{ path: 'warehouse.url', message: `not the served warehouse (${servedRedacted})` }]);
+    checkWarehouseUrl(requested, allow);
+    const message =
+      'this server explores the one warehouse its operator configured (ASSAY_WAREHOUSE); leave warehouse.url out to use it, or serve another warehouse from another server';
+    throw new ValidationError(message, [{ path: 'warehouse.url', message: 'not the served warehouse' }]);
   }
   return servedRedacted;
 }
@@ -71,7 +77,7 @@ export function newProject(body: CreateProjectBody, pack: DomainPack, defaults: 
     domain: pack.slug,
     ...(body.category ? { category: body.category } : {}),
     warehouse: {
-      url: servedWarehouseUrl(body.warehouse?.url, defaults.warehouse),
+      url: servedWarehouseUrl(body.warehouse?.url, defaults.warehouse, defaults.allow),
       datasets: body.warehouse?.datasets ?? [],
       ...(body.warehouse?.filter ? { filter: body.warehouse.filter } : {}),
     },

@@ -24,6 +24,8 @@ export interface RunEventsOptions {
   pollIntervalMs?: number;
   /** @defaultValue EVENTS_HEARTBEAT_MS */
   heartbeatMs?: number;
+  /** Called once when the stream ends, however it ends (the per-key stream count is released here). */
+  onClose?: () => void;
 }
 
 export async function streamRunEvents(c: Context, runId: string, options: RunEventsOptions): Promise<Response> {
@@ -34,39 +36,46 @@ export async function streamRunEvents(c: Context, runId: string, options: RunEve
   return streamSSE(
     c,
     async (stream) => {
-      let open = true;
-      stream.onAbort(() => {
-        open = false;
-      });
-      let lastSent = '';
-      let lastWriteAt = Date.now();
-      let eventId = 0;
-      while (open && !stream.closed) {
-        const run = await options.store.getRun(runId);
-        if (!run) {
-          await stream.writeSSE({ event: 'error', data: JSON.stringify({ code: 'not_found', message: `run ${runId} no longer exists` }) });
-          return;
+      try {
+        let open = true;
+        stream.onAbort(() => {
+          open = false;
+        });
+        let lastSent = '';
+        let lastWriteAt = Date.now();
+        let eventId = 0;
+        while (open && !stream.closed) {
+          const run = await options.store.getRun(runId);
+          if (!run) {
+            await stream.writeSSE({
+              event: 'error',
+              data: JSON.stringify({ code: 'not_found', message: `run ${runId} no longer exists` }),
+            });
+            return;
+          }
+          const snapshot = JSON.stringify(runProgress(run));
+          if (snapshot !== lastSent) {
+            eventId += 1;
+            await stream.writeSSE({ event: 'progress', id: String(eventId), data: snapshot });
+            lastSent = snapshot;
+            lastWriteAt = Date.now();
+          } else if (Date.now() - lastWriteAt >= heartbeatMs) {
+            await stream.write(': heartbeat\n\n');
+            lastWriteAt = Date.now();
+          }
+          if (isTerminal(run.status)) {
+            eventId += 1;
+            await stream.writeSSE({
+              event: 'end',
+              id: String(eventId),
+              data: JSON.stringify({ run_id: run.id, status: run.status, run_type: run.run_type ?? null }),
+            });
+            return;
+          }
+          await stream.sleep(pollIntervalMs);
         }
-        const snapshot = JSON.stringify(runProgress(run));
-        if (snapshot !== lastSent) {
-          eventId += 1;
-          await stream.writeSSE({ event: 'progress', id: String(eventId), data: snapshot });
-          lastSent = snapshot;
-          lastWriteAt = Date.now();
-        } else if (Date.now() - lastWriteAt >= heartbeatMs) {
-          await stream.write(': heartbeat\n\n');
-          lastWriteAt = Date.now();
-        }
-        if (isTerminal(run.status)) {
-          eventId += 1;
-          await stream.writeSSE({
-            event: 'end',
-            id: String(eventId),
-            data: JSON.stringify({ run_id: run.id, status: run.status, run_type: run.run_type ?? null }),
-          });
-          return;
-        }
-        await stream.sleep(pollIntervalMs);
+      } finally {
+        options.onClose?.();
       }
     },
     async (error, stream) => {

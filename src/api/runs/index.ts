@@ -1,10 +1,11 @@
 /** Run routes: the run document, its steps, result and HTML report, cancellation, live progress (SSE) and feedback. */
 import { Hono } from 'hono';
-import { requireRun } from '../../discovery/context.js';
 import { runAreaSummaries } from '../../discovery/run-setting.js';
 import { isTerminal, type Run } from '../../domain/index.js';
 import { ConflictError, NotFoundError } from '../../errors/index.js';
 import { renderRunReport } from '../../report/index.js';
+import { visibleRun } from '../auth/access.js';
+import { principalOf } from '../auth/middleware.js';
 import type { ApiDeps } from '../context.js';
 import { readJsonBody } from '../request.js';
 import { feedbackBodySchema } from '../schemas.js';
@@ -28,20 +29,20 @@ export function runRoutes(deps: ApiDeps, options: RunRoutesOptions = {}): Hono {
     return result;
   }
 
-  app.get('/runs/:runId', async (c) => c.json(await requireRun(runtime, c.req.param('runId'))));
+  app.get('/runs/:runId', async (c) => c.json(await visibleRun(c, runtime, c.req.param('runId'))));
 
   app.get('/runs/:runId/steps', async (c) => {
-    const run = await requireRun(runtime, c.req.param('runId'));
+    const run = await visibleRun(c, runtime, c.req.param('runId'));
     return c.json({ steps: await runtime.store.listSteps(run.id) });
   });
 
   app.get('/runs/:runId/result', async (c) => {
-    const run = await requireRun(runtime, c.req.param('runId'));
+    const run = await visibleRun(c, runtime, c.req.param('runId'));
     return c.json(await requireResult(run));
   });
 
   app.get('/runs/:runId/report', async (c) => {
-    const run = await requireRun(runtime, c.req.param('runId'));
+    const run = await visibleRun(c, runtime, c.req.param('runId'));
     const result = await requireResult(run);
     const steps = await runtime.store.listSteps(run.id);
     const areas = runAreaSummaries(runtime.loadPack, run);
@@ -49,23 +50,31 @@ export function runRoutes(deps: ApiDeps, options: RunRoutesOptions = {}): Hono {
   });
 
   app.delete('/runs/:runId', async (c) => {
-    const run = await requireRun(runtime, c.req.param('runId'));
+    const run = await visibleRun(c, runtime, c.req.param('runId'));
     if (isTerminal(run.status))
       throw new ConflictError(`run ${run.id} is already ${run.status}; only pending or running runs can be cancelled`, {
         runId: run.id,
         status: run.status,
       });
     await deps.launcher.cancel(run.id);
-    return c.json(runSummary(await requireRun(runtime, run.id)), 202);
+    return c.json(runSummary(await visibleRun(c, runtime, run.id)), 202);
   });
 
-  app.get('/runs/:runId/events', (c) =>
-    streamRunEvents(c, c.req.param('runId'), { store: runtime.store, logger: deps.logger, ...options }),
-  );
+  app.get('/runs/:runId/events', async (c) => {
+    const run = await visibleRun(c, runtime, c.req.param('runId'));
+    const keyId = principalOf(c)?.keyId;
+    const release = keyId === undefined ? () => undefined : deps.limits.streams.acquire(keyId);
+    try {
+      return await streamRunEvents(c, run.id, { store: runtime.store, logger: deps.logger, ...options, onClose: release });
+    } catch (error) {
+      release();
+      throw error;
+    }
+  });
 
   app.post('/runs/:runId/feedback', async (c) => {
     const body = await readJsonBody(c, feedbackBodySchema);
-    const run = await requireRun(runtime, c.req.param('runId'));
+    const run = await visibleRun(c, runtime, c.req.param('runId'));
     const feedback = feedbackFor(
       run,
       body.target_type === 'exploration_step' ? await runtime.store.listSteps(run.id) : [],

@@ -149,12 +149,18 @@ export function register(program: Command): void {
     .option('--board-write', `let ${BULL_BOARD_PATH} retry and remove jobs (read-only by default)`)
     .addHelpText(
       'after',
-      `\nThe API has no authentication of its own: bind it to 127.0.0.1 (the default) or put it behind a proxy that authenticates.\n\nExamples:\n  assay api\n  assay api --port 9000 --host 0.0.0.0 --runner bullmq`,
+      `\nEvery route but /health and /health/ready needs an API key (Authorization: Bearer <key>). With the embedded store, create the first admin key before starting: assay api-key create --name NAME --scope admin\n\nExamples:\n  assay api\n  assay api --port 9000 --host 0.0.0.0 --runner bullmq`,
     )
     .action(async (options: ApiCommandOptions, command: Command) => {
       const config = cliConfig(command);
       const logger = cliLogger(config);
       const served = await serveApi(config, options, logger);
+      const activeKeys = (await served.runtime.store.listApiKeys()).filter((key) => !key.revoked_at);
+      if (activeKeys.length === 0) {
+        logger.warn(
+          'no API keys exist: every route but health answers 401. Stop the API and run `assay api-key create --name NAME --scope admin` (or use a shared store to create keys while it runs)',
+        );
+      }
       logger.info(
         { url: served.url, runner: options.runner },
         `assay API listening on ${served.url} (OpenAPI at ${served.url}/openapi.json)`,

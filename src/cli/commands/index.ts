@@ -1,5 +1,6 @@
 import type { Command } from 'commander';
 import { register as registerApi } from './api.js';
+import { register as registerApiKey } from './api-key.js';
 import { register as registerCompact } from './compact.js';
 import { register as registerDemo } from './demo.js';
 import { register as registerDemoData } from './demo-data.js';
@@ -16,6 +17,7 @@ import { register as registerWorker } from './worker.js';
 /** Each command module exports `register(program)`. One line per command; keep alphabetical. */
 const registrations: Array<(program: Command) => void> = [
   registerApi,
+  registerApiKey,
   registerCompact,
   registerDemo,
   registerDemoData,

@@ -7,6 +7,7 @@ import { mkdtempSync, rmSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { createApiKey } from '../../../src/api/auth/keys.js';
 import { serveApi, type ServedApi } from '../../../src/cli/commands/api.js';
 import { loadConfig } from '../../../src/config/index.js';
 import { silentLogger } from '../../../src/logging/index.js';
@@ -20,6 +21,7 @@ describe('assay api (local runner, offline analyst, demo warehouse)', () => {
   let dir: string;
   let served: ServedApi;
   let warehouseUrl: string;
+  let key: string;
 
   beforeAll(async () => {
     dir = mkdtempSync(join(tmpdir(), 'assay-api-e2e-'));
@@ -30,6 +32,7 @@ describe('assay api (local runner, offline analyst, demo warehouse)', () => {
       cwd: dir,
     });
     served = await serveApi(config, { port: 0, host: '127.0.0.1', runner: 'local', maxConcurrentRuns: 1 }, silentLogger);
+    key = (await createApiKey(served.runtime.store, { name: 'e2e', scope: 'run' }, new Date())).key;
   }, 60_000);
 
   afterAll(async () => {
@@ -41,13 +44,24 @@ describe('assay api (local runner, offline analyst, demo warehouse)', () => {
   async function send(method: string, path: string, body?: unknown): Promise<{ status: number; body: any }> {
     const response = await fetch(url(path), {
       method,
-      ...(body === undefined ? {} : { body: JSON.stringify(body), headers: { 'Content-Type': 'application/json' } }),
+      headers: { Authorization: `Bearer ${key}`, ...(body === undefined ? {} : { 'Content-Type': 'application/json' }) },
+      ...(body === undefined ? {} : { body: JSON.stringify(body) }),
     });
     return {
       status: response.status,
       body: (response.headers.get('content-type') ?? '').includes('json') ? await response.json() : await response.text(),
     };
   }
+
+  it('over the wire: anonymous callers reach only health, a wrong key is 401, a run key cannot manage keys', async () => {
+    expect((await fetch(url('/health'))).status).toBe(200);
+    const anonymous = await fetch(url('/api/v1/projects'));
+    expect(anonymous.status).toBe(401);
+    expect(anonymous.headers.get('www-authenticate')).toMatch(/^Bearer/);
+    expect(await anonymous.json()).toMatchObject({ error: { code: 'unauthorized' } });
+    expect((await fetch(url('/api/v1/projects'), { headers: { Authorization: 'Bearer assay_aaaaaaaaaaaa_bad' } })).status).toBe(401);
+    expect((await send('GET', '/api/v1/api-keys')).status).toBe(403);
+  });
 
   it('runs a discovery from project creation to report, with live progress', async () => {
     expect((await send('GET', '/health/ready')).status).toBe(200);
@@ -66,7 +80,7 @@ describe('assay api (local runner, offline analyst, demo warehouse)', () => {
     expect(started.status).toBe(202);
     const runId: string = started.body.run_id;
 
-    const events = await fetch(url(`/api/v1/runs/${runId}/events`));
+    const events = await fetch(url(`/api/v1/runs/${runId}/events`), { headers: { Authorization: `Bearer ${key}` } });
     expect(events.headers.get('content-type')).toMatch(/^text\/event-stream/);
     const frames = parseSseFrames(await readAll(events.body!, 120_000));
     const progress = frames.filter((frame) => frame.event === 'progress').map((frame) => JSON.parse(frame.data!));
@@ -109,7 +123,9 @@ describe('assay api (local runner, offline analyst, demo warehouse)', () => {
     const runId: string = started.body.run_id;
     const cancelled = await send('DELETE', `/api/v1/runs/${runId}`);
     expect(cancelled.status).toBe(202);
-    const frames = parseSseFrames(await readAll((await fetch(url(`/api/v1/runs/${runId}/events`))).body!, 60_000));
+    const frames = parseSseFrames(
+      await readAll((await fetch(url(`/api/v1/runs/${runId}/events`), { headers: { Authorization: `Bearer ${key}` } })).body!, 60_000),
+    );
     expect(JSON.parse(frames.at(-1)!.data!)).toMatchObject({ run_id: runId, status: 'cancelled' });
     // the runner still writes the cancelled run's result once it has stopped
     let result = await send('GET', `/api/v1/runs/${runId}/result`);

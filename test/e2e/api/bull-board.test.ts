@@ -36,10 +36,11 @@ describe.skipIf(redisServerMissing)('Bull Board at /admin/queues', () => {
     expect(page.text).toContain('Assay queues');
     const asset = /src="(static\/js\/[^"]+)"/.exec(page.text)?.[1];
     expect(asset).toBeDefined();
-    const script = await api.app.request(`/admin/queues/${asset}`);
+    const auth = { headers: { Authorization: `Bearer ${api.adminKey}` } };
+    const script = await api.app.request(`/admin/queues/${asset}`, auth);
     expect(script.status).toBe(200);
     expect(script.headers.get('content-type')).toMatch(/javascript/);
-    const slashed = await api.app.request('/admin/queues/');
+    const slashed = await api.app.request('/admin/queues/', auth);
     expect(slashed.status).toBe(302);
     expect(slashed.headers.get('location')).toBe('/admin/queues');
 
@@ -48,6 +49,24 @@ describe.skipIf(redisServerMissing)('Bull Board at /admin/queues', () => {
     const listed = listing.json.queues as Array<{ name: string; readOnlyMode: boolean }>;
     expect(listed.map((queue) => queue.name).sort()).toEqual(['explore', 'verify']);
     expect(listed.every((queue) => queue.readOnlyMode)).toBe(true);
+  });
+
+  it('needs an admin key: anonymous callers get the login form or 401, a browser signs in with the form', async () => {
+    expect((await api.call('GET', '/admin/queues/api/queues', undefined, { key: null })).status).toBe(401);
+    expect((await api.call('GET', '/admin/queues/api/queues', undefined, { key: await api.createKey('read') })).status).toBe(401);
+    const form = await api.call('GET', '/admin/queues', undefined, { key: null, headers: { Accept: 'text/html' } });
+    expect(form.status).toBe(401);
+    expect(form.text).toContain('/admin/queues/login');
+    const login = await api.app.request('/admin/queues/login', {
+      method: 'POST',
+      headers: { 'Content-Type': 'application/x-www-form-urlencoded' },
+      body: new URLSearchParams({ key: api.adminKey }).toString(),
+    });
+    expect(login.status).toBe(303);
+    const cookie = (login.headers.get('set-cookie') ?? '').split(';')[0]!;
+    const listing = await api.call('GET', '/admin/queues/api/queues', undefined, { key: null, headers: { Cookie: cookie } });
+    expect(listing.status).toBe(200);
+    expect(listing.text).toContain('"explore"');
   });
 
   it('exports the depth of each queue on /metrics', async () => {

@@ -4,10 +4,11 @@
  * cancelled run in the store. Runs are moved along by the tests through the store.
  */
 import type { Hono } from 'hono';
+import { createApiKey } from '../../../src/api/auth/keys.js';
 import { createApi, type CreateApiOptions } from '../../../src/api/index.js';
 import type { AssayConfig } from '../../../src/config/index.js';
 import type { DiscoveryDeps } from '../../../src/discovery/context.js';
-import type { Project, Run } from '../../../src/domain/index.js';
+import type { ApiKeyScope, Project, Run } from '../../../src/domain/index.js';
 import type { RunLauncher } from '../../../src/fleet/port.js';
 import { silentLogger } from '../../../src/logging/index.js';
 import type { RunStore } from '../../../src/store/port.js';
@@ -43,7 +44,17 @@ export interface ApiHarness {
   launcher: RecordingLauncher;
   /** The pre-made `shop` project (ecommerce pack, state ready). */
   project: Project;
-  call(method: string, path: string, body?: unknown): Promise<{ status: number; json: any; text: string; headers: Headers }>;
+  /** An admin key not bound to a project: what `call` sends unless told otherwise. */
+  adminKey: string;
+  /** A new key of `scope`, optionally bound to a project. */
+  createKey(scope: ApiKeyScope, projectId?: string): Promise<string>;
+  /** `options.key`: another key, or null to send none. */
+  call(
+    method: string,
+    path: string,
+    body?: unknown,
+    options?: { key?: string | null; headers?: Record<string, string> },
+  ): Promise<{ status: number; json: any; text: string; headers: Headers }>;
   /** Moves a run along as a runner would. */
   patchRun(runId: string, patch: Partial<Run>): Promise<Run>;
   close(): Promise<void>;
@@ -56,6 +67,9 @@ export async function createApiHarness(
   const runtime = harness.deps;
   const launcher = new RecordingLauncher(runtime.store);
   const config = options.config ? options.config(runtime.config) : runtime.config;
+  const createKey = async (scope: ApiKeyScope, projectId?: string) =>
+    (await createApiKey(runtime.store, { name: `test-${scope}`, scope, projectId }, new Date())).key;
+  const adminKey = await createKey('admin');
   const app = createApi({
     runtime,
     launcher,
@@ -69,11 +83,15 @@ export async function createApiHarness(
     runtime,
     launcher,
     project: harness.project,
-    async call(method, path, body) {
-      const init: RequestInit = { method };
+    adminKey,
+    createKey,
+    async call(method, path, body, callOptions = {}) {
+      const key = callOptions.key === undefined ? adminKey : callOptions.key;
+      const headers: Record<string, string> = { ...(key === null ? {} : { Authorization: `Bearer ${key}` }), ...callOptions.headers };
+      const init: RequestInit = { method, headers };
       if (body !== undefined) {
         init.body = typeof body === 'string' ? body : JSON.stringify(body);
-        init.headers = { 'Content-Type': 'application/json' };
+        headers['Content-Type'] = 'application/json';
       }
       const response = await app.request(path, init);
       const text = await response.text();

@@ -20,7 +20,7 @@ describe('run progress events (SSE)', () => {
     it('sends one progress event per change, then an end event, and closes the stream', async () => {
       api = await createApiHarness();
       const runId = await startRun();
-      const response = await api.app.request(`/api/v1/runs/${runId}/events`);
+      const response = await api.app.request(`/api/v1/runs/${runId}/events`, { headers: { Authorization: `Bearer ${api.adminKey}` } });
       expect(response.status).toBe(200);
       expect(response.headers.get('content-type')).toMatch(/^text\/event-stream/);
       const reading = readAll(response.body!, 5_000);
@@ -61,7 +61,7 @@ describe('run progress events (SSE)', () => {
     it('sends heartbeat comments between events', async () => {
       api = await createApiHarness({ api: { events: { pollIntervalMs: 10, heartbeatMs: 50 } } });
       const runId = await startRun();
-      const response = await api.app.request(`/api/v1/runs/${runId}/events`);
+      const response = await api.app.request(`/api/v1/runs/${runId}/events`, { headers: { Authorization: `Bearer ${api.adminKey}` } });
       const reading = readAll(response.body!, 5_000);
       await pause(200);
       await api.patchRun(runId, { status: 'cancelled' });
@@ -76,7 +76,12 @@ describe('run progress events (SSE)', () => {
       api = await createApiHarness();
       const runId = await startRun();
       await api.patchRun(runId, { status: 'failed', error: 'boom' });
-      const frames = parseSseFrames(await readAll((await api.app.request(`/api/v1/runs/${runId}/events`)).body!, 2_000));
+      const frames = parseSseFrames(
+        await readAll(
+          (await api.app.request(`/api/v1/runs/${runId}/events`, { headers: { Authorization: `Bearer ${api.adminKey}` } })).body!,
+          2_000,
+        ),
+      );
       expect(frames.map((frame) => frame.event)).toEqual(['progress', 'end']);
       expect(JSON.parse(frames[0]!.data!)).toMatchObject({ status: 'failed', error: 'boom' });
     });
@@ -96,7 +101,7 @@ describe('run progress events (SSE)', () => {
         logger: silentLogger,
         events: { pollIntervalMs: 10 },
       });
-      const response = await app.request(`/api/v1/runs/${runId}/events`);
+      const response = await app.request(`/api/v1/runs/${runId}/events`, { headers: { Authorization: `Bearer ${api.adminKey}` } });
       const reader = response.body!.getReader();
       await reader.read();
       await pause(60);

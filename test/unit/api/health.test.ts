@@ -1,5 +1,5 @@
 import { afterEach, describe, expect, it } from 'vitest';
-import { createApi, MAX_BODY_BYTES } from '../../../src/api/index.js';
+import { createApi } from '../../../src/api/index.js';
 import { WarehouseError } from '../../../src/errors/index.js';
 import { silentLogger } from '../../../src/logging/index.js';
 import { createApiHarness, type ApiHarness } from './api-harness.js';
@@ -44,14 +44,15 @@ describe('health and error handling', () => {
     expect(response.json).toEqual({ error: { code: 'not_found', message: 'no route for GET /api/v1/nothing-here' } });
   });
 
-  it('refuses a body over the size limit with 400 before parsing it', async () => {
+  it('refuses a body over the size limit with 413 before parsing it', async () => {
     api = await createApiHarness();
     const response = await api.call(
       'POST',
       '/api/v1/projects',
-      JSON.stringify({ name: 'x', domain: 'ecommerce', description: 'y'.repeat(MAX_BODY_BYTES) }),
+      JSON.stringify({ name: 'x', domain: 'ecommerce', description: 'y'.repeat(api.runtime.config.api.maxBodyBytes) }),
     );
-    expect(response.status).toBe(400);
+    expect(response.status).toBe(413);
+    expect(response.json.error.code).toBe('too_large');
     expect(response.json.error.message).toMatch(/larger than/);
   });
 });

@@ -15,7 +15,7 @@ describe('GET /openapi.json', () => {
   let document: any;
   beforeAll(async () => {
     api = await createApiHarness();
-    const response = await api.app.request('/openapi.json');
+    const response = await api.app.request('/openapi.json', { headers: { Authorization: `Bearer ${api.adminKey}` } });
     expect(response.status).toBe(200);
     document = JSON.parse(await response.text());
   });
