@@ -16,9 +16,8 @@ export async function openRunStore(spec: string, options: { dataDir: string }): 
     return createPostgresRunStore({ url: spec });
   }
   if (spec.startsWith('mongodb://') || spec.startsWith('mongodb+srv://')) {
-    throw new ConfigError(
-      'the MongoDB run store is not built yet: use ASSAY_STORE=postgres://… for a shared store, or "embedded" for one process',
-    );
+    const { createMongoRunStore } = await import('./mongo.js');
+    return createMongoRunStore({ url: spec });
   }
   throw new ConfigError(
     `store "${redactUrl(spec)}" is not recognised: use "embedded", postgres://… (ASSAY_STORE) or mongodb://… (MONGO_URL)`,
