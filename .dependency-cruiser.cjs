@@ -11,6 +11,8 @@ const ADAPTERS = [
   '^src/vector/(embedded|qdrant)',
   '^src/fleet/',
   '^src/composition',
+  '^src/project-clients',
+  '^src/secrets/',
 ];
 const SDKS = ['@anthropic-ai/sdk', 'openai', '@aws-sdk/', 'bullmq', 'ioredis', '@duckdb/', '^pg$', 'mongodb', '@qdrant/', 'hono', '@bull-board/'];
 
@@ -55,7 +57,7 @@ module.exports = {
       name: 'adapters-do-not-import-the-engine',
       severity: 'error',
       comment: 'An adapter implements a port; it must not reach back into the engine or the drivers above it.',
-      from: { path: ADAPTERS.filter((pattern) => !/fleet|composition/.test(pattern)) },
+      from: { path: ADAPTERS.filter((pattern) => !/fleet|composition|project-clients/.test(pattern)) },
       to: { path: ['^src/discovery/', '^workers/', '^src/api/', '^src/cli/', '^src/fleet/'] },
     },
     {

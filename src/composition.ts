@@ -8,17 +8,22 @@ import { createSchemaSource } from './discovery/schema-source.js';
 import { loadPack } from './discovery/pack-loader.js';
 import type { DomainPack } from './discovery/pack-schema.js';
 import { createEmbedder } from './embed/index.js';
-import { lookupModel } from './llm/catalog.js';
-import { createLlmProvider } from './llm/factory.js';
+import { bindLlm } from './llm/bind.js';
 import { createOfflineAnalyst } from './llm/offline-analyst/index.js';
 import type { OfflineBrain } from './llm/providers/offline.js';
 import { silentLogger, type Logger } from './logging/index.js';
+import { createProjectClients, type ProjectClients } from './project-clients.js';
+import { createSecretProvider } from './secrets/index.js';
 import { openRunStore } from './store/index.js';
 import type { RunStore } from './store/port.js';
 import { createVectorIndex } from './vector/index.js';
 import { openWarehouse } from './warehouse/index.js';
 
+export { bindLlm } from './llm/bind.js';
+
 export interface Runtime extends DiscoveryDeps {
+  /** Per-project warehouses, models and embedders (the server's own when a project names none of its own). */
+  clients: ProjectClients;
   close(): Promise<void>;
 }
 
@@ -27,18 +32,6 @@ export interface ComposeOptions {
   /** Overrides `config.llm`; the offline brain serves `offline:` specs (default: the offline analyst). */
   offlineBrain?: OfflineBrain;
   now?: () => Date;
-}
-
-export function bindLlm(spec: string, config: AssayConfig, logger: Logger, offlineBrain: OfflineBrain): LlmBinding {
-  const provider = createLlmProvider(spec, config, { offlineBrain });
-  const { entry, known } = lookupModel(spec, config.models);
-  if (!known) {
-    logger.warn(
-      { llm: spec, contextWindow: entry.contextWindow, maxOutputTokens: entry.maxOutputTokens },
-      'model not in the catalog: using conservative limits (override them under "models" in the config)',
-    );
-  }
-  return { provider, entry };
 }
 
 export async function composeRuntime(config: AssayConfig, options: ComposeOptions = {}): Promise<Runtime> {
@@ -56,7 +49,7 @@ export async function composeRuntime(config: AssayConfig, options: ComposeOption
   const llm = bindLlm(config.llm, config, logger, offlineBrain);
   const fastLlm = config.fastLlm ? bindLlm(config.fastLlm, config, logger, offlineBrain) : llm;
   const packCache = new Map<string, DomainPack>();
-  return {
+  const base: DiscoveryDeps = {
     config,
     store,
     warehouse,
@@ -75,7 +68,13 @@ export async function composeRuntime(config: AssayConfig, options: ComposeOption
     },
     logger,
     now: options.now ?? (() => new Date()),
+  };
+  const clients = createProjectClients({ base, secrets: createSecretProvider(config.secrets), offlineBrain });
+  return {
+    ...base,
+    clients,
     async close() {
+      await clients.close();
       await Promise.allSettled([warehouse.close(), store.close(), vectorIndex.close()]);
     },
   };

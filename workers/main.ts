@@ -63,6 +63,7 @@ export async function startWorkerProcess(config: AssayConfig, options: WorkerPro
     prefix,
     queues,
     deps: runtime,
+    clients: runtime.clients,
     producer,
     logger,
     workerName: hostname(),

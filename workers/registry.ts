@@ -6,6 +6,8 @@
  */
 import { UnrecoverableError, WaitingError, Worker, type Job } from 'bullmq';
 import { coordinatorQueue, queueContract, type QueueContract, type QueueName, type WorkerDefaults } from '../queues/index.js';
+import { type ProjectClients, ProjectClientsUnavailableError } from '../src/project-clients.js';
+import { finalizeRun } from '../src/discovery/finalize.js';
 import type { DiscoveryDeps } from '../src/discovery/context.js';
 import { workerConnectionOptions } from '../src/fleet/bullmq/connection.js';
 import type { QueueSet } from '../src/fleet/bullmq/queue-set.js';
@@ -27,6 +29,8 @@ export interface WorkerRegistryOptions {
   prefix: string;
   queues: readonly QueueName[];
   deps: DiscoveryDeps;
+  /** Per-project ports: each job runs on the warehouse and models of its run's project. Without it every job uses `deps`. */
+  clients?: Pick<ProjectClients, 'withRun'>;
   /** Producers for the children jobs add. */
   producer: QueueSet;
   logger: Logger;
@@ -82,10 +86,18 @@ export async function startWorkerRegistry(options: WorkerRegistryOptions): Promi
       const attempt = job.attemptsMade + 1;
       active.set(job.id, { runId: payload.runId, queue: contract.name as QueueName });
       try {
-        const result = await handle({ job, token, signal, payload, deps: { ...options.deps, logger }, logger, queues: options.producer });
+        const run = (deps: DiscoveryDeps) =>
+          handle({ job, token, signal, payload, deps: { ...deps, logger }, logger, queues: options.producer });
+        const result = await (options.clients ? options.clients.withRun(payload.runId, run) : run(options.deps));
         logger.info({ durationMs: Math.round(performance.now() - started), attempt }, 'job completed');
         return result;
       } catch (error) {
+        if (error instanceof ProjectClientsUnavailableError && error.code === 'config') {
+          // every job of this run would fail the same way until an operator acts: end the run now, saying why
+          logger.error({ err: error }, "the run's project connections cannot be opened: failing the run");
+          await finalizeRun(options.deps, payload.runId, { fatalError: error.message });
+          return { runId: payload.runId, failed: true, reason: error.message };
+        }
         const failure = classifyJobFailure(error, { shuttingDown, aborted: signal.aborted });
         const durationMs = Math.round(performance.now() - started);
         switch (failure.action) {

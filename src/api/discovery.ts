@@ -12,6 +12,7 @@ import type { AnalysisArea, DomainPack } from '../discovery/pack-schema.js';
 import { canStartDiscovery, type Project, type Run } from '../domain/index.js';
 import { ConflictError, ValidationError, describeError } from '../errors/index.js';
 import type { ApiDeps } from './context.js';
+import { lookupModel } from '../llm/catalog.js';
 import type { KeyedLock } from '../concurrency/keyed-lock.js';
 import type { DiscoverBody, EstimateBody } from './schemas.js';
 
@@ -75,7 +76,7 @@ export async function startDiscovery(deps: ApiDeps, locks: KeyedLock, projectId:
         maxSteps,
         minSteps,
         areas: body.areas ? areas.map((area) => area.id) : [],
-        llm: deps.config.llm,
+        llm: project.llm,
         pack: project.domain,
         category: project.category,
         analysisBudgetTokens: deps.config.run.analysisBudgetTokens,
@@ -118,7 +119,9 @@ export async function estimateDiscovery(deps: ApiDeps, projectId: string, body: 
   const { pack, areas } = projectAreas(deps, project, body.areas);
   const measured = (await deps.runtime.store.listRuns(project.id, { limit: 10 })).find((run) => (run.context?.catalog_tokens ?? 0) > 0);
   const catalogTokens = measured?.context?.catalog_tokens ?? DEFAULT_CATALOG_TOKENS;
-  const estimate = estimatePackRunCost({ entry: deps.runtime.llm.entry, pack, areas, maxSteps, catalogTokens });
+  // the project's own model, which may not be the server's
+  const { entry } = lookupModel(project.llm, deps.config.models);
+  const estimate = estimatePackRunCost({ entry, pack, areas, maxSteps, catalogTokens });
   return {
     project_id: project.id,
     pack: pack.slug,

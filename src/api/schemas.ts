@@ -5,6 +5,7 @@ import {
   apiKeyScopeSchema,
   feedbackSchema,
   projectSchema,
+  projectSecretsSchema,
   projectStateSchema,
   tenantFilterSchema,
 } from '../domain/index.js';
@@ -25,6 +26,8 @@ export const MAX_PROFILE_BYTES = 16 * 1024;
 const profileBodySchema = z
   .record(z.string().max(100), z.unknown())
   .refine((profile) => Buffer.byteLength(JSON.stringify(profile)) <= MAX_PROFILE_BYTES, `at most ${MAX_PROFILE_BYTES} bytes as JSON`);
+/** `provider:model` (or `openai-compatible:URL#model`); checked against the allow-list when it names a URL. */
+const modelSpecSchema = z.string().trim().min(1).max(500);
 const maxStepsSchema = z.number().int().min(1).max(MAX_STEPS_LIMIT);
 
 export const createProjectBodySchema = z.strictObject({
@@ -37,13 +40,19 @@ export const createProjectBodySchema = z.strictObject({
   category: z.string().min(1).max(100).optional(),
   warehouse: z
     .strictObject({
-      /** Must be the warehouse this server explores; credentials in it are never stored. */
+      /** The served warehouse when left out; any other must pass the allow-list and carry no password (use secrets.warehouse_password). */
       url: z.string().min(1).max(2_000).optional(),
       datasets: datasetsSchema.optional(),
       filter: tenantFilterSchema.optional(),
     })
     .optional(),
   profile: profileBodySchema.optional(),
+  /** The project's models and embedder; the server's when left out. Setting any of these needs an admin key. */
+  llm: modelSpecSchema.optional(),
+  fast_llm: modelSpecSchema.optional(),
+  embedder: modelSpecSchema.optional(),
+  /** Credentials by reference (`secret:NAME`), resolved by the workers' secret provider. */
+  secrets: projectSecretsSchema.optional(),
   /** Pack-generation wizard: the project starts in `pack_generation_pending` instead of `ready`. */
   generate_pack: z.strictObject({ enabled: z.boolean() }).optional(),
 });
@@ -56,8 +65,16 @@ export const updateProjectBodySchema = z.strictObject({
   category: z.string().min(1).max(100).nullable().optional(),
   profile: profileBodySchema.optional(),
   state: projectStateSchema.optional(),
+  /** Changing models, embedder, secrets or any warehouse setting needs an admin key. */
+  llm: modelSpecSchema.optional(),
+  /** null: the fast tier is the analysis model again. */
+  fast_llm: modelSpecSchema.nullable().optional(),
+  embedder: modelSpecSchema.optional(),
+  /** Replaces the whole set of references. */
+  secrets: projectSecretsSchema.optional(),
   warehouse: z
     .strictObject({
+      url: z.string().min(1).max(2_000).optional(),
       datasets: datasetsSchema.optional(),
       /** null removes the tenant filter. */
       filter: tenantFilterSchema.nullable().optional(),

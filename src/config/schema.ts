@@ -11,7 +11,7 @@ export const configSchema = z.object({
   warehouse: z.string().min(1).default('duckdb:.assay/demo-ecommerce.duckdb'),
   /** Files attached to a DuckDB warehouse as tables: `{ "table": "path.csv|parquet|json" }`. */
   warehouseFiles: z.record(z.string(), z.string()).default({}),
-  /** LLM as `provider:model`, e.g. `anthropic:claude-sonnet-4-6`, `openai-compatible:http://localhost:11434/v1#qwen2.5`. */
+  /** LLM as `provider:model`, e.g. `anthropic:claude-sonnet-5-5`, `openai-compatible:http://localhost:11434/v1#qwen2.5`. */
   llm: z.string().min(1).default('offline:analyst'),
   /** Model for compaction and table blurbs (the `fast` tier). Defaults to `llm`. */
   fastLlm: z.string().min(1).optional(),
@@ -22,6 +22,16 @@ export const configSchema = z.object({
   /** `embedded` (files, one process) or `postgres://…` (shared by a fleet); `ASSAY_STORE`. */
   store: z.string().min(1).default('embedded'),
   redisUrl: z.string().min(1).default('redis://127.0.0.1:6379'),
+  /** Where `secret:NAME` references of projects resolve: `env` (environment variables) or `dir:/path` (a mounted Secret volume). */
+  secrets: z.string().min(1).default('env'),
+  /** Per-project connection sets (warehouse, models, embedder) a process keeps open, least recently used closed first. */
+  projectClients: z
+    .object({
+      maxOpen: z.number().int().min(1).max(256).default(8),
+      /** Close a project's connection set after this long unused. */
+      idleMs: z.number().int().min(1_000).default(300_000),
+    })
+    .default({ maxOpen: 8, idleMs: 300_000 }),
   /** The worker fleet (BullMQ on `redisUrl`). */
   fleet: z
     .object({
@@ -187,6 +197,8 @@ export const ENV_BINDINGS: ReadonlyArray<{ env: string; path: string[]; kind: 's
   { env: 'MONGO_URL', path: ['store'], kind: 'string', secret: true },
   { env: 'ASSAY_STORE', path: ['store'], kind: 'string', secret: true },
   { env: 'REDIS_URL', path: ['redisUrl'], kind: 'string', secret: true },
+  { env: 'ASSAY_SECRETS', path: ['secrets'], kind: 'string' },
+  { env: 'ASSAY_PROJECT_CLIENTS_MAX', path: ['projectClients', 'maxOpen'], kind: 'int' },
   { env: 'ASSAY_QUEUE_PREFIX', path: ['fleet', 'queuePrefix'], kind: 'string' },
   { env: 'ASSAY_WORKER_QUEUES', path: ['fleet', 'queues'], kind: 'string' },
   { env: 'ASSAY_WORKER_CONCURRENCY', path: ['fleet', 'concurrency'], kind: 'int' },

@@ -9,7 +9,7 @@ import type { KeyedLock } from '../../concurrency/keyed-lock.js';
 import { readJsonBody, readQuery } from '../request.js';
 import { runSummary } from '../runs/run-summary.js';
 import { createProjectBodySchema, discoverBodySchema, estimateBodySchema, listQuerySchema, updateProjectBodySchema } from '../schemas.js';
-import { loadPackFor, newProject, updatedProject } from './project-document.js';
+import { loadPackFor, namesOwnTargets, newProject, updatedProject } from './project-document.js';
 
 export function projectRoutes(deps: ApiDeps, locks: KeyedLock): Hono {
   const { runtime } = deps;
@@ -18,6 +18,8 @@ export function projectRoutes(deps: ApiDeps, locks: KeyedLock): Hono {
   app.post('/projects', async (c) => {
     requireUnbound(c, 'creating a project');
     const body = await readJsonBody(c, createProjectBodySchema);
+    if (namesOwnTargets(body, deps.config.warehouse))
+      requireScope(c, 'admin', 'a project with its own warehouse, models, embedder or secrets');
     const pack = loadPackFor((slug) => runtime.loadPack(slug), body.domain, 'domain');
     const project = newProject(
       body,
@@ -42,11 +44,12 @@ export function projectRoutes(deps: ApiDeps, locks: KeyedLock): Hono {
     const body = await readJsonBody(c, updateProjectBodySchema);
     await visibleProject(c, runtime, c.req.param('id'));
     // which rows a run may read (tenant filter, datasets) is the operator's call, not a run key's
-    if (body.warehouse !== undefined) requireScope(c, 'admin', "changing a project's warehouse settings (tenant filter, datasets)");
+    if (body.warehouse !== undefined || namesOwnTargets(body, deps.config.warehouse))
+      requireScope(c, 'admin', "changing a project's warehouse, tenant filter, datasets, models, embedder or secrets");
     const project = await locks.run(`project:${c.req.param('id')}`, async () => {
       const current = await visibleProject(c, runtime, c.req.param('id'));
       const pack = loadPackFor((slug) => runtime.loadPack(slug), current.domain, 'domain');
-      const next = updatedProject(current, body, pack, runtime.now());
+      const next = updatedProject(current, body, pack, runtime.now(), { warehouse: deps.config.warehouse, allow: deps.config.api.allow });
       await runtime.store.upsertProject(next);
       return next;
     });

@@ -36,7 +36,7 @@ function realPathOf(file: string): string {
 
 function isInside(child: string, root: string): boolean {
   const relative = path.relative(root, child);
-  return relative === '' || (!relative.startsWith('..') && !path.isAbsolute(relative));
+  return relative === '' || (relative !== '..' && !relative.startsWith(`..${path.sep}`) && !path.isAbsolute(relative));
 }
 
 /** A local file (DuckDB database or attached table file) must resolve under one of the roots. */

@@ -61,7 +61,7 @@ async function bindLauncher(
     return { launcher, queues: QUEUE_NAMES.map((name) => launcher.queues.queue(name)), inFlight: () => [], detach: () => launcher.close() };
   }
   const { startLocalRunLauncher } = await import('../../fleet/local/launcher.js');
-  const launcher = await startLocalRunLauncher({ runtime, maxConcurrentRuns, onRunSettled });
+  const launcher = await startLocalRunLauncher({ runtime, clients: runtime.clients, maxConcurrentRuns, onRunSettled });
   return {
     launcher,
     queues: [],

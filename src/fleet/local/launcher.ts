@@ -23,6 +23,7 @@ import { hostname } from 'node:os';
 import { join } from 'node:path';
 import { z } from 'zod';
 import { isTerminal } from '../../domain/index.js';
+import { type ProjectClients, ProjectClientsUnavailableError } from '../../project-clients.js';
 import type { DiscoveryDeps } from '../../discovery/context.js';
 import { finalizeRun } from '../../discovery/finalize.js';
 import { ConflictError, NotFoundError, describeError } from '../../errors/index.js';
@@ -93,6 +94,8 @@ export interface RecoveredRun {
 
 export interface LocalRunLauncherOptions {
   runtime: DiscoveryDeps;
+  /** Per-project ports: each run executes on its project's warehouse and models. Without it every run uses `runtime`. */
+  clients?: Pick<ProjectClients, 'withRun'>;
   /** Runs executing at once; further launched runs wait, pending. @defaultValue 2 */
   maxConcurrentRuns?: number;
   /** Areas and verifications in flight within one run. @defaultValue runtime.config.run.concurrency */
@@ -158,8 +161,15 @@ export async function startLocalRunLauncher(options: LocalRunLauncherOptions): P
   async function execute(runId: string, controller: AbortController): Promise<void> {
     try {
       // a run cancelled while it waited still goes through the runner, which finalizes it as cancelled
-      await limit(() => runDiscoveryLocally(runtime, runId, { concurrency, signal: controller.signal }));
+      const run = (deps: DiscoveryDeps) => runDiscoveryLocally(deps, runId, { concurrency, signal: controller.signal });
+      await limit(() => (options.clients ? options.clients.withRun(runId, run) : run(runtime)));
     } catch (error) {
+      if (error instanceof ProjectClientsUnavailableError) {
+        await finalizeRun(runtime, runId, { fatalError: error.message }).catch((finalizeError: unknown) =>
+          logger.error({ runId, err: finalizeError }, 'could not record the failed run'),
+        );
+        return;
+      }
       // the runner finalizes every failure it can attribute; what reaches here is the store itself failing
       logger.error({ runId, err: error }, 'local run stopped with an error');
     }

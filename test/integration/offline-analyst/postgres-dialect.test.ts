@@ -16,6 +16,7 @@ import { discoverSchema } from '../../../src/schema/discovery.js';
 import { generateDemoWarehouse } from '../../../src/warehouse/demo/index.js';
 import { openWarehouse } from '../../../src/warehouse/index.js';
 import type { Warehouse } from '../../../src/warehouse/port.js';
+import { copyDemo } from '../../support/postgres-demo.js';
 import { startTestPostgres, type TestPostgresStart } from '../../support/postgres.js';
 import {
   analysisRequest,
@@ -26,49 +27,6 @@ import {
   type ExplorationSetting,
   type ExplorationTranscript,
 } from './exploration-harness.js';
-
-/** DuckDB column types as PostgreSQL writes them. */
-function postgresType(duckdbType: string): string {
-  const type = duckdbType.toUpperCase();
-  if (type === 'VARCHAR') return 'text';
-  if (type === 'DOUBLE') return 'double precision';
-  if (type.startsWith('DECIMAL')) return type.replace('DECIMAL', 'numeric');
-  return type.toLowerCase();
-}
-
-/** Copies every table of the DuckDB demo into `public`, with the primary keys. */
-async function copyDemo(source: Warehouse, adminUrl: string): Promise<void> {
-  const client = new pg.Client({ connectionString: adminUrl });
-  await client.connect();
-  try {
-    for (const table of await discoverSchema(source)) {
-      const keys = table.columns.filter((column) => column.category === 'primary_key').map((column) => column.name);
-      const columns = table.columns.map((column) => `${column.name} ${postgresType(column.type)}${column.nullable ? '' : ' NOT NULL'}`);
-      await client.query(
-        `CREATE TABLE public.${table.name} (${columns.join(', ')}${keys.length > 0 ? `, PRIMARY KEY (${keys.join(', ')})` : ''})`,
-      );
-      const { rows } = await source.query(`SELECT * FROM ${table.qualified}`, { maxRows: 200_000 });
-      const names = table.columns.map((column) => column.name);
-      for (let start = 0; start < rows.length; start += 1_000) {
-        const batch = rows.slice(start, start + 1_000);
-        const values: unknown[] = [];
-        const tuples = batch.map(
-          (row) =>
-            `(${names
-              .map((name) => {
-                values.push(row[name]);
-                return `$${values.length}`;
-              })
-              .join(', ')})`,
-        );
-        await client.query(`INSERT INTO public.${table.name} (${names.join(', ')}) VALUES ${tuples.join(', ')}`, values);
-      }
-    }
-    await client.query('ANALYZE');
-  } finally {
-    await client.end();
-  }
-}
 
 const started: TestPostgresStart = await startTestPostgres();
 if (!started.available) console.log(`skipping the PostgreSQL dialect tests: ${started.reason}`);

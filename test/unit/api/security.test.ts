@@ -257,15 +257,39 @@ describe('where a project may point', () => {
         expect(response.json.error.message, url).toMatch(rule);
         expect(response.json.error.message, url).not.toContain(root);
       }
-      // allowed targets pass the allow-list and meet the served-warehouse rule of this server
-      for (const url of [`duckdb:${root}/tenants/a.duckdb`, 'postgres://u:p@db.internal/db']) {
+      // allowed targets make projects of their own; a password in the URL is refused (it belongs in a secret reference)
+      for (const url of [`duckdb:${root}/tenants/a.duckdb`, 'postgres://u@db.internal/db']) {
         const response = await create(url);
-        expect(response.status).toBe(400);
-        expect(response.json.error.message).toMatch(/one warehouse its operator configured/);
+        expect(response.status, url).toBe(201);
+        expect(response.json.warehouse.url).toBe(url);
       }
+      const withPassword = await create('postgres://u:p@db.internal/db');
+      expect(withPassword.status).toBe(400);
+      expect(withPassword.json.error.message).toMatch(/secrets.warehouse_password/);
     } finally {
       rmSync(root, { recursive: true, force: true });
     }
+  });
+
+  it('checks model and embedder base URLs, and only admin keys may name their own targets or secrets', async () => {
+    const { call, createKey } = await harness();
+    const create = (extra: Record<string, unknown>, key?: string) =>
+      call('POST', '/api/v1/projects', { name: 'P', domain: 'ecommerce', ...extra }, key === undefined ? {} : { key });
+    const metadata = await create({ llm: 'openai-compatible:http://169.254.169.254/v1#m' });
+    expect(metadata.status).toBe(400);
+    expect(issuePaths(metadata.json)).toEqual(['llm']);
+    expect(metadata.json.error.message).toMatch(/not on the allowed list/);
+    expect(issuePaths((await create({ embedder: 'openai-compatible:http://user:pw@llm.internal/v1#e' })).json)).toEqual(['embedder']);
+    expect(issuePaths((await create({ llm: 'nonsense' })).json)).toEqual(['llm']);
+    const run = await createKey('run');
+    expect((await create({ llm: 'offline:analyst', secrets: { llm_api_key: 'secret:X' } }, run)).status).toBe(403);
+    expect((await create({ llm: 'offline:other' }, run)).status).toBe(403);
+    expect((await create({ secrets: { warehouse_password: 'secret:PG' } })).json.error.message).toMatch(/only used by PostgreSQL/);
+    const own = await create({ fast_llm: 'offline:fast', secrets: { llm_api_key: 'secret:SHOP_LLM' } });
+    expect(own.status).toBe(201);
+    expect(own.json).toMatchObject({ fast_llm: 'offline:fast', secrets: { llm_api_key: 'secret:SHOP_LLM' } });
+    expect((await call('PUT', `/api/v1/projects/${own.json.id}`, { llm: 'offline:x' }, { key: run })).status).toBe(403);
+    expect((await call('PUT', `/api/v1/projects/${own.json.id}`, { fast_llm: null })).json.fast_llm).toBeUndefined();
   });
 
   it('refuses every file when no root is configured', async () => {
