@@ -16,7 +16,7 @@ import { subscribeToCancellations } from '../src/fleet/bullmq/cancellation.js';
 import { openProducerConnection, openSubscriberConnection } from '../src/fleet/bullmq/connection.js';
 import { createQueueSet } from '../src/fleet/bullmq/queue-set.js';
 import type { Logger } from '../src/logging/index.js';
-import { startHealthServer } from './health.js';
+import { answersWithin, startHealthServer } from './health.js';
 import { startWorkerRegistry, type WorkerRegistry } from './registry.js';
 
 /** The maintenance job schedulers: upserted by every pod that consumes the queue (an upsert of the same id is one schedule). */
@@ -76,7 +76,11 @@ export async function startWorkerProcess(config: AssayConfig, options: WorkerPro
   const subscriber = openSubscriberConnection(config.redisUrl);
   await subscribeToCancellations(subscriber, prefix, (runId) => registry.abortRun(runId), logger);
   let health: Server | undefined;
-  if (config.fleet.healthPort > 0) health = await startHealthServer(config.fleet.healthPort, () => registry.isReady());
+  const isReady = async () =>
+    registry.isReady() &&
+    (await answersWithin(() => producerConnection.ping())) &&
+    (await answersWithin(() => runtime.store.getProject('readiness-probe')));
+  if (config.fleet.healthPort > 0) health = await startHealthServer(config.fleet.healthPort, isReady);
 
   let stopping: Promise<void> | undefined;
   return {

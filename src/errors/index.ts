@@ -15,6 +15,7 @@ export const ERROR_CODES = [
   'forbidden',
   'rate_limited',
   'too_large',
+  'unavailable',
   'cancelled',
   'pack',
   'internal',
@@ -123,6 +124,13 @@ export class TooLargeError extends AssayError {
   }
 }
 
+/** A dependency the request needs (the job queue, the store) is unreachable right now; retry later (HTTP 503). */
+export class UnavailableError extends AssayError {
+  constructor(message: string, options?: { cause?: unknown }) {
+    super('unavailable', message, options);
+  }
+}
+
 /** The run or job was cancelled (API cancel, abort signal, shutdown). */
 export class CancelledError extends AssayError {
   constructor(message = 'cancelled', options?: { cause?: unknown }) {
@@ -222,6 +230,7 @@ export const ERROR_MAPPING: Record<ErrorCode, ErrorMapping> = {
   forbidden: { exitCode: 77, httpStatus: 403 },
   rate_limited: { exitCode: 75, httpStatus: 429 }, // 75 = EX_TEMPFAIL
   too_large: { exitCode: 2, httpStatus: 413 },
+  unavailable: { exitCode: 69, httpStatus: 503 }, // 69 = EX_UNAVAILABLE
   cancelled: { exitCode: 130, httpStatus: 409 },
   internal: { exitCode: 1, httpStatus: 500 },
 };

@@ -8,5 +8,7 @@ export interface RunLauncher {
   launch(runId: string): Promise<void>;
   /** Marks the run cancelled (in the store) and aborts in-flight work where the runner can. */
   cancel(runId: string): Promise<void>;
+  /** Resolves when the runner can take a run now (the queue answers); rejects otherwise. Absent: always ready. */
+  ping?(): Promise<void>;
   close(): Promise<void>;
 }

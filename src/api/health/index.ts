@@ -1,4 +1,4 @@
-/** Liveness (`/health`: the process answers) and readiness (`/health/ready`: the store and the warehouse answer). */
+/** Liveness (`/health`: the process answers) and readiness (`/health/ready`: the store, the warehouse and, with a queue-backed runner, Redis answer). */
 import { Hono } from 'hono';
 import type { ApiDeps } from '../context.js';
 
@@ -34,12 +34,15 @@ export function healthRoutes(deps: ApiDeps, options: { timeoutMs?: number } = {}
   const app = new Hono();
   app.get('/health', (c) => c.json({ status: 'ok' }));
   app.get('/health/ready', async (c) => {
-    const [store, warehouse] = await Promise.all([
-      check('store', () => deps.runtime.store.listProjects(), deps, timeoutMs),
+    const ping = deps.launcher.ping?.bind(deps.launcher);
+    const [store, warehouse, queue] = await Promise.all([
+      check('store', () => deps.runtime.store.getProject('readiness-probe'), deps, timeoutMs),
       check('warehouse', () => deps.runtime.warehouse.query('SELECT 1 AS ready', { maxRows: 1, timeoutMs }), deps, timeoutMs),
+      ping ? check('queue', ping, deps, timeoutMs) : Promise.resolve(undefined),
     ]);
-    const ready = store === 'ok' && warehouse === 'ok';
-    return c.json({ status: ready ? 'ready' : 'not_ready', checks: { store, warehouse } }, ready ? 200 : 503);
+    const checks = { store, warehouse, ...(queue === undefined ? {} : { queue }) };
+    const ready = Object.values(checks).every((outcome) => outcome === 'ok');
+    return c.json({ status: ready ? 'ready' : 'not_ready', checks }, ready ? 200 : 503);
   });
   return app;
 }

@@ -4,10 +4,13 @@
  */
 import type { Redis } from 'ioredis';
 import { COORDINATOR_JOB, QUEUE_NAMES, coordinatorPayloadSchema, coordinatorQueue, type QueueName } from '../../../queues/index.js';
-import { describeError } from '../../errors/index.js';
+import { UnavailableError, describeError } from '../../errors/index.js';
 import { silentLogger, type Logger } from '../../logging/index.js';
 import type { RunStore } from '../../store/port.js';
 import type { RunLauncher } from '../port.js';
+
+/** How long starting a run waits for Redis before answering that the queue is unavailable. */
+export const ENQUEUE_TIMEOUT_MS = 5_000;
 import { publishCancellation } from './cancellation.js';
 import { openProducerConnection } from './connection.js';
 import { createQueueSet, type QueueSet } from './queue-set.js';
@@ -51,12 +54,41 @@ export function createBullmqLauncher(options: BullmqLauncherOptions): RunLaunche
   const connection = options.connection ?? openProducerConnection(options.redisUrl!);
   const queues = createQueueSet({ connection, prefix: options.prefix });
   const logger = options.logger ?? silentLogger;
+  if (ownsConnection) {
+    // one line per outage, not one per reconnect attempt (ioredis prints unhandled errors otherwise)
+    let down = false;
+    connection.on('error', (error: Error) => {
+      if (!down) logger.warn({ err: describeError(error) }, 'Redis is unreachable: new runs are refused until it returns');
+      down = true;
+    });
+    connection.on('ready', () => {
+      if (down) logger.info('Redis is reachable again');
+      down = false;
+    });
+  }
 
   return {
     queues,
     async launch(runId) {
       const payload = coordinatorPayloadSchema.parse({ runId });
-      await queues.queue(coordinatorQueue.name).add(COORDINATOR_JOB, payload, { jobId: coordinatorQueue.jobId(payload) });
+      let timer: NodeJS.Timeout | undefined;
+      try {
+        // BullMQ waits for a reconnecting client instead of failing: bound the wait, an API request must not hang
+        const timeout = new Promise<never>((_resolve, reject) => {
+          timer = setTimeout(() => reject(new Error(`no answer within ${ENQUEUE_TIMEOUT_MS} ms`)), ENQUEUE_TIMEOUT_MS);
+        });
+        await Promise.race([
+          queues.queue(coordinatorQueue.name).add(COORDINATOR_JOB, payload, { jobId: coordinatorQueue.jobId(payload) }),
+          timeout,
+        ]);
+      } catch (error) {
+        // the producer connection fails fast while Redis is away: say so instead of an internal error
+        throw new UnavailableError(`the job queue (Redis) is unreachable, so run ${runId} was not started: try again shortly`, {
+          cause: error,
+        });
+      } finally {
+        clearTimeout(timer);
+      }
       logger.info({ runId, queue: coordinatorQueue.name }, 'run launched');
     },
     async cancel(runId) {
@@ -77,6 +109,9 @@ export function createBullmqLauncher(options: BullmqLauncherOptions): RunLaunche
         // removal only saves work: a job that still starts sees the cancelled run and completes at once
         logger.warn({ runId, err: describeError(error) }, 'run cancelled; its waiting jobs could not be removed');
       }
+    },
+    async ping() {
+      await connection.ping();
     },
     async close() {
       await queues.close();

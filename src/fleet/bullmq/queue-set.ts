@@ -31,6 +31,9 @@ export function createQueueSet(options: QueueSetOptions): QueueSet {
           prefix: options.prefix,
           defaultJobOptions: { ...queueContract(name).defaultJobOptions, ...options.jobOptionOverrides },
         });
+        // connection errors reach the caller through the failing command and the connection's own
+        // listener; without a listener here BullMQ prints each reconnect attempt to stderr
+        queue.on('error', () => undefined);
         queues.set(name, queue);
       }
       return queue;

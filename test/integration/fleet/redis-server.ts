@@ -57,9 +57,10 @@ async function waitForPing(url: string, process: ChildProcess): Promise<void> {
   throw new Error('redis-server did not answer PING within 10 s');
 }
 
-export async function startRedisServer(): Promise<RedisServer> {
+/** `port`: start on this one (to bring a stopped server back where its clients expect it). */
+export async function startRedisServer(options: { port?: number } = {}): Promise<RedisServer> {
   const dir = mkdtempSync(join(tmpdir(), 'assay-redis-'));
-  const port = await freePort();
+  const port = options.port ?? (await freePort());
   const child = spawn(
     REDIS_SERVER_BINARY,
     ['--port', String(port), '--bind', '127.0.0.1', '--dir', dir, '--save', '', '--appendonly', 'no', '--maxmemory-policy', 'noeviction'],
