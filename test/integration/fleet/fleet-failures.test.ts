@@ -1,6 +1,9 @@
 import { describe, expect, it } from 'vitest';
 import type { Run } from '../../../src/domain/index.js';
 import { LlmRateLimitError } from '../../../src/errors/index.js';
+import { lookupModel } from '../../../src/llm/catalog.js';
+import { createAnthropicProvider } from '../../../src/llm/providers/anthropic.js';
+import { startLlmSimulator, type SimulatorBrain } from '../../../src/llm/simulator/index.js';
 import type { Harness } from '../../support/engine-harness.js';
 import { QUERY_DEVICE, QUERY_REVENUE, scriptedBrain } from '../discovery/scripted-brain.js';
 import { createFleet } from './fleet-harness.js';
@@ -137,4 +140,36 @@ describe.skipIf(redisServerMissing)('when a provider rate limit escapes a job', 
     expect([job?.attemptsStarted, job?.attemptsMade]).toEqual([2, 1]);
     expect(job!.processedOn! - limitedAt).toBeGreaterThanOrEqual(RETRY_AFTER_MS - 50);
   });
+});
+
+describe.skipIf(redisServerMissing)('when the provider itself answers 429 (the LLM simulator over HTTP)', () => {
+  it('pauses the queue for its retry-after and the run completes, without spending job attempts on the limit', async () => {
+    const { brain } = scriptedBrain({ exploration: SCRIPT });
+    const analyst: SimulatorBrain = (call) =>
+      brain({ ...(call.system ? { system: call.system } : {}), messages: call.messages, maxOutputTokens: call.maxOutputTokens });
+    const simulator = await startLlmSimulator({ brain: analyst, rateLimitEvery: 4, retryAfterSeconds: 1 });
+    try {
+      const { entry } = lookupModel('anthropic:claude-haiku-5-5');
+      const provider = createAnthropicProvider({ model: 'claude-haiku-5-5', apiKey: 'sim-key', baseUrl: simulator.url });
+      const fleet = redis.track(await createFleet(redis.url, brain, { harness: { llm: { provider, entry } } }));
+      await fleet.startWorkers();
+      const run = await fleet.harness.newRun({ maxSteps: 4, areas: ['conversion'] });
+      await fleet.launcher.launch(run.id);
+      const finished = await fleet.waitForRunEnd(run.id, 60_000);
+
+      expect(finished.status, finished.error).toBe('completed');
+      expect(simulator.stats.rateLimited).toBeGreaterThan(0);
+      const jobs = (
+        await Promise.all(
+          ['explore', 'analyze-area', 'verify', 'recommend'].map((name) => fleet.producer.queue(name as never).getJobs(['completed'])),
+        )
+      ).flat();
+      // a rate-limited job is moved back to wait: started more often than it spent attempts
+      const restarted = jobs.filter((job) => (job.attemptsStarted ?? 0) > job.attemptsMade);
+      expect(restarted.length).toBeGreaterThan(0);
+      expect(jobs.every((job) => job.attemptsMade <= 1)).toBe(true);
+    } finally {
+      await simulator.close();
+    }
+  }, 90_000);
 });

@@ -14,7 +14,7 @@ import { createQueueSet, type QueueSet } from '../../../src/fleet/bullmq/queue-s
 import type { OfflineBrain } from '../../../src/llm/providers/offline.js';
 import { createLogger, silentLogger } from '../../../src/logging/index.js';
 import { startWorkerRegistry, type WorkerRegistry } from '../../../workers/registry.js';
-import { createHarness, type Harness } from '../../support/engine-harness.js';
+import { createHarness, type Harness, type HarnessOptions } from '../../support/engine-harness.js';
 
 /** Retries a test can wait for: three attempts 50 ms apart instead of seconds of exponential backoff. */
 const FAST_RETRIES = { attempts: 3, backoff: { type: 'fixed', delay: 50 } } as const;
@@ -38,9 +38,9 @@ export interface Fleet {
 export async function createFleet(
   redisUrl: string,
   brain: OfflineBrain,
-  options: { wrapStore?: (harness: Harness) => void } = {},
+  options: { wrapStore?: (harness: Harness) => void; harness?: HarnessOptions } = {},
 ): Promise<Fleet> {
-  const harness = await createHarness(brain);
+  const harness = await createHarness(brain, options.harness);
   options.wrapStore?.(harness);
   const prefix = `test-${randomBytes(4).toString('hex')}`;
   const connection: Redis = openProducerConnection(redisUrl);
