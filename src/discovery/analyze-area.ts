@@ -18,6 +18,7 @@ import { datasetNames, renderAnalysisPrompt } from './prompt-assembly.js';
 import { rethrowUnlessFinal } from './pipeline/error-policy.js';
 import { loadRunSetting } from './run-setting.js';
 import { expandForModel, mergeTelescopeTelemetry, openTelescope, type TelescopeSession } from './telescope-evidence.js';
+import { timedPhase } from './phase-timing.js';
 
 /** Reformat retries for an unusable analysis reply. */
 export const ANALYSIS_REFORMAT_RETRIES = 2;
@@ -107,7 +108,7 @@ async function updateArea(
   }));
 }
 
-export async function analyzeArea(deps: DiscoveryDeps, runId: string, areaId: string, signal?: AbortSignal): Promise<AreaOutcome> {
+async function analyzeAreaUntimed(deps: DiscoveryDeps, runId: string, areaId: string, signal?: AbortSignal): Promise<AreaOutcome> {
   const run = await assertRunActive(deps, runId, signal);
   const stored = run.areas.find((area) => area.area_id === areaId);
   if (!stored) throw new NotFoundError(`run ${runId} has no area "${areaId}"`, { runId, areaId });
@@ -297,3 +298,6 @@ export async function analyzeArea(deps: DiscoveryDeps, runId: string, areaId: st
     return { status: 'failed', error: message, insight_ids: [] };
   }
 }
+
+/** analyzeArea, with its wall time added to `telemetry.phase_durations_ms.analysis`. */
+export const analyzeArea = timedPhase('analysis', analyzeAreaUntimed);

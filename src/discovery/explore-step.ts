@@ -22,6 +22,7 @@ import { loadRunSetting, type RunSetting } from './run-setting.js';
 import { createSqlFixer } from './sql-fix-prompt.js';
 import { executeWithFixes } from './sql-executor.js';
 import { minStepsNudge, renderAssistantTurn, renderKickoff, renderResultTurn, type ExplorationBudgets } from './turn-format.js';
+import { timedPhase } from './phase-timing.js';
 
 /** Reformat nudges per step after an unparseable reply (reference: 3 retries, 4 attempts). */
 export const MAX_REFORMAT_RETRIES = 3;
@@ -229,7 +230,7 @@ async function carryOut(
  * Runs exploration step `stepNumber` of a run. Never loses earlier steps: a model failure becomes an
  * `error` step and ends exploration cleanly; the run goes on to analysis with what it has.
  */
-export async function exploreStep(
+async function exploreStepUntimed(
   deps: DiscoveryDeps,
   runId: string,
   stepNumber: number,
@@ -326,3 +327,6 @@ export function isFinalStep(step: ExplorationStep, run: Run): boolean {
     (step.action === 'error' && run.exploration_done_reason === 'llm_error')
   );
 }
+
+/** exploreStep, with its wall time added to `telemetry.phase_durations_ms.exploration`. */
+export const exploreStep = timedPhase('exploration', exploreStepUntimed);

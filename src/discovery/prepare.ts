@@ -7,8 +7,9 @@ import { ConflictError } from '../errors/index.js';
 import { assertRunActive, requireProject, type DiscoveryDeps } from './context.js';
 import { PREVIOUS_RESULTS_LIMIT, buildPreviousContext } from './previous-context.js';
 import { loadRunSetting } from './run-setting.js';
+import { timedPhase } from './phase-timing.js';
 
-export async function prepareRun(deps: DiscoveryDeps, runId: string, signal?: AbortSignal): Promise<void> {
+async function prepareRunUntimed(deps: DiscoveryDeps, runId: string, signal?: AbortSignal): Promise<void> {
   const run = await assertRunActive(deps, runId, signal);
   const project = await requireProject(deps, run.project_id);
   if (!canStartDiscovery(project)) {
@@ -75,3 +76,6 @@ export async function prepareRun(deps: DiscoveryDeps, runId: string, signal?: Ab
     },
   }));
 }
+
+/** prepareRun, with its wall time added to `telemetry.phase_durations_ms.prepare`. */
+export const prepareRun = timedPhase('prepare', prepareRunUntimed);

@@ -12,6 +12,7 @@ import { listReformatNudge, parseRecommendations, type RawRecommendation } from 
 import { rethrowUnlessFinal } from './pipeline/error-policy.js';
 import { renderRecommendationsPrompt } from './prompt-assembly.js';
 import { loadRunSetting } from './run-setting.js';
+import { timedPhase } from './phase-timing.js';
 
 /** Upper bound on recommendations kept (the prompt asks for 3–8). */
 export const MAX_RECOMMENDATIONS = 8;
@@ -112,7 +113,7 @@ export function toRecommendations(
   return { recommendations, droppedIds: [...new Set(droppedIds)] };
 }
 
-export async function recommend(deps: DiscoveryDeps, runId: string, signal?: AbortSignal): Promise<Recommendation[]> {
+async function recommendUntimed(deps: DiscoveryDeps, runId: string, signal?: AbortSignal): Promise<Recommendation[]> {
   const run = await assertRunActive(deps, runId, signal);
   if (run.recommendation_log.status === 'completed' || run.recommendation_log.status === 'skipped') return run.recommendations;
   const insights = usableInsights(run);
@@ -183,3 +184,6 @@ export async function recommend(deps: DiscoveryDeps, runId: string, signal?: Abo
     return [];
   }
 }
+
+/** recommend, with its wall time added to `telemetry.phase_durations_ms.recommendations`. */
+export const recommend = timedPhase('recommendations', recommendUntimed);

@@ -2,6 +2,7 @@
 import { AssayError, CancelledError, UnsafeSqlError, describeError } from '../errors/index.js';
 import type { QueryOptions, QueryResult, Warehouse } from '../warehouse/port.js';
 import { MAX_SQL_FIXES } from './sql-fixer.js';
+import { timedSql } from './phase-timing.js';
 
 export interface SqlAttempt {
   sql: string;
@@ -37,7 +38,7 @@ export async function executeWithFixes(options: {
   for (let fixes = 0; ; fixes++) {
     if (options.queryOptions?.signal?.aborted) throw new CancelledError('cancelled before running the query');
     try {
-      const result = await options.warehouse.query(sql, options.queryOptions);
+      const result = await timedSql(() => options.warehouse.query(sql, options.queryOptions));
       return { result, originalSql: options.sql, executedSql: sql, fixAttempts: fixes, attempts, refused: false };
     } catch (error) {
       if (error instanceof CancelledError) throw error;

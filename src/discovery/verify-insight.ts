@@ -25,6 +25,7 @@ import { loadRunSetting } from './run-setting.js';
 import { createSqlFixer } from './sql-fix-prompt.js';
 import { executeWithFixes } from './sql-executor.js';
 import { renderTemplate } from './template.js';
+import { timedPhase, timedSql } from './phase-timing.js';
 
 const VERIFICATION_VARIABLES = ['INSIGHT', 'SOURCE_QUERIES', 'SCHEMA_INFO', 'DIALECT', 'LOOKUP_BUDGET', 'FILTER_RULE'];
 /** Output budget of one verification turn: one statement or one lookup. */
@@ -91,8 +92,11 @@ async function recountClaim(deps: DiscoveryDeps, run: Run, claim: Claim, at: str
     return { ...base, status: 'rejected', verified_count: null, query: '', reasoning: `the claim cannot be recounted: ${built.reason}` };
   let row: Record<string, unknown> | undefined;
   try {
-    row = (await deps.warehouse.query(built.sql, { maxRows: 1, timeoutMs: deps.config.sql.timeoutMs, ...(signal ? { signal } : {}) }))
-      .rows[0];
+    row = (
+      await timedSql(() =>
+        deps.warehouse.query(built.sql, { maxRows: 1, timeoutMs: deps.config.sql.timeoutMs, ...(signal ? { signal } : {}) }),
+      )
+    ).rows[0];
   } catch (error) {
     if (error instanceof CancelledError) throw error;
     if (!(error instanceof WarehouseError || error instanceof UnsafeSqlError)) throw error;
@@ -131,7 +135,7 @@ async function recountClaim(deps: DiscoveryDeps, run: Run, claim: Claim, at: str
   };
 }
 
-export async function verifyInsight(
+async function verifyInsightUntimed(
   deps: DiscoveryDeps,
   runId: string,
   insightId: string,
@@ -293,3 +297,6 @@ export async function verifyInsight(
   await storeValidation(deps, runId, insightId, validation);
   return validation;
 }
+
+/** verifyInsight, with its wall time added to `telemetry.phase_durations_ms.verification`. */
+export const verifyInsight = timedPhase('verification', verifyInsightUntimed);

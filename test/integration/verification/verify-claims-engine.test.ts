@@ -77,6 +77,12 @@ describe('when the model states claims with its insights', () => {
     expect(malformed?.validation?.reasoning).toMatch(/segment size only/);
     const area = (await harness.deps.store.getRun(run.id))?.areas.find((candidate) => candidate.area_id === 'conversion');
     expect(area?.dropped_outputs.join(' ')).toMatch(/dropped a malformed claim/);
+    // where the time went: every phase, and warehouse time inside exploration and verification
+    const durations = (await harness.deps.store.getRun(run.id))!.telemetry.phase_durations_ms;
+    for (const phase of ['prepare', 'exploration', 'analysis', 'verification', 'recommendations', 'exploration_sql', 'verification_sql']) {
+      expect(durations[phase], phase).toBeGreaterThan(0);
+    }
+    expect(result.telemetry.phase_durations_ms.verification).toBe(durations.verification);
     // a rejected insight never reaches the recommendations
     expect(result.recommendations.flatMap((recommendation) => recommendation.related_insight_ids)).not.toContain(
       byName.get('Mobile checkouts convert better')?.id,
