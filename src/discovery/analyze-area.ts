@@ -9,15 +9,13 @@ import { claimSchema, type AreaRun, type ExplorationStep, type Insight, type Run
 import { CancelledError, LlmError, NotFoundError, describeError } from '../errors/index.js';
 import { promptBudgetTokens, type PromptSection } from '../llm/prompt-builder.js';
 import { estimateTokens } from '../llm/tokens.js';
-import { parseExpandRequest } from '../compaction/telescope/index.js';
 import { assertRunActive, modelFor, requireProject, type DiscoveryDeps } from './context.js';
-import { askUntilParsed } from './ask-until-parsed.js';
 import { listReformatNudge, parseInsights, type RawInsight } from './output-parser.js';
 import type { AnalysisArea } from './pack-schema.js';
 import { datasetNames, renderAnalysisPrompt } from './prompt-assembly.js';
 import { rethrowUnlessFinal } from './pipeline/error-policy.js';
 import { loadRunSetting } from './run-setting.js';
-import { expandForModel, mergeTelescopeTelemetry, openTelescope, type TelescopeSession } from './telescope-evidence.js';
+import { askWithDrillDown, mergeTelescopeTelemetry, openTelescope, telescopeFigures, type TelescopeSession } from './telescope-evidence.js';
 import { timedPhase } from './phase-timing.js';
 
 /** Reformat retries for an unusable analysis reply. */
@@ -187,59 +185,25 @@ async function analyzeAreaUntimed(deps: DiscoveryDeps, runId: string, areaId: st
       { id: 'base-context', role: 'system', text: setting.baseContext, priority: 50, shrink: 'truncate', minTokens: 200 },
       { id: 'analysis', role: 'user', text: `${prompt}\n\n${CLAIM_INSTRUCTIONS}`, priority: 100, shrink: 'none' },
     ];
-    type AnalysisReply =
-      | { kind: 'insights'; value: Extract<ReturnType<typeof parseInsights>, { ok: true }> }
-      | { kind: 'expand'; ids: string[] };
-    let promptTokensTotal = 0;
-    let answer: Awaited<ReturnType<typeof askUntilParsed<AnalysisReply>>>;
-    for (;;) {
-      const canExpand = telescope !== undefined && telescope.state.expansions < deps.config.compaction.maxExpansions;
-      answer = await askUntilParsed<AnalysisReply>(deps, {
-        runId,
-        ...modelFor(deps, 'analysis'),
-        phase: 'analysis',
-        sections,
-        maxOutputTokens: ANALYSIS_MAX_OUTPUT_TOKENS,
-        signal,
-        area: areaId,
-        retries: ANALYSIS_REFORMAT_RETRIES,
-        parse: (reply) => {
-          const ids = canExpand ? parseExpandRequest(reply) : null;
-          if (ids !== null) return { ok: true, value: { kind: 'expand', ids } };
-          const parsed = parseInsights(reply);
-          return parsed.ok ? { ok: true, value: { kind: 'insights', value: parsed } } : parsed;
-        },
-        nudge: (reason) => listReformatNudge('insights', reason),
-      });
-      promptTokensTotal += answer.promptTokensTotal;
-      if (!answer.ok || answer.value.kind === 'insights' || !telescope) break;
-      // drill-down: the request and the level below go into the conversation, and the model is asked again
-      sections.push(
-        {
-          id: `expand-request-${telescope.state.expansions}`,
-          role: 'assistant',
-          text: JSON.stringify({ expand: answer.value.ids }),
-          priority: 90,
-          shrink: 'none',
-        },
-        {
-          id: `expansion-${telescope.state.expansions}`,
-          role: 'user',
-          text: expandForModel(telescope, answer.value.ids, Math.max(500, Math.floor(budgetTokens / 2)), entry.family),
-          priority: 90,
-          shrink: 'truncate',
-          minTokens: 200,
-        },
-      );
-    }
+    const { answer, promptTokensTotal } = await askWithDrillDown(deps, telescope, {
+      runId,
+      ...modelFor(deps, 'analysis'),
+      phase: 'analysis',
+      sections,
+      maxOutputTokens: ANALYSIS_MAX_OUTPUT_TOKENS,
+      signal,
+      area: areaId,
+      retries: ANALYSIS_REFORMAT_RETRIES,
+      parse: (reply) => {
+        const parsed = parseInsights(reply);
+        return parsed.ok ? { ok: true, value: parsed } : parsed;
+      },
+      nudge: (reason: string) => listReformatNudge('insights', reason),
+      expansionBudgetTokens: Math.max(500, Math.floor(budgetTokens / 2)),
+      family: entry.family,
+    });
     if (telescope) {
-      const areaFigures = {
-        nodes: telescope.tree.counts,
-        first_view_tokens: estimateTokens(telescope.firstViewText, entry.family),
-        drill_down_calls: telescope.state.expansions,
-        expanded_nodes: [...telescope.state.shown].filter((id) => !id.startsWith('L3-')),
-        prompt_tokens_total: promptTokensTotal,
-      };
+      const areaFigures = telescopeFigures(telescope, entry.family, promptTokensTotal);
       await deps.store.updateRun(runId, (current) => ({
         ...current,
         telemetry: {
@@ -248,7 +212,7 @@ async function analyzeAreaUntimed(deps: DiscoveryDeps, runId: string, areaId: st
         },
       }));
     }
-    if (!answer.ok || answer.value.kind !== 'insights') {
+    if (!answer.ok || answer.value.kind !== 'answer') {
       const reason = answer.ok ? 'the model kept asking to expand nodes' : answer.reason;
       throw new LlmError(`analysis reply unusable after ${ANALYSIS_REFORMAT_RETRIES + 1} attempts: ${reason}`, {
         kind: 'malformed_output',

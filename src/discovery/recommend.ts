@@ -7,7 +7,8 @@ import type { Insight, Recommendation, Run } from '../domain/index.js';
 import { CancelledError, LlmError, describeError } from '../errors/index.js';
 import type { PromptSection } from '../llm/prompt-builder.js';
 import { assertRunActive, modelFor, requireProject, type DiscoveryDeps } from './context.js';
-import { askUntilParsed } from './ask-until-parsed.js';
+import type { AreaFindings } from '../compaction/telescope/index.js';
+import { askWithDrillDown, mergeTelescopeTelemetry, openFindingsTelescope, telescopeFigures } from './telescope-evidence.js';
 import { listReformatNudge, parseRecommendations, type RawRecommendation } from './output-parser.js';
 import { rethrowUnlessFinal } from './pipeline/error-policy.js';
 import { renderRecommendationsPrompt } from './prompt-assembly.js';
@@ -27,6 +28,39 @@ const SEVERITY_RANK: Record<Insight['severity'], number> = { critical: 0, high: 
 /** The insights recommendations may build on: everything not rejected by verification. */
 export function usableInsights(run: Pick<Run, 'areas'>): Insight[] {
   return run.areas.flatMap((area) => area.insights).filter((insight) => insight.validation?.status !== 'rejected');
+}
+
+/** One line on how an insight was verified: the claim against the recount, or why there was none. */
+export function verificationLine(insight: Insight): string {
+  const validation = insight.validation;
+  if (!validation) return 'not verified';
+  const check = validation.claim_check;
+  const claim = insight.claim;
+  if (check && claim) {
+    const label = claim.metric.label ?? claim.metric.kind;
+    return `${validation.status}: ${label} claimed ${claim.value} vs ${claim.comparison_value} (${claim.direction}), recounted ${check.value ?? 'n/a'} vs ${check.comparison_value ?? 'n/a'}`;
+  }
+  return `${validation.status}: ${validation.reasoning.slice(0, 160)}`;
+}
+
+/** The usable insights grouped by area, as the audit_findings strategy takes them. */
+export function areaFindings(run: Pick<Run, 'areas'>, insights: readonly Insight[]): AreaFindings[] {
+  const usable = new Set(insights.map((insight) => insight.id));
+  return run.areas
+    .map((area) => ({
+      areaId: area.area_id,
+      areaName: area.area_name,
+      findings: area.insights
+        .filter((insight) => usable.has(insight.id))
+        .map((insight) => ({
+          id: insight.id,
+          name: insight.name,
+          severity: insight.severity,
+          verification: verificationLine(insight),
+          source_steps: insight.source_steps,
+        })),
+    }))
+    .filter((area) => area.findings.length > 0);
 }
 
 /** One compact JSON line per insight, most severe first. */
@@ -142,7 +176,22 @@ async function recommendUntimed(deps: DiscoveryDeps, runId: string, signal?: Abo
       { id: 'base-context', role: 'system', text: setting.baseContext, priority: 50, shrink: 'truncate', minTokens: 200 },
       { id: 'recommendations', role: 'user', text: prompt, priority: 100, shrink: 'truncate', minTokens: 2_000 },
     ];
-    const answer = await askUntilParsed(deps, {
+    const { entry } = modelFor(deps, 'recommendations').binding;
+    const telescope =
+      deps.config.compaction.evidence === 'telescope'
+        ? await openFindingsTelescope(deps, {
+            runId,
+            source: setting.schema.warehouseHash,
+            steps: await deps.store.listSteps(runId),
+            findings: areaFindings(run, insights),
+            family: entry.family,
+            ...(signal ? { signal } : {}),
+          })
+        : undefined;
+    if (telescope) {
+      sections.push({ id: 'evidence', role: 'user', text: telescope.firstViewText, priority: 70, shrink: 'truncate', minTokens: 500 });
+    }
+    const { answer, promptTokensTotal } = await askWithDrillDown(deps, telescope, {
       runId,
       ...modelFor(deps, 'recommendations'),
       phase: 'recommendations',
@@ -154,16 +203,29 @@ async function recommendUntimed(deps: DiscoveryDeps, runId: string, signal?: Abo
         const parsed = parseRecommendations(reply);
         return parsed.ok ? { ok: true, value: parsed } : parsed;
       },
-      nudge: (reason) => listReformatNudge('recommendations', reason),
+      nudge: (reason: string) => listReformatNudge('recommendations', reason),
+      expansionBudgetTokens: Math.max(500, Math.floor(entry.contextWindow / 8)),
+      family: entry.family,
     });
-    if (!answer.ok) {
-      throw new LlmError(`recommendations reply unusable after ${RECOMMENDATION_REFORMAT_RETRIES + 1} attempts: ${answer.reason}`, {
+    if (telescope) {
+      const figures = telescopeFigures(telescope, entry.family, promptTokensTotal);
+      await deps.store.updateRun(runId, (current) => ({
+        ...current,
+        telemetry: {
+          ...current.telemetry,
+          telescope: mergeTelescopeTelemetry(current.telemetry.telescope, 'recommendations', figures, telescope.compactor.stats()),
+        },
+      }));
+    }
+    if (!answer.ok || answer.value.kind !== 'answer') {
+      const reason = answer.ok ? 'the model kept asking to expand nodes' : answer.reason;
+      throw new LlmError(`recommendations reply unusable after ${RECOMMENDATION_REFORMAT_RETRIES + 1} attempts: ${reason}`, {
         kind: 'malformed_output',
         isRetryable: false,
         provider: deps.llm.provider.provider,
       });
     }
-    const parsed = answer.value;
+    const parsed = answer.value.value;
     const retries = answer.retries;
     const { recommendations, droppedIds } = toRecommendations(parsed.items, insights);
     if (droppedIds.length > 0) deps.logger.warn({ runId, droppedIds }, 'recommendations referenced unknown insight ids; dropped');

@@ -16,9 +16,13 @@ import {
   type DrillDownState,
   type Summarizer,
   type TelescopeTree,
+  type AreaFindings,
+  parseExpandRequest,
 } from '../compaction/telescope/index.js';
 import type { ExplorationStep, TelescopeTelemetry } from '../domain/index.js';
-import type { TokenFamily } from '../llm/tokens.js';
+import type { PromptSection } from '../llm/prompt-builder.js';
+import { estimateTokens, type TokenFamily } from '../llm/tokens.js';
+import { askUntilParsed, type AskUntilParsedOptions, type AskUntilParsedResult } from './ask-until-parsed.js';
 import { modelFor, type DiscoveryDeps } from './context.js';
 import { askLlm } from './llm-gateway.js';
 
@@ -88,6 +92,109 @@ export async function openTelescope(
     state,
   );
   return { tree, compactor, state, firstViewText: `${expandInstructions(deps.config.compaction.maxExpansions)}\n\n${view}` };
+}
+
+/**
+ * Telescoped evidence for the recommendations: the run's tree with one `audit_findings` node per
+ * area (each insight's claim, recount and verification status, citing its steps' L1 nodes). The
+ * first view is those findings; the model may expand a cited step to see the digest behind a finding.
+ */
+export async function openFindingsTelescope(
+  deps: DiscoveryDeps,
+  input: {
+    runId: string;
+    source: string;
+    steps: readonly ExplorationStep[];
+    findings: readonly AreaFindings[];
+    family: TokenFamily;
+    signal?: AbortSignal;
+  },
+): Promise<TelescopeSession> {
+  const fast = fastSummarizer(deps, input.runId, 'recommendations');
+  const compactor = createCompactor({
+    registry: shippedStrategies(),
+    cache: deps.store,
+    source: input.source,
+    family: input.family,
+    summarizers: fast ? { fast } : {},
+  });
+  const tree = await buildTelescopeTree({
+    steps: input.steps,
+    areas: [],
+    findings: input.findings,
+    compactor,
+    family: input.family,
+    ...(input.signal ? { signal: input.signal } : {}),
+  });
+  const state = newDrillDownState();
+  const findingNodes = [...tree.findingGroups.values()].map((id) => tree.nodes.get(id)).filter((node) => node !== undefined);
+  for (const node of findingNodes) state.shown.add(node.id);
+  const view = findingNodes.map((node) => `[${node.id}] ${node.text}`).join('\n\n') || '(no findings)';
+  return {
+    tree,
+    compactor,
+    state,
+    firstViewText: `Verified findings, with the exploration steps each one cites as [node ids]:\n\n${view}\n\n${expandInstructions(deps.config.compaction.maxExpansions)}`,
+  };
+}
+
+export type DrillDownReply<T> = { kind: 'answer'; value: T } | { kind: 'expand'; ids: string[] };
+
+/**
+ * `askUntilParsed` with drill-down: while the telescope allows more expansions, a reply
+ * `{"expand": [ids]}` puts the request and the level below into the conversation and asks again.
+ * Without a telescope it is exactly `askUntilParsed`.
+ */
+export async function askWithDrillDown<T>(
+  deps: DiscoveryDeps,
+  telescope: TelescopeSession | undefined,
+  options: AskUntilParsedOptions<T> & { expansionBudgetTokens: number; family: TokenFamily },
+): Promise<{ answer: AskUntilParsedResult<DrillDownReply<T>>; promptTokensTotal: number }> {
+  const sections: PromptSection[] = [...options.sections];
+  let promptTokensTotal = 0;
+  for (;;) {
+    const canExpand = telescope !== undefined && telescope.state.expansions < deps.config.compaction.maxExpansions;
+    const answer = await askUntilParsed<DrillDownReply<T>>(deps, {
+      ...options,
+      sections,
+      parse: (reply) => {
+        const ids = canExpand ? parseExpandRequest(reply) : null;
+        if (ids !== null) return { ok: true, value: { kind: 'expand', ids } };
+        const parsed = options.parse(reply);
+        return parsed.ok ? { ok: true, value: { kind: 'answer', value: parsed.value } } : parsed;
+      },
+    });
+    promptTokensTotal += answer.promptTokensTotal;
+    if (!answer.ok || answer.value.kind === 'answer' || !telescope) return { answer, promptTokensTotal };
+    sections.push(
+      {
+        id: `expand-request-${telescope.state.expansions}`,
+        role: 'assistant',
+        text: JSON.stringify({ expand: answer.value.ids }),
+        priority: 90,
+        shrink: 'none',
+      },
+      {
+        id: `expansion-${telescope.state.expansions}`,
+        role: 'user',
+        text: expandForModel(telescope, answer.value.ids, options.expansionBudgetTokens, options.family),
+        priority: 90,
+        shrink: 'truncate',
+        minTokens: 200,
+      },
+    );
+  }
+}
+
+/** A telescope session's figures for the run telemetry. */
+export function telescopeFigures(session: TelescopeSession, family: TokenFamily, promptTokensTotal: number) {
+  return {
+    nodes: session.tree.counts,
+    first_view_tokens: estimateTokens(session.firstViewText, family),
+    drill_down_calls: session.state.expansions,
+    expanded_nodes: [...session.state.shown].filter((id) => !id.startsWith('L3-')),
+    prompt_tokens_total: promptTokensTotal,
+  };
 }
 
 /** The expansion text for the model's next turn. */

@@ -26,4 +26,13 @@ export {
   type StrategyName,
   type StrategyRegistry,
 } from './registry.js';
-export { buildTelescopeTree, tableFamily, tablesRead, type AreaSelection, type TelescopeNode, type TelescopeTree } from './tree.js';
+export {
+  buildTelescopeTree,
+  tableFamily,
+  tablesRead,
+  type AreaFindings,
+  type AreaSelection,
+  type Finding,
+  type TelescopeNode,
+  type TelescopeTree,
+} from './tree.js';

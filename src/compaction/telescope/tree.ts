@@ -4,8 +4,10 @@
  *   L0  raw: a step's stored result rows                      (never sent unless expanded)
  *   L1  one abstract per query step: its deterministic digest (result_digest), the tables and
  *       columns it touched (schema_signature), and a short narrative when a fast model is configured
- *   L2  group abstracts: one per analysis area (the steps picked for it) and one per table family
- *       (steps reading tables of the same family), each a line per child with the child's id
+ *   L2  group abstracts: one per analysis area (the steps picked for it), one per table family
+ *       (steps reading tables of the same family), each a line per child with the child's id, and,
+ *       once insights exist, one `audit_findings` node per area (each insight's claim, recount and
+ *       verification status, with the ids of the steps it cites)
  *   LN  the run index: one line per group with its node id
  *
  * Node ids are content-derived (`L1-3f9a…`), so the same step over the same data has the same id in
@@ -22,7 +24,7 @@ export type TelescopeLevel = 0 | 1 | 2 | 3;
 export interface TelescopeNode {
   id: string;
   level: TelescopeLevel;
-  kind: 'raw' | 'step' | 'area' | 'table_family' | 'index';
+  kind: 'raw' | 'step' | 'area' | 'table_family' | 'findings' | 'index';
   title: string;
   /** What an expansion of this node shows. */
   text: string;
@@ -40,7 +42,25 @@ export interface TelescopeTree {
   areaGroups: ReadonlyMap<string, string>;
   /** step number → its L1 node id */
   stepNodes: ReadonlyMap<number, string>;
+  /** area id → its findings node id (only when findings were given) */
+  findingGroups: ReadonlyMap<string, string>;
   counts: { l0: number; l1: number; l2: number; ln: number };
+}
+
+/** One insight as the audit_findings strategy sees it. */
+export interface Finding {
+  id: string;
+  name: string;
+  severity: string;
+  /** One line: what was claimed and what the recount found, or why it was not recounted. */
+  verification: string;
+  source_steps: readonly number[];
+}
+
+export interface AreaFindings {
+  areaId: string;
+  areaName: string;
+  findings: readonly Finding[];
 }
 
 export interface AreaSelection {
@@ -85,6 +105,8 @@ function isAbstracted(step: ExplorationStep): boolean {
 export async function buildTelescopeTree(input: {
   steps: readonly ExplorationStep[];
   areas: readonly AreaSelection[];
+  /** The insights of each area, for `audit_findings` nodes (recommendations). */
+  findings?: readonly AreaFindings[];
   compactor: Compactor;
   family: TokenFamily;
   signal?: AbortSignal;
@@ -180,6 +202,42 @@ export async function buildTelescopeTree(input: {
     const node = await addGroup('area', `area ${area.id} (${area.name})`, area.steps);
     if (node) areaGroups.set(area.id, node.id);
   }
+  const findingGroups = new Map<string, string>();
+  for (const area of input.findings ?? []) {
+    if (area.findings.length === 0) continue;
+    const source = JSON.stringify(area);
+    const produce = () =>
+      [
+        `findings of area ${area.areaId} (${area.areaName})`,
+        ...area.findings.map((finding) => {
+          const cited = finding.source_steps.map((step) => stepNodes.get(step)).filter((id): id is string => id !== undefined);
+          return `- ${finding.id} [${finding.severity}] ${finding.name} | ${finding.verification}${cited.length > 0 ? ` | cites ${cited.map((id) => `[${id}]`).join(' ')}` : ''}`;
+        }),
+      ].join('\n');
+    const compacted = await compactor.compact({
+      strategy: 'audit_findings',
+      level: 2,
+      kind: 'verified findings of one area',
+      content: source,
+      produce,
+    });
+    const text = compacted?.text ?? produce();
+    const children = [...new Set(area.findings.flatMap((finding) => finding.source_steps))]
+      .map((step) => stepNodes.get(step))
+      .filter((id): id is string => id !== undefined);
+    const node = add({
+      id: nodeId(2, `findings\n${text}`),
+      level: 2,
+      kind: 'findings',
+      title: `findings of area ${area.areaId}`,
+      text,
+      headline: `findings of area ${area.areaId}: ${area.findings.length} insights`,
+      children,
+    });
+    counts.l2 += 1;
+    groups.push(node);
+    findingGroups.set(area.areaId, node.id);
+  }
   const byFamily = new Map<string, number[]>();
   for (const step of input.steps.filter(isAbstracted)) {
     for (const family of new Set(tablesRead(executedSql(step)).map(tableFamily)))
@@ -200,5 +258,5 @@ export async function buildTelescopeTree(input: {
     children: groups.map((group) => group.id),
   });
   counts.ln = 1;
-  return { nodes, index, areaGroups, stepNodes, counts };
+  return { nodes, index, areaGroups, stepNodes, findingGroups, counts };
 }

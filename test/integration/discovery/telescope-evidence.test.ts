@@ -62,3 +62,30 @@ describe('when analysis reads telescoped evidence (compaction.evidence: telescop
     expect(result.run_type).toBeDefined();
   });
 });
+
+describe('when recommendations read telescoped evidence', () => {
+  it('see one audit_findings node per area citing its steps, may expand a cited step, and record the drill-down', async () => {
+    const recommendationPrompts: string[] = [];
+    const analyst = createOfflineAnalyst();
+    const drilling = (request: LlmRequest): string => {
+      if (phaseOf(request) !== 'recommendations') return analyst(request) as string;
+      const prompt = request.messages.map((message) => message.content).join('\n');
+      recommendationPrompts.push(prompt);
+      // first ask: expand the first step a finding cites; then answer as the analyst would
+      const cited = /cites \[(L1-[0-9a-f]{12})\]/.exec(prompt)?.[1];
+      if (recommendationPrompts.length === 1 && cited) return JSON.stringify({ expand: [cited] });
+      return analyst(request) as string;
+    };
+    const { result, run } = await runWith('telescope', drilling);
+    expect(result.recommendations.length).toBeGreaterThan(0);
+    const first = recommendationPrompts[0] ?? '';
+    expect(first).toContain('Verified findings');
+    expect(first).toMatch(/findings of area \w+/);
+    expect(first).toMatch(/confirmed|adjusted|skipped/);
+    expect(recommendationPrompts[1]).toContain('Expanded nodes');
+    const figures = run?.telemetry.telescope?.areas.recommendations;
+    expect(figures?.drill_down_calls).toBe(1);
+    expect(figures?.nodes.l2).toBeGreaterThan(0);
+    expect(run?.telemetry.telescope?.strategies.audit_findings?.cache_misses).toBeGreaterThan(0);
+  });
+});
