@@ -4,6 +4,7 @@
  * for low-cardinality columns anyway; above it, memory would otherwise grow with the data.
  */
 import { NumberTally } from './number-tally.js';
+import { fmix32 } from '../common/fmix32.js';
 
 /** Values counted exactly before switching to the sketch; 10k map entries per column stays small even at 200 columns. */
 export const EXACT_DISTINCT_CAP = 10_000;
@@ -139,15 +140,5 @@ function hashValue(value: DistinctValue): number {
   } else {
     return value ? BOOLEAN_TRUE_HASH : BOOLEAN_FALSE_HASH;
   }
-  return finalise(hash);
-}
-
-function finalise(input: number): number {
-  let hash = input;
-  hash ^= hash >>> 16;
-  hash = Math.imul(hash, 0x85ebca6b);
-  hash ^= hash >>> 13;
-  hash = Math.imul(hash, 0xc2b2ae35);
-  hash ^= hash >>> 16;
-  return hash >>> 0;
+  return fmix32(hash);
 }

@@ -4,6 +4,7 @@
  */
 import type { Embedder } from './port.js';
 import { ValidationError } from '../errors/index.js';
+import { fmix32 } from '../common/fmix32.js';
 
 /** 384 matches the small sentence-transformer models, so collections look alike across embedders. */
 export const LOCAL_EMBEDDER_DEFAULT_DIMENSIONS = 384;
@@ -95,16 +96,5 @@ export function fnv1a32(text: string): number {
     hash ^= text.charCodeAt(index);
     hash = Math.imul(hash, 0x01000193);
   }
-  return hash >>> 0;
-}
-
-/** MurmurHash3's finaliser: spreads every input bit over the output. */
-function fmix32(value: number): number {
-  let hash = value;
-  hash ^= hash >>> 16;
-  hash = Math.imul(hash, 0x85ebca6b);
-  hash ^= hash >>> 13;
-  hash = Math.imul(hash, 0xc2b2ae35);
-  hash ^= hash >>> 16;
   return hash >>> 0;
 }

@@ -17,7 +17,7 @@ import {
 } from '../domain/index.js';
 import { NotFoundError, ValidationError } from '../errors/index.js';
 import { KeyedLock } from '../concurrency/keyed-lock.js';
-import { readJsonFile, writeFileAtomic } from './atomic-file.js';
+import { readJsonFile, writeFileAtomic } from '../common/atomic-file.js';
 import { SAFE_ID, assertSafeId } from './ids.js';
 import { lockStoreDirectory } from './process-lock.js';
 import type { CacheEntry, RunStore } from './port.js';

@@ -7,7 +7,7 @@
 import { readdir, rm, stat } from 'node:fs/promises';
 import { join } from 'node:path';
 import { ConflictError, NotFoundError, ValidationError } from '../errors/index.js';
-import { readJsonFile, writeFileAtomic } from '../store/atomic-file.js';
+import { readJsonFile, writeFileAtomic } from '../common/atomic-file.js';
 import type { CollectionInfo, Payload, VectorHit, VectorIndex, VectorPoint, VectorSearchOptions } from './port.js';
 import { assertCollectionName } from './collection-name.js';
 import { compareHits, matchesFilter } from './similarity.js';

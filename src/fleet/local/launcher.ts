@@ -27,7 +27,7 @@ import { type ProjectClients, ProjectClientsUnavailableError } from '../../proje
 import type { DiscoveryDeps } from '../../discovery/context.js';
 import { finalizeRun } from '../../discovery/finalize.js';
 import { ConflictError, NotFoundError, describeError } from '../../errors/index.js';
-import { readJsonFile, writeFileAtomic } from '../../store/atomic-file.js';
+import { readJsonFile, writeFileAtomic } from '../../common/atomic-file.js';
 import { createLimiter } from './limiter.js';
 import type { RunLauncher } from '../port.js';
 import { runDiscoveryLocally } from './runner.js';
