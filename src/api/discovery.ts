@@ -7,6 +7,7 @@ import { createRun } from '../discovery/create-run.js';
 import { requireProject } from '../discovery/context.js';
 import type { RunCostEstimate } from '../discovery/cost-estimate.js';
 import { DEFAULT_CATALOG_TOKENS, estimatePackRunCost } from '../discovery/pack-cost-estimate.js';
+import { resolvePack } from '../discovery/pack-generation/index.js';
 import { resolveAreas } from '../discovery/pack-loader.js';
 import type { AnalysisArea, DomainPack } from '../discovery/pack-schema.js';
 import { canStartDiscovery, type Project, type Run } from '../domain/index.js';
@@ -40,7 +41,7 @@ function projectAreas(
   project: Project,
   requested: readonly string[] | undefined,
 ): { pack: DomainPack; areas: AnalysisArea[] } {
-  const pack = deps.runtime.loadPack(project.domain);
+  const pack = resolvePack((slug) => deps.runtime.loadPack(slug), project.domain, project);
   return { pack, areas: selectAreas(resolveAreas(pack, project.category), requested, pack.slug) };
 }
 

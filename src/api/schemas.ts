@@ -35,8 +35,15 @@ export const createProjectBodySchema = z.strictObject({
   id: projectSchema.shape.id.optional(),
   name: z.string().trim().min(1).max(200),
   description: z.string().max(5_000).optional(),
-  /** Domain pack slug. */
-  domain: z.string().min(1).max(100),
+  /**
+   * A shipped pack's slug. Never a path (the server's files are not the caller's to name) nor a
+   * `project:` reference (a project gets its own pack through pack-generate and pack-accept).
+   */
+  domain: z
+    .string()
+    .min(1)
+    .max(100)
+    .regex(/^[a-z][a-z0-9]*(-[a-z0-9]+)*$/, "a shipped pack's slug (kebab-case), e.g. ecommerce or general"),
   category: z.string().min(1).max(100).optional(),
   warehouse: z
     .strictObject({
@@ -95,6 +102,34 @@ export type DiscoverBody = z.infer<typeof discoverBodySchema>;
 
 export const estimateBodySchema = discoverBodySchema.pick({ areas: true, max_steps: true });
 export type EstimateBody = z.infer<typeof estimateBodySchema>;
+
+/** describe/goal of a pack generation: rendered into every prompt of the pack, so bounded. */
+const packTeamTextSchema = z.string().trim().min(1).max(2_000);
+
+export const packGenerateBodySchema = z.strictObject({
+  /** What the data is, in the team's words ("IT incidents from our service desk since 2023"). */
+  describe: packTeamTextSchema.optional(),
+  /** What the team wants to learn ("which categories take longest to close"). */
+  goal: packTeamTextSchema.optional(),
+});
+export type PackGenerateBody = z.infer<typeof packGenerateBodySchema>;
+
+/** A pack document's paths: what a pack directory holds (`pack.json`, `prompts/<name>.md`). */
+const packFilePathSchema = z.string().regex(/^(pack\.json|prompts\/[a-z][a-z0-9_]*\.md)$/, 'pack.json or prompts/<name>.md');
+/** More prompt files than any pack needs (6 areas, categories, 3 base prompts). */
+const MAX_PACK_FILES = 64;
+
+export const packAcceptBodySchema = z.strictObject({
+  /**
+   * An edited pack (the draft's `files`, changed): frozen instead of the draft. Required on a `ready`
+   * project, where it becomes the next version.
+   */
+  files: z
+    .record(packFilePathSchema, z.string().max(200_000))
+    .refine((files) => Object.keys(files).length <= MAX_PACK_FILES, `at most ${MAX_PACK_FILES} files`)
+    .optional(),
+});
+export type PackAcceptBody = z.infer<typeof packAcceptBodySchema>;
 
 export const feedbackBodySchema = z.strictObject({
   target_type: feedbackSchema.shape.target_type,

@@ -1,10 +1,12 @@
 /**
  * Loads domain packs from `domain-packs/<slug>/pack.json` + `prompts/*.md`, validating everything at
  * load time so a broken pack fails with one line naming the pack, the file and the field, before any
- * run spends a token. Also resolves a pack's areas for a category in a deterministic order.
+ * run spends a token. The same rules apply to a pack read from any directory (`loadPackFromDirectory`)
+ * and to one held as a document of files (`loadPackFromFiles`: generated drafts, a project's frozen
+ * versions). Also resolves a pack's areas for a category in a deterministic order.
  */
 import { existsSync, readdirSync, readFileSync, statSync } from 'node:fs';
-import { dirname, join, resolve } from 'node:path';
+import { basename, dirname, isAbsolute, join, resolve } from 'node:path';
 import { fileURLToPath } from 'node:url';
 import type { z } from 'zod';
 import { AssayError, NotFoundError, PackError } from '../errors/index.js';
@@ -96,10 +98,53 @@ function jsonErrorReason(error: unknown, text: string): string {
   return `${reason} (line ${before.length}, column ${(before.at(-1)?.length ?? 0) + 1})`;
 }
 
-function parseManifest(slug: string, directory: string): PackManifest {
-  const file = join(directory, MANIFEST_FILE);
-  if (!existsSync(file)) throw failure(slug, `missing ${MANIFEST_FILE}`, { file: MANIFEST_FILE });
-  const text = readFileSync(file, 'utf8');
+/**
+ * Where a pack's files come from: a directory on disk, or a document of files held in memory (a
+ * generated draft, a project's frozen version). The loader's rules are the same for both.
+ */
+interface PackSource {
+  /** What `source_dir` records: the directory, or a label such as `project:shop@2`. */
+  label: string;
+  /** `undefined` when the file does not exist. */
+  read(relativePath: string): string | undefined;
+  /** File names (not paths) under `prompts/`. */
+  promptFiles(): string[];
+}
+
+function directorySource(directory: string): PackSource {
+  return {
+    label: directory,
+    read(relativePath) {
+      const path = join(directory, relativePath);
+      return existsSync(path) ? readFileSync(path, 'utf8') : undefined;
+    },
+    promptFiles() {
+      const promptsDir = join(directory, PROMPTS_DIR);
+      return existsSync(promptsDir) ? readdirSync(promptsDir) : [];
+    },
+  };
+}
+
+/** A pack document: `pack.json` and `prompts/<name>.md`, keyed by their path inside the pack directory. */
+export type PackFiles = Readonly<Record<string, string>>;
+
+/** The only paths a pack document may hold: what a pack directory holds, with no way out of it. */
+const PACK_FILE_PATH = /^(pack\.json|prompts\/[a-z][a-z0-9_]*\.md)$/;
+
+function filesSource(label: string, files: PackFiles): PackSource {
+  return {
+    label,
+    read: (relativePath) => (Object.hasOwn(files, relativePath) ? files[relativePath] : undefined),
+    promptFiles: () =>
+      Object.keys(files)
+        .filter((path) => path.startsWith(`${PROMPTS_DIR}/`))
+        .map((path) => path.slice(PROMPTS_DIR.length + 1)),
+  };
+}
+
+function parseManifest(slug: string, source: PackSource): PackManifest {
+  const text = source.read(MANIFEST_FILE);
+  if (text === undefined) throw failure(slug, `missing ${MANIFEST_FILE}`, { file: MANIFEST_FILE });
   let raw: unknown;
   try {
     raw = JSON.parse(text);
@@ -129,9 +174,12 @@ function assertUniqueIds(slug: string, items: ReadonlyArray<{ id: string }>, pat
   });
 }
 
-/** Rules zod cannot see in one field: unique ids, file names that match ids, slug = directory name. */
-function checkManifestConsistency(slug: string, manifest: PackManifest): void {
-  if (manifest.slug !== slug) {
+/**
+ * Rules zod cannot see in one field: unique ids, file names that match ids, and (for the shipped
+ * root, where the directory name is how a pack is found) slug = directory name.
+ */
+function checkManifestConsistency(slug: string, manifest: PackManifest, slugMustMatch: boolean): void {
+  if (slugMustMatch && manifest.slug !== slug) {
     throw failure(slug, `${MANIFEST_FILE}: slug: "${manifest.slug}" does not match the pack directory name "${slug}"`, {
       file: MANIFEST_FILE,
       field: 'slug',
@@ -168,15 +216,15 @@ class PromptReader {
 
   constructor(
     private readonly slug: string,
-    private readonly promptsDir: string,
+    private readonly source: PackSource,
   ) {}
 
   read(fileName: string, kind: PromptKind, missingMessage: string): string {
     const relative = `${PROMPTS_DIR}/${fileName}`;
-    const path = join(this.promptsDir, fileName);
-    if (!existsSync(path)) throw failure(this.slug, missingMessage, { file: relative });
+    const raw = this.source.read(relative);
+    if (raw === undefined) throw failure(this.slug, missingMessage, { file: relative });
     this.used.add(fileName);
-    const text = readFileSync(path, 'utf8').replace(/^\uFEFF/, '');
+    const text = raw.replace(/^\uFEFF/, '');
     if (kind !== 'exploration_context' && text.trim() === '') throw failure(this.slug, `${relative} is empty`, { file: relative });
     let names: string[];
     try {
@@ -198,7 +246,7 @@ class PromptReader {
 
   /** Unreferenced prompt files are almost always a typo in an id or a stale area: refuse them. */
   assertNoStrayFiles(): void {
-    const files = existsSync(this.promptsDir) ? readdirSync(this.promptsDir).filter((name) => name.endsWith('.md')) : [];
+    const files = this.source.promptFiles().filter((name) => name.endsWith('.md'));
     const stray = files.sort().find((name) => !this.used.has(name));
     if (stray !== undefined) {
       throw failure(this.slug, `${PROMPTS_DIR}/${stray} is not referenced by ${MANIFEST_FILE}`, { file: `${PROMPTS_DIR}/${stray}` });
@@ -211,10 +259,12 @@ function loadArea(reader: PromptReader, area: AreaManifest): AnalysisArea {
   return { ...area, prompt };
 }
 
-function readPackDirectory(slug: string, directory: string): DomainPack {
-  const manifest = parseManifest(slug, directory);
-  checkManifestConsistency(slug, manifest);
-  const reader = new PromptReader(slug, join(directory, PROMPTS_DIR));
+/** `expectedSlug`: the directory name under the shipped root, which the manifest's slug must equal. */
+function readPack(source: PackSource, expectedSlug: string | undefined, fallbackName: string): DomainPack {
+  const manifest = parseManifest(expectedSlug ?? fallbackName, source);
+  const slug = expectedSlug ?? manifest.slug;
+  checkManifestConsistency(slug, manifest, expectedSlug !== undefined);
+  const reader = new PromptReader(slug, source);
   const basePrompt = (key: keyof PackManifest['prompts']): string =>
     reader.read(manifest.prompts[key], key, `prompts.${key}: file ${PROMPTS_DIR}/${manifest.prompts[key]} does not exist`);
   const prompts = {
@@ -245,8 +295,12 @@ function readPackDirectory(slug: string, directory: string): DomainPack {
     areas,
     prompts,
     profile_schema: manifest.profile_schema,
-    source_dir: directory,
+    source_dir: source.label,
   };
+}
+
+function readPackDirectory(slug: string, directory: string): DomainPack {
+  return readPack(directorySource(directory), slug, slug);
 }
 
 function packDirectories(root: string): string[] {
@@ -267,8 +321,49 @@ export function loadPacks(options: LoadPacksOptions = {}): DomainPack[] {
   return options.includeHidden ? packs : packs.filter((pack) => !pack.hidden);
 }
 
-/** One pack by slug. A hidden pack is not found unless `includeHidden` (ASSAY_ENABLE_SYSTEM_TEST). */
+/**
+ * A pack reference that names a directory rather than a shipped slug: slugs are kebab-case words,
+ * so anything with a path separator, starting with `.`, or absolute, is a path.
+ */
+export function isPackPath(reference: string): boolean {
+  return reference.includes('/') || reference.includes('\\') || reference.startsWith('.') || isAbsolute(reference);
+}
+
+/**
+ * The pack in `directory` itself (`pack.json` + `prompts/`), e.g. one `assay pack generate` wrote.
+ * Its slug is the manifest's: outside the shipped root a directory's name says nothing.
+ */
+export function loadPackFromDirectory(directory: string): DomainPack {
+  const absolute = resolve(directory);
+  if (!existsSync(absolute) || !statSync(absolute).isDirectory())
+    throw new NotFoundError(`domain pack directory ${absolute} does not exist`, { pack: absolute });
+  return readPack(directorySource(absolute), undefined, basename(absolute));
+}
+
+/**
+ * A pack held as a document of files (`pack.json`, `prompts/*.md`): a generated draft or a project's
+ * frozen version. `label` names it in errors and becomes `source_dir`. Same rules as a directory; a
+ * path that a pack directory could not hold is refused.
+ */
+export function loadPackFromFiles(files: PackFiles, label: string): DomainPack {
+  const outside = Object.keys(files)
+    .sort()
+    .find((path) => !PACK_FILE_PATH.test(path));
+  if (outside !== undefined) {
+    throw new PackError(`pack "${label}": file "${outside}" cannot be part of a pack (only pack.json and prompts/<name>.md)`, {
+      pack: label,
+      file: outside,
+    });
+  }
+  return readPack(filesSource(label, files), undefined, label);
+}
+
+/**
+ * One pack by slug, or by directory path ({@link isPackPath}). A hidden pack is not found unless
+ * `includeHidden` (ASSAY_ENABLE_SYSTEM_TEST).
+ */
 export function loadPack(slug: string, options: LoadPacksOptions = {}): DomainPack {
+  if (isPackPath(slug)) return loadPackFromDirectory(slug);
   const root = resolve(options.dir ?? packRoot());
   const slugs = packDirectories(root);
   if (!slugs.includes(slug)) {

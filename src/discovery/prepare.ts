@@ -6,6 +6,7 @@ import { canStartDiscovery, type AreaRun } from '../domain/index.js';
 import { ConflictError } from '../errors/index.js';
 import { assertRunActive, requireProject, type DiscoveryDeps } from './context.js';
 import { PREVIOUS_RESULTS_LIMIT, buildPreviousContext } from './previous-context.js';
+import { packContentHash } from './pack-generation/project-pack.js';
 import { loadRunSetting } from './run-setting.js';
 import { timedPhase } from './phase-timing.js';
 
@@ -44,6 +45,8 @@ async function prepareRunUntimed(deps: DiscoveryDeps, runId: string, signal?: Ab
     phase: 'exploration',
     phase_detail: 'exploration step 1',
     progress: Math.max(current.progress, 8),
+    // which pack, exactly, the run analyses with: its manifest version and content hash
+    settings: { ...current.settings, pack_version: setting.pack.version, pack_hash: packContentHash(setting.pack) },
     context: {
       previous_context: previousContext,
       warehouse_hash: setting.schema.warehouseHash,

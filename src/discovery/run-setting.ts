@@ -7,6 +7,7 @@ import type { Project, Run } from '../domain/index.js';
 import { ValidationError } from '../errors/index.js';
 import { DEFAULT_CATALOG_BUDGET_TOKENS } from '../schema/constants.js';
 import type { DiscoveryDeps, ProjectSchema } from './context.js';
+import { resolvePack } from './pack-generation/project-pack.js';
 import { resolveAreas } from './pack-loader.js';
 import type { AnalysisArea, DomainPack } from './pack-schema.js';
 import { renderBaseContext, renderExplorationPrompt } from './prompt-assembly.js';
@@ -41,7 +42,8 @@ export function catalogBudgetTokens(contextWindow: number): number {
 }
 
 export async function loadRunSetting(deps: DiscoveryDeps, run: Run, project: Project, signal?: AbortSignal): Promise<RunSetting> {
-  const pack = deps.loadPack(run.settings.pack);
+  // a project's own pack is read from the frozen version the run names, never from the current one
+  const pack = resolvePack((slug) => deps.loadPack(slug), run.settings.pack, project);
   const areas = runAreas(pack, run);
   const areaKeywords = [...new Set(areas.flatMap((area) => area.keywords))];
   const schema = await deps.schema.load(project, {

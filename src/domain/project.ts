@@ -44,11 +44,58 @@ export const projectSecretsSchema = z
   .strict();
 export type ProjectSecrets = z.infer<typeof projectSecretsSchema>;
 
+/**
+ * A pack as a document of files, keyed by their path inside a pack directory (`pack.json`,
+ * `prompts/<name>.md`): what `assay pack generate` writes and what the pack loader reads back.
+ */
+export const packFilesSchema = z.record(z.string(), z.string());
+export type PackFilesDocument = z.infer<typeof packFilesSchema>;
+
+/** A generated pack waiting for the user's accept (state `pack_generation_done`). */
+export const packDraftSchema = z.object({
+  slug: z.string(),
+  files: packFilesSchema,
+  /** Content hash of the loaded draft (16 hex characters of sha256). */
+  hash: z.string(),
+  /** `offline`: derived from the schema without a model; `llm`: proposed by the model and validated. */
+  generator: z.enum(['offline', 'llm']),
+  model: z.string().optional(),
+  /** What the generator wants the user to know (a fallback, keywords dropped …). */
+  notes: z.array(z.string()).default([]),
+  describe: z.string().optional(),
+  goal: z.string().optional(),
+  /** Profile values the generator proposes; applied on accept when the project has no profile. */
+  profile: z.record(z.string(), z.unknown()).default({}),
+  generated_at: z.string(),
+});
+export type PackDraft = z.infer<typeof packDraftSchema>;
+
+/** A frozen, numbered pack version: never changed once written; runs name it `project:<id>@<version>`. */
+export const packVersionSchema = z.object({
+  version: z.number().int().min(1),
+  slug: z.string(),
+  hash: z.string(),
+  files: packFilesSchema,
+  /** `generated`: the draft as generated; `edited`: a document the user sent. */
+  source: z.enum(['generated', 'edited']),
+  accepted_at: z.string(),
+});
+export type PackVersion = z.infer<typeof packVersionSchema>;
+
+/** The last pack generation: running (since when), done, or failed with the reason. */
+export const packGenerationStatusSchema = z.object({
+  status: z.enum(['running', 'done', 'failed']),
+  started_at: z.string(),
+  finished_at: z.string().optional(),
+  error: z.string().optional(),
+});
+export type PackGenerationStatus = z.infer<typeof packGenerationStatusSchema>;
+
 export const projectSchema = z.object({
   id: z.string().regex(/^[A-Za-z0-9_-]{1,64}$/, 'letters, digits, _ and - only (1-64)'),
   name: z.string().min(1),
   description: z.string().default(''),
-  /** Domain pack slug, and optionally its category. */
+  /** Domain pack: a shipped slug, or `project:<id>@<version>` for a frozen version of the project's own pack. */
   domain: z.string().min(1),
   category: z.string().optional(),
   /** Warehouse URL with any password removed; credentials come from config/secrets, never stored here. */
@@ -69,6 +116,13 @@ export const projectSchema = z.object({
   secrets: projectSecretsSchema.default({}),
   profile: z.record(z.string(), z.unknown()).default({}),
   state: projectStateSchema.default('ready'),
+  /** The generated pack awaiting accept (pack-generation wizard). */
+  pack_draft: packDraftSchema.optional(),
+  /** The project's own pack versions, oldest first; `domain` names the one new runs use. */
+  pack_versions: z.array(packVersionSchema).default([]),
+  /** The version `domain` names, when it names one of `pack_versions`. */
+  pack_version: z.number().int().min(1).optional(),
+  pack_generation: packGenerationStatusSchema.optional(),
   schema_index: schemaIndexStateSchema.default({ status: 'pending_indexing' }),
   created_at: z.string(),
   updated_at: z.string(),

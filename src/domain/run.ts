@@ -131,7 +131,11 @@ export const runSettingsSchema = z.object({
   /** Selective run: only these areas. Empty = all areas of the pack. */
   areas: z.array(z.string()).default([]),
   llm: z.string(),
+  /** The pack reference the run loads: a shipped slug, a pack directory, or `project:<id>@<version>` (frozen). */
   pack: z.string(),
+  /** The loaded pack's manifest version and content hash, recorded when the run prepares. */
+  pack_version: z.string().optional(),
+  pack_hash: z.string().optional(),
   category: z.string().optional(),
   analysis_budget_tokens: z.number().int(),
 });

@@ -22,6 +22,8 @@ import {
   errorBodySchema,
   estimateBodySchema,
   feedbackBodySchema,
+  packAcceptBodySchema,
+  packGenerateBodySchema,
   updateProjectBodySchema,
 } from '../schemas.js';
 
@@ -64,6 +66,8 @@ const COMPONENTS: Record<string, { schema: z.ZodType; io: 'input' | 'output' }> 
   DiscoverBody: { schema: discoverBodySchema, io: 'input' },
   EstimateBody: { schema: estimateBodySchema, io: 'input' },
   FeedbackBody: { schema: feedbackBodySchema, io: 'input' },
+  PackGenerateBody: { schema: packGenerateBodySchema, io: 'input' },
+  PackAcceptBody: { schema: packAcceptBodySchema, io: 'input' },
   ApiKey: { schema: apiKeyViewSchema, io: 'output' },
   CreatedApiKey: { schema: apiKeyViewSchema.extend({ key: z.string() }), io: 'output' },
   CreateApiKeyBody: { schema: createApiKeyBodySchema, io: 'input' },
@@ -178,6 +182,38 @@ export const OPERATIONS: readonly Operation[] = [
       400: invalid,
       404: missing('the project'),
       409: error('illegal state transition'),
+    },
+  },
+  {
+    method: 'post',
+    access: 'run',
+    path: '/api/v1/projects/{id}/pack-generate',
+    summary:
+      'Generate a draft pack for the project from its warehouse schema: pack_generation_pending → pack_generation → pack_generation_done; the draft is stored as `pack_draft`',
+    tag: 'projects',
+    body: 'PackGenerateBody',
+    responses: {
+      200: { description: 'the project, in pack_generation_done, with its draft pack', json: ref('Project') },
+      400: invalid,
+      404: missing('the project'),
+      409: error('the project is not in pack_generation_pending (the message names its state), or a generation is running'),
+      422: error('the warehouse has too little structure for a pack'),
+    },
+  },
+  {
+    method: 'post',
+    access: 'run',
+    path: '/api/v1/projects/{id}/pack-accept',
+    summary:
+      'Freeze the draft (or edited `files`, admin keys only) as the next pack version and make the project ready; on a ready project, edited `files` add a version. Runs keep the version they named.',
+    tag: 'projects',
+    body: 'PackAcceptBody',
+    responses: {
+      200: { description: 'the project, ready, with `domain` = project:<id>@<version>', json: ref('Project') },
+      400: invalid,
+      404: missing('the project'),
+      403: error('`files` sent with a key below admin'),
+      409: error('the project is not in pack_generation_done (or ready with files); the message names its state'),
     },
   },
   {

@@ -1,4 +1,7 @@
-/** Project routes: create, list, read, update (state machine enforced), and the project's runs, discovery, estimate and feedback. */
+/**
+ * Project routes: create, list, read, update (state machine enforced), the pack-generation lifecycle
+ * (pack-routes.ts), and the project's runs, discovery, estimate and feedback.
+ */
 import { Hono } from 'hono';
 import { ConflictError } from '../../errors/index.js';
 import { requireUnbound, visibleProject, visibleProjects } from '../auth/access.js';
@@ -9,6 +12,8 @@ import type { KeyedLock } from '../../concurrency/keyed-lock.js';
 import { readJsonBody, readQuery } from '../request.js';
 import { runSummary } from '../runs/run-summary.js';
 import { createProjectBodySchema, discoverBodySchema, estimateBodySchema, listQuerySchema, updateProjectBodySchema } from '../schemas.js';
+import { acceptPackDraft, resolvePack } from '../../discovery/pack-generation/index.js';
+import { packRoutes } from './pack-routes.js';
 import { loadPackFor, namesOwnTargets, newProject, updatedProject } from './project-document.js';
 
 export function projectRoutes(deps: ApiDeps, locks: KeyedLock): Hono {
@@ -47,8 +52,13 @@ export function projectRoutes(deps: ApiDeps, locks: KeyedLock): Hono {
     if (body.warehouse !== undefined || namesOwnTargets(body, deps.config.warehouse))
       requireScope(c, 'admin', "changing a project's warehouse, tenant filter, datasets, models, embedder or secrets");
     const project = await locks.run(`project:${c.req.param('id')}`, async () => {
-      const current = await visibleProject(c, runtime, c.req.param('id'));
-      const pack = loadPackFor((slug) => runtime.loadPack(slug), current.domain, 'domain');
+      const found = await visibleProject(c, runtime, c.req.param('id'));
+      // the seed's accept (state "ready" after generation) freezes the draft, as POST pack-accept does
+      const current =
+        body.state === 'ready' && found.state === 'pack_generation_done' && found.pack_draft
+          ? acceptPackDraft(found, runtime.now()).project
+          : found;
+      const pack = loadPackFor((slug) => resolvePack((name) => runtime.loadPack(name), slug, current), current.domain, 'domain');
       const next = updatedProject(current, body, pack, runtime.now(), { warehouse: deps.config.warehouse, allow: deps.config.api.allow });
       await runtime.store.upsertProject(next);
       return next;
@@ -76,6 +86,8 @@ export function projectRoutes(deps: ApiDeps, locks: KeyedLock): Hono {
     const project = await visibleProject(c, runtime, c.req.param('id'));
     return c.json(await estimateDiscovery(deps, project.id, body));
   });
+
+  app.route('/', packRoutes(deps, locks));
 
   app.get('/projects/:id/feedback', async (c) => {
     const project = await visibleProject(c, runtime, c.req.param('id'));

@@ -8,6 +8,7 @@ import { register as registerEstimate } from './estimate.js';
 import { register as registerEval } from './eval.js';
 import { register as registerIndexSchema } from './index-schema.js';
 import { register as registerLlmSimulator } from './llm-simulator.js';
+import { register as registerPack } from './pack.js';
 import { register as registerPacks } from './packs.js';
 import { register as registerQuery } from './query.js';
 import { register as registerReport } from './report.js';
@@ -25,6 +26,7 @@ const registrations: Array<(program: Command) => void> = [
   registerEval,
   registerIndexSchema,
   registerLlmSimulator,
+  registerPack,
   registerPacks,
   registerQuery,
   registerReport,

@@ -1,5 +1,12 @@
+import { resolve } from 'node:path';
 import type { Command } from 'commander';
+import type { AssayConfig } from '../../config/index.js';
+import { GENERAL_PACK_SLUG, choosePackForTables } from '../../discovery/pack-generation/index.js';
+import { isPackPath, loadPack, loadPacks } from '../../discovery/pack-loader.js';
 import { ValidationError } from '../../errors/index.js';
+import type { Logger } from '../../logging/index.js';
+import { discoverSchema } from '../../schema/index.js';
+import { openWarehouse } from '../../warehouse/index.js';
 import { cliConfig, cliLogger } from '../context.js';
 import { parsePackArgument, runDiscovery } from '../discovery-session.js';
 import { printRunSummary } from '../run-summary.js';
@@ -13,11 +20,34 @@ function positiveInt(name: string) {
   };
 }
 
+/**
+ * The pack of a run that names none: the shipped domain pack whose areas the warehouse's table and
+ * column names match, else the general pack. Says which and why on stdout.
+ */
+async function packForWarehouse(config: AssayConfig, logger: Logger): Promise<string> {
+  const warehouse = await openWarehouse(config.warehouse, { files: config.warehouseFiles, timeoutMs: config.sql.timeoutMs });
+  const tables = await discoverSchema(warehouse, {
+    onTableError: (table, error) => logger.warn({ table: `${table.schema}.${table.name}`, error: error.message }, 'table skipped'),
+  }).finally(() => warehouse.close());
+  const choice = choosePackForTables(tables, loadPacks({ includeHidden: config.enableSystemTestPack }), GENERAL_PACK_SLUG);
+  const best = choice.scores[0];
+  const bestText = best ? `best: ${best.slug}, ${best.matchedAreas} of ${best.areas} areas` : 'no domain packs';
+  process.stdout.write(
+    choice.fallback
+      ? `no --pack given and no domain pack matches this warehouse (${bestText}): using the general pack "${GENERAL_PACK_SLUG}"\n`
+      : `no --pack given: using the "${choice.slug}" pack (${best?.matchedAreas} of ${best?.areas} of its areas match the warehouse's tables)\n`,
+  );
+  return choice.slug;
+}
+
 export function register(program: Command): void {
   program
     .command('run')
     .description('Run a full discovery on a warehouse in this process and write run.json, result.json and report.html')
-    .requiredOption('--pack <slug[:category]>', 'domain pack, optionally with a category, e.g. gaming:match3')
+    .option(
+      '--pack <slug[:category]|dir>',
+      'domain pack, optionally with a category (gaming:match3), or a pack directory (assay pack generate); default: the shipped pack that matches the warehouse, else general',
+    )
     .option('--warehouse <url>', 'duckdb:FILE, duckdb::memory: or postgres://user@host/db (default: config)')
     .option('--llm <provider:model>', 'e.g. anthropic:claude-sonnet-4-6, openai:gpt-5.4-mini, offline:analyst (default: config)')
     .option('--max-steps <n>', 'exploration steps', positiveInt('--max-steps'))
@@ -29,7 +59,7 @@ export function register(program: Command): void {
     .action(
       async (
         options: {
-          pack: string;
+          pack?: string;
           warehouse?: string;
           llm?: string;
           maxSteps?: number;
@@ -45,7 +75,11 @@ export function register(program: Command): void {
         if (options.warehouse) overrides.warehouse = options.warehouse;
         if (options.llm) overrides.llm = options.llm;
         const config = cliConfig(command, overrides);
-        const { pack, category } = parsePackArgument(options.pack);
+        const logger = cliLogger(config);
+        const { pack, category } = parsePackArgument(options.pack ?? (await packForWarehouse(config, logger)));
+        // a pack directory is recorded by its absolute path, and names the project by its slug
+        const packRef = isPackPath(pack) ? resolve(pack) : pack;
+        const packSlug = isPackPath(pack) ? loadPack(packRef).slug : pack;
         const areas = options.areas
           ? options.areas
               .split(',')
@@ -55,9 +89,9 @@ export function register(program: Command): void {
         const outcome = await runDiscovery(
           config,
           {
-            projectId: options.project ?? `${pack}-project`,
-            projectName: options.project ?? pack,
-            pack,
+            projectId: options.project ?? `${packSlug}-project`,
+            projectName: options.project ?? packSlug,
+            pack: packRef,
             category,
             maxSteps: options.maxSteps ?? config.run.maxSteps,
             minSteps: options.minSteps ?? config.run.minSteps,
@@ -65,7 +99,7 @@ export function register(program: Command): void {
             outDir: options.out,
             ...(options.quiet ? { quiet: true } : {}),
           },
-          cliLogger(config),
+          logger,
         );
         printRunSummary(outcome);
         process.stdout.write(`\nreport: ${outcome.reportPath}\n`);

@@ -62,20 +62,22 @@ function exampleObject(prompt: PromptUnderTest, key: string): Record<string, unk
 }
 
 describe('the shipped packs', () => {
-  it('are gaming, ecommerce, social and the hidden system-test', () => {
+  it('are gaming, ecommerce, social, the domain-neutral general and the hidden system-test', () => {
     expect(packs.map((pack) => `${pack.slug}${pack.hidden ? ' (hidden)' : ''}`)).toEqual([
       'ecommerce',
       'gaming',
+      'general',
       'social',
       'system-test (hidden)',
     ]);
-    expect(loadPacks().map((pack) => pack.slug)).toEqual(['ecommerce', 'gaming', 'social']);
+    expect(loadPacks().map((pack) => pack.slug)).toEqual(['ecommerce', 'gaming', 'general', 'social']);
   });
 
   it.each([
     ['gaming', ['match3', 'idle', 'casual'], ['churn', 'engagement', 'monetization']],
     ['ecommerce', ['multi_category'], ['conversion', 'retention', 'revenue']],
     ['social', ['content_sharing'], ['growth', 'retention', 'engagement']],
+    ['general', [], ['segments', 'durations', 'trends', 'concentration', 'anomalies']],
     ['system-test', ['quick', 'standard', 'thorough'], ['activity', 'quality']],
   ])('%s has its categories and base areas in priority order', (slug, categories, areas) => {
     const pack = packs.find((candidate) => candidate.slug === slug)!;
