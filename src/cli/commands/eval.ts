@@ -2,6 +2,7 @@ import { mkdtempSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import type { Command } from 'commander';
+import { runInsightBenchFlag, type InsightBenchReport } from '../../eval/insightbench/index.js';
 import { scoreRun } from '../../eval/score.js';
 import { ValidationError } from '../../errors/index.js';
 import { composeRuntime } from '../../composition.js';
@@ -12,99 +13,212 @@ import { runDiscovery } from '../discovery-session.js';
 const EVAL_KINDS = ['ecommerce', 'gaming', 'social'] as const;
 type EvalKind = (typeof EVAL_KINDS)[number];
 
+interface EvalOptions {
+  kind?: string;
+  insightbench?: string;
+  llm?: string;
+  maxSteps: number;
+  json?: boolean;
+  out?: string;
+  minRecall?: number;
+}
+
+async function evalDemo(kind: EvalKind, options: EvalOptions, command: Command): Promise<void> {
+  // an isolated data directory: no previous context or feedback from other runs may help or hurt
+  const workDir = mkdtempSync(join(tmpdir(), `assay-eval-${kind}-`));
+  const demo = await generateDemoWarehouse({ kind, out: join(workDir, `${kind}.duckdb`) });
+  const truths = await readDemoTruths(demo.truthsPath);
+  const config = cliConfig(command, {
+    dataDir: join(workDir, 'data'),
+    warehouse: `duckdb:${demo.path}`,
+    ...(options.llm ? { llm: options.llm } : {}),
+  });
+  const outcome = await runDiscovery(
+    config,
+    {
+      projectId: `eval-${kind}`,
+      projectName: `eval ${kind}`,
+      pack: kind,
+      maxSteps: options.maxSteps,
+      minSteps: 0,
+      outDir: options.out ?? join(workDir, 'output'),
+      quiet: options.json === true,
+    },
+    cliLogger(config),
+  );
+  const runtime = await composeRuntime(config, { logger: cliLogger(config) });
+  const steps = await runtime.store.listSteps(outcome.run.id).finally(() => runtime.close());
+  const score = scoreRun(kind, truths.patterns, outcome.result, steps);
+  const belowThreshold = options.minRecall !== undefined && score.recall < options.minRecall;
+  if (belowThreshold) process.exitCode = 1;
+  if (options.json) {
+    const { patterns: _patterns, ...summary } = score;
+    printJson({ ...summary, ...(options.minRecall === undefined ? {} : { min_recall: options.minRecall, passed: !belowThreshold }) });
+    return;
+  }
+  process.stdout.write(
+    `${renderTable(
+      ['pattern', 'area', 'found', 'claim recounted', 'insight', 'keywords matched'],
+      score.patterns.map((match) => [
+        match.pattern,
+        match.area,
+        match.found ? 'yes' : 'no',
+        match.claim_checked ? 'yes' : 'no',
+        match.insight_id ?? '',
+        match.matched_keywords.join(', '),
+      ]),
+    )}\n`,
+  );
+  process.stdout.write(
+    `${renderTable(
+      [
+        'kind',
+        'planted',
+        'found',
+        'with recounted claim',
+        'recall',
+        'precision',
+        'insights',
+        'rejected',
+        'confirmed share',
+        'recommendations linked',
+      ],
+      [
+        [
+          score.kind,
+          score.planted,
+          score.found,
+          score.found_with_checked_claim,
+          score.recall,
+          score.precision,
+          score.insights,
+          score.rejected,
+          score.confirmed_share,
+          score.recommendations_linked_share,
+        ],
+      ],
+    )}\n`,
+  );
+  if (belowThreshold) process.stderr.write(`recall ${score.recall} is below --min-recall ${options.minRecall}\n`);
+  process.stdout.write(`report: ${outcome.reportPath}\n`);
+}
+
+function printInsightBenchReport(report: InsightBenchReport): void {
+  const verdicts = new Map((report.scores.judge?.verdicts ?? []).map((verdict) => [verdict.ground_truth_index, verdict]));
+  const judged = report.scores.judge !== undefined;
+  process.stdout.write(
+    `${renderTable(
+      ['#', 'ground truth', 'rouge-1 recall', 'best insight', ...(judged ? ['judge', 'judged match'] : [])],
+      report.scores.per_ground_truth.map((match) => {
+        const verdict = verdicts.get(match.index);
+        return [
+          match.index + 1,
+          match.ground_truth,
+          match.rouge1_recall,
+          match.best_insight_id ?? '',
+          ...(judged ? [verdict?.score ?? '', verdict?.insight_id ?? ''] : []),
+        ];
+      }),
+    )}\n`,
+  );
+  const { counts } = report;
+  process.stdout.write(
+    `${renderTable(
+      [
+        'flag',
+        'pack',
+        'run type',
+        'insights',
+        'confirmed',
+        'adjusted',
+        'rejected',
+        'skipped',
+        'error',
+        'rouge-1 recall (mean)',
+        ...(judged ? ['judge (mean)'] : []),
+        'seconds',
+      ],
+      [
+        [
+          report.flag,
+          `${report.pack.slug} (${report.pack.strategy})`,
+          report.run_type,
+          counts.total,
+          counts.confirmed,
+          counts.adjusted,
+          counts.rejected,
+          counts.skipped,
+          counts.error,
+          report.scores.rouge1_recall_mean,
+          ...(judged ? [report.scores.judge?.mean] : []),
+          report.duration_s,
+        ],
+      ],
+    )}\n`,
+  );
+  process.stdout.write(`report: ${report.report_path}\n`);
+}
+
+async function evalInsightBench(flagPath: string, options: EvalOptions, command: Command): Promise<void> {
+  const config = cliConfig(command, options.llm ? { llm: options.llm } : {});
+  const logger = cliLogger(config);
+  const report = await runInsightBenchFlag({
+    flagPath,
+    config,
+    maxSteps: options.maxSteps,
+    outDir: options.out,
+    discover: runDiscovery,
+    logger,
+    quiet: options.json === true,
+    onNotice: (line) => process.stderr.write(`${line}\n`),
+  });
+  if (options.json) {
+    printJson(report);
+    return;
+  }
+  printInsightBenchReport(report);
+}
+
 export function register(program: Command): void {
   program
     .command('eval')
-    .description('Run discovery on a fresh demo warehouse and score it against the planted truths')
-    .requiredOption('--kind <kind>', `demo kind: ${EVAL_KINDS.join(', ')}`)
+    .description(
+      'Score discovery: on a fresh demo warehouse against its planted truths (--kind), or on an InsightBench flag against its ground-truth insights (--insightbench)',
+    )
+    .option('--kind <kind>', `demo kind: ${EVAL_KINDS.join(', ')}`)
+    .option('--insightbench <flag.json>', 'an InsightBench flag file; its CSVs are read from beside it')
+    .option('--llm <provider:model>', 'model for the run (default: config); with --insightbench a real model also judges the findings')
     .option('--max-steps <n>', 'exploration steps', (value) => Number.parseInt(value, 10), 24)
     .option('--json', 'print one JSON object instead of tables')
     .option('--out <dir>', 'where to keep the run artefacts (default: a temporary directory)')
-    .option('--min-recall <share>', 'exit with code 1 when recall is below this share (0-1)', (value) => Number(value))
-    .action(async (options: { kind: string; maxSteps: number; json?: boolean; out?: string; minRecall?: number }, command: Command) => {
+    .option('--min-recall <share>', 'with --kind: exit with code 1 when recall is below this share (0-1)', (value) => Number(value))
+    .action(async (options: EvalOptions, command: Command) => {
+      if ((options.kind === undefined) === (options.insightbench === undefined)) {
+        throw new ValidationError('give exactly one of --kind <kind> or --insightbench <flag.json>', [
+          { path: 'kind', message: 'exactly one of --kind and --insightbench' },
+        ]);
+      }
+      if (!Number.isInteger(options.maxSteps) || options.maxSteps < 0) {
+        throw new ValidationError(`--max-steps must be a whole number ≥ 0, got "${String(options.maxSteps)}"`, [
+          { path: 'max-steps', message: 'not a whole number ≥ 0' },
+        ]);
+      }
       if (options.minRecall !== undefined && !(options.minRecall >= 0 && options.minRecall <= 1)) {
         throw new ValidationError(`--min-recall must be a share between 0 and 1, got "${String(options.minRecall)}"`, [
           { path: 'min-recall', message: 'between 0 and 1' },
         ]);
       }
-      if (!(EVAL_KINDS as readonly string[]).includes(options.kind)) {
+      if (options.insightbench !== undefined) {
+        if (options.minRecall !== undefined)
+          throw new ValidationError('--min-recall applies to --kind only', [{ path: 'min-recall', message: 'only with --kind' }]);
+        await evalInsightBench(options.insightbench, options, command);
+        return;
+      }
+      if (!(EVAL_KINDS as readonly string[]).includes(options.kind ?? '')) {
         throw new ValidationError(`--kind must be one of ${EVAL_KINDS.join(', ')}, got "${options.kind}"`, [
           { path: 'kind', message: 'unknown kind' },
         ]);
       }
-      const kind = options.kind as EvalKind;
-      // an isolated data directory: no previous context or feedback from other runs may help or hurt
-      const workDir = mkdtempSync(join(tmpdir(), `assay-eval-${kind}-`));
-      const demo = await generateDemoWarehouse({ kind, out: join(workDir, `${kind}.duckdb`) });
-      const truths = await readDemoTruths(demo.truthsPath);
-      const config = cliConfig(command, { dataDir: join(workDir, 'data'), warehouse: `duckdb:${demo.path}` });
-      const outcome = await runDiscovery(
-        config,
-        {
-          projectId: `eval-${kind}`,
-          projectName: `eval ${kind}`,
-          pack: kind,
-          maxSteps: options.maxSteps,
-          minSteps: 0,
-          outDir: options.out ?? join(workDir, 'output'),
-          quiet: options.json === true,
-        },
-        cliLogger(config),
-      );
-      const runtime = await composeRuntime(config, { logger: cliLogger(config) });
-      const steps = await runtime.store.listSteps(outcome.run.id).finally(() => runtime.close());
-      const score = scoreRun(kind, truths.patterns, outcome.result, steps);
-      const belowThreshold = options.minRecall !== undefined && score.recall < options.minRecall;
-      if (belowThreshold) process.exitCode = 1;
-      if (options.json) {
-        const { patterns: _patterns, ...summary } = score;
-        printJson({ ...summary, ...(options.minRecall === undefined ? {} : { min_recall: options.minRecall, passed: !belowThreshold }) });
-        return;
-      }
-      process.stdout.write(
-        `${renderTable(
-          ['pattern', 'area', 'found', 'claim recounted', 'insight', 'keywords matched'],
-          score.patterns.map((match) => [
-            match.pattern,
-            match.area,
-            match.found ? 'yes' : 'no',
-            match.claim_checked ? 'yes' : 'no',
-            match.insight_id ?? '',
-            match.matched_keywords.join(', '),
-          ]),
-        )}\n`,
-      );
-      process.stdout.write(
-        `${renderTable(
-          [
-            'kind',
-            'planted',
-            'found',
-            'with recounted claim',
-            'recall',
-            'precision',
-            'insights',
-            'rejected',
-            'confirmed share',
-            'recommendations linked',
-          ],
-          [
-            [
-              score.kind,
-              score.planted,
-              score.found,
-              score.found_with_checked_claim,
-              score.recall,
-              score.precision,
-              score.insights,
-              score.rejected,
-              score.confirmed_share,
-              score.recommendations_linked_share,
-            ],
-          ],
-        )}\n`,
-      );
-      if (belowThreshold) process.stderr.write(`recall ${score.recall} is below --min-recall ${options.minRecall}\n`);
-      process.stdout.write(`report: ${outcome.reportPath}\n`);
+      await evalDemo(options.kind as EvalKind, options, command);
     });
 }
