@@ -5,11 +5,13 @@
  */
 import type { Bench } from './bench.js';
 import { compactionBench } from './compaction.js';
+import { fleetBench } from './fleet.js';
+import { insightbenchBench } from './insightbench.js';
 import { promptBoundBench } from './prompt-bound.js';
 import { telescopeBench } from './telescope.js';
 import { timingsBench } from './timings.js';
 
-const benches: Bench[] = [compactionBench, promptBoundBench, telescopeBench, timingsBench];
+const benches: Bench[] = [compactionBench, fleetBench, insightbenchBench, promptBoundBench, telescopeBench, timingsBench];
 
 async function main(names: string[]): Promise<number> {
   const unknown = names.filter((name) => !benches.some((bench) => bench.name === name));
