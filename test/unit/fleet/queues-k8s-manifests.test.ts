@@ -1,8 +1,9 @@
-import { readdirSync, readFileSync } from 'node:fs';
+import { readFileSync } from 'node:fs';
 import { join } from 'node:path';
 import YAML from 'yaml';
 import { describe, expect, it } from 'vitest';
 import { QUEUE_GROUPS, QUEUE_NAMES, parseQueueSelection, queueContract, queueKey, type QueueName } from '../../../queues/index.js';
+import { renderKustomization } from '../../support/kustomize.js';
 
 const ROOT = join(import.meta.dirname, '../../..');
 const K8S_DIR = join(ROOT, 'k8s');
@@ -13,10 +14,10 @@ interface Manifest {
   [key: string]: unknown;
 }
 
+/** What `kubectl apply -k k8s/` applies: the kustomization rendered (workers from one base plus a patch per group), plus the Secret template. */
 function loadManifests(): Manifest[] {
-  return readdirSync(K8S_DIR)
-    .filter((file) => file.endsWith('.yaml'))
-    .flatMap((file) => YAML.parseAllDocuments(readFileSync(join(K8S_DIR, file), 'utf8')).map((document) => document.toJS() as Manifest));
+  const secret = YAML.parse(readFileSync(join(K8S_DIR, 'secret.example.yaml'), 'utf8')) as Manifest;
+  return [...(renderKustomization(K8S_DIR) as Manifest[]), secret];
 }
 
 // manifests are untyped YAML: read field by field (`any`) and let the assertions judge
