@@ -58,6 +58,7 @@ import {
   type WorkerHandle,
 } from '../support/fleet-processes.js';
 import { startTestPostgres } from '../support/postgres.js';
+import { checkRunIntegrity, type RunIntegrity } from '../support/run-integrity.js';
 import { type Bench, round, writeBenchResult } from './bench.js';
 
 const PACK = 'ecommerce';
@@ -845,62 +846,8 @@ async function measureRecovery(
 // ---------------------------------------------------------------------------------------------
 // 4. integrity of the stored runs
 
-interface RunIntegrity {
-  run_id: string;
-  status: string;
-  run_type: string | undefined;
-  missing_areas: string[];
-  /** Insight ids an area lists that are missing from the area's insights or from the stored result. */
-  missing_insights: string[];
-  /** Insights of a completed run without a validation. */
-  unvalidated_insights: number;
-  steps: number;
-  steps_completed: number;
-  duplicated_step_numbers: number;
-  step_gaps: number;
-  /** Exploration model calls recorded for a step number already called for (work redone, e.g. after a kill). */
-  repeated_exploration_calls: number;
-}
-
 async function checkIntegrity(bed: Bed, runIds: readonly string[]): Promise<RunIntegrity[]> {
-  const areaIds = loadPack(PACK).areas.map((area) => area.id);
-  const report: RunIntegrity[] = [];
-  for (const runId of runIds) {
-    const [run, steps, result] = await Promise.all([bed.store.getRun(runId), bed.store.listSteps(runId), bed.store.getResult(runId)]);
-    if (!run) throw new Error(`run ${runId} vanished from the store`);
-    const stored = new Set(run.areas.map((area) => area.area_id));
-    const missingAreas = areaIds.filter((id) => !stored.has(id));
-    if (result)
-      missingAreas.push(...areaIds.filter((id) => !result.analysis_log.some((area) => area.area_id === id)).map((id) => `${id} (result)`));
-    const resultInsights = new Set(result?.insights.map((insight) => insight.id) ?? []);
-    const missingInsights: string[] = [];
-    for (const area of run.areas)
-      for (const id of area.insight_ids) {
-        if (!area.insights.some((insight) => insight.id === id)) missingInsights.push(id);
-        else if (result && !resultInsights.has(id)) missingInsights.push(`${id} (result)`);
-      }
-    const numbers = steps.map((step) => step.step);
-    const distinct = new Set(numbers);
-    const highest = numbers.length === 0 ? 0 : Math.max(...numbers);
-    const calledSteps = run.telemetry.llm_calls
-      .filter((call) => call.phase === 'exploration' && call.step !== undefined)
-      .map((call) => call.step);
-    report.push({
-      run_id: runId,
-      status: run.status,
-      run_type: run.run_type,
-      missing_areas: missingAreas,
-      missing_insights: missingInsights,
-      unvalidated_insights:
-        run.status === 'completed' ? run.areas.flatMap((area) => area.insights).filter((insight) => !insight.validation).length : 0,
-      steps: steps.length,
-      steps_completed: run.steps_completed,
-      duplicated_step_numbers: numbers.length - distinct.size,
-      step_gaps: highest - distinct.size + Math.abs(run.steps_completed - distinct.size),
-      repeated_exploration_calls: calledSteps.length - new Set(calledSteps).size,
-    });
-  }
-  return report;
+  return checkRunIntegrity(bed.store, runIds, (pack) => loadPack(pack).areas.map((area) => area.id));
 }
 
 // ---------------------------------------------------------------------------------------------

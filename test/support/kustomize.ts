@@ -42,7 +42,7 @@ function isObject(value: unknown): value is Record<string, Json> {
 
 /** Built-in kinds get strategic merge; custom resources (an API group with a dot) get JSON merge patch. */
 function isCustomResource(resource: Resource): boolean {
-  const group = resource.apiVersion.includes('/') ? resource.apiVersion.split('/')[0] : '';
+  const group = resource.apiVersion.includes('/') ? (resource.apiVersion.split('/')[0] ?? '') : '';
   return group.includes('.') && !group.endsWith('.k8s.io');
 }
 
