@@ -67,14 +67,7 @@ export async function openTelescope(
     signal?: AbortSignal;
   },
 ): Promise<TelescopeSession> {
-  const fast = fastSummarizer(deps, input.runId, input.areaId);
-  const compactor = createCompactor({
-    registry: shippedStrategies(),
-    cache: deps.store,
-    source: input.source,
-    family: input.family,
-    summarizers: fast ? { fast } : {},
-  });
+  const compactor = runCompactor(deps, input.runId, input.areaId, input.source, input.family);
   const tree = await buildTelescopeTree({
     steps: input.steps,
     areas: [{ id: input.areaId, name: input.areaName, steps: input.rankedSteps }],
@@ -110,14 +103,7 @@ export async function openFindingsTelescope(
     signal?: AbortSignal;
   },
 ): Promise<TelescopeSession> {
-  const fast = fastSummarizer(deps, input.runId, 'recommendations');
-  const compactor = createCompactor({
-    registry: shippedStrategies(),
-    cache: deps.store,
-    source: input.source,
-    family: input.family,
-    summarizers: fast ? { fast } : {},
-  });
+  const compactor = runCompactor(deps, input.runId, 'recommendations', input.source, input.family);
   const tree = await buildTelescopeTree({
     steps: input.steps,
     areas: [],
@@ -229,4 +215,9 @@ export function mergeTelescopeTelemetry(
     };
   }
   return merged;
+}
+/** The shipped strategies over the run store's cache, with the fast-tier summarizer when one is configured. */
+function runCompactor(deps: DiscoveryDeps, runId: string, label: string, source: string, family: TokenFamily) {
+  const fast = fastSummarizer(deps, runId, label);
+  return createCompactor({ registry: shippedStrategies(), cache: deps.store, source, family, summarizers: fast ? { fast } : {} });
 }
