@@ -1,17 +1,18 @@
 #!/usr/bin/env node
-// Thin launcher: runs the TypeScript CLI through tsx so `npx assay` works without a build step.
-import { spawnSync } from 'node:child_process';
-import { fileURLToPath } from 'node:url';
+// Launcher: runs the built CLI when there is one, else the TypeScript sources through tsx's loader
+// registered in this process (no second process: same pid, signals, stdio and exit code as the built CLI).
+import { existsSync } from 'node:fs';
 import { dirname, join } from 'node:path';
+import { fileURLToPath, pathToFileURL } from 'node:url';
 
 const root = dirname(dirname(fileURLToPath(import.meta.url)));
 const built = join(root, 'dist', 'src', 'cli', 'main.js');
-const { existsSync } = await import('node:fs');
-if (existsSync(built)) {
-  const { main } = await import(built);
-  process.exit(await main(process.argv));
-} else {
-  const tsx = join(root, 'node_modules', '.bin', 'tsx');
-  const result = spawnSync(tsx, [join(root, 'src', 'cli', 'main.ts'), ...process.argv.slice(2)], { stdio: 'inherit' });
-  process.exit(result.status ?? 1);
+let entry = built;
+if (!existsSync(built)) {
+  const { register } = await import('tsx/esm/api');
+  // the repository's tsconfig, whatever directory the command runs from
+  register({ tsconfig: join(root, 'tsconfig.json') });
+  entry = join(root, 'src', 'cli', 'main.ts');
 }
+const { main } = await import(pathToFileURL(entry).href);
+process.exit(await main(process.argv));

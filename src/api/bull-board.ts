@@ -5,8 +5,9 @@ import { HonoAdapter } from '@bull-board/hono';
 import { serveStatic } from '@hono/node-server/serve-static';
 import type { Queue } from 'bullmq';
 import type { Hono } from 'hono';
+import { BULL_BOARD_PATH } from './bull-board-path.js';
 
-export const BULL_BOARD_PATH = '/admin/queues';
+export { BULL_BOARD_PATH } from './bull-board-path.js';
 
 export interface BullBoardOptions {
   /** Retrying, promoting and removing jobs from the UI. Off by default: the board is for looking. @defaultValue true */

@@ -1,8 +1,12 @@
-/** Helpers shared by CLI commands: config from the global --config flag, a logger, table output. */
+/**
+ * What a command's action needs from the global flags: the config (from `--config`) and a logger.
+ * Heavy (zod, yaml, pino): command modules load it inside their actions, never at registration.
+ */
 import type { Command } from 'commander';
-import Table from 'cli-table3';
 import { loadConfig, type AssayConfig } from '../config/index.js';
 import { createLogger, type Logger } from '../logging/index.js';
+
+export { printJson, renderTable } from './output.js';
 
 export function cliConfig(command: Command, overrides?: Record<string, unknown>): AssayConfig {
   const root = command.optsWithGlobals<{ config?: string }>();
@@ -11,15 +15,4 @@ export function cliConfig(command: Command, overrides?: Record<string, unknown>)
 
 export function cliLogger(config: AssayConfig): Logger {
   return createLogger({ level: config.logLevel, format: config.logFormat });
-}
-
-/** Render rows as a boxed table for humans. */
-export function renderTable(head: string[], rows: Array<Array<string | number | boolean | null | undefined>>): string {
-  const table = new Table({ head, style: { head: [], border: [] } });
-  for (const row of rows) table.push(row.map((cell) => (cell === null || cell === undefined ? '' : String(cell))));
-  return table.toString();
-}
-
-export function printJson(value: unknown): void {
-  process.stdout.write(`${JSON.stringify(value, null, 2)}\n`);
 }

@@ -1,6 +1,6 @@
 /** The table printed after a run: areas, insights by verification status, recommendations, cost. */
 import type { DiscoveryOutcome } from './discovery-session.js';
-import { renderTable } from './context.js';
+import { renderTable } from './output.js';
 
 export function printRunSummary(outcome: DiscoveryOutcome): void {
   const { run, result } = outcome;

@@ -1,8 +1,10 @@
 import { z } from 'zod';
+import { API_KEY_SCOPES } from './api-key-scope.js';
+
+export { API_KEY_SCOPES, isApiKeyScope, type ApiKeyScope } from './api-key-scope.js';
 
 /** What an API key may do: `read` < `run` < `admin` (each includes the ones before it). */
-export const apiKeyScopeSchema = z.enum(['read', 'run', 'admin']);
-export type ApiKeyScope = z.infer<typeof apiKeyScopeSchema>;
+export const apiKeyScopeSchema = z.enum(API_KEY_SCOPES);
 
 /**
  * A stored API key. Only a hash of the secret part is kept; the key itself is shown once, at

@@ -1,6 +1,7 @@
 /** OpenAI embeddings, and any server that speaks the same `/v1/embeddings` wire (Ollama, vLLM, LM Studio …). */
 import OpenAI, { APIError } from 'openai';
 import type { Embedder } from './port.js';
+import { requestSignal } from '../common/request-signal.js';
 import { embedderError, malformedEmbedding } from './errors.js';
 
 /** OpenAI's documented cap is 2048 inputs; 96 keeps each request small enough for self-hosted servers too. */
@@ -45,15 +46,19 @@ export function createOpenAiEmbedder(options: OpenAiEmbedderOptions): Embedder {
 
   async function embedBatch(batch: string[], signal: AbortSignal | undefined): Promise<number[][]> {
     let response: OpenAI.Embeddings.CreateEmbeddingResponse;
+    // the SDK never removes the listener it adds to a request's signal: it gets one that lives as long as this call
+    const scoped = requestSignal(signal);
     try {
       response = await client.embeddings.create(
         // The API rejects empty strings; a single space embeds as "nothing" everywhere.
         // `float` explicitly: the SDK otherwise asks for base64, which several compatible servers lack.
         { model: options.model, input: batch.map((text) => (text.length === 0 ? ' ' : text)), encoding_format: 'float' },
-        { signal },
+        { signal: scoped.signal },
       );
     } catch (error) {
       throw embedderError(provider, error, { status: error instanceof APIError ? error.status : undefined, signal });
+    } finally {
+      scoped.release();
     }
     if (!Array.isArray(response.data) || response.data.length !== batch.length) {
       throw malformedEmbedding(

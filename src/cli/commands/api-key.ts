@@ -5,20 +5,20 @@
  * later keys through `POST /api/v1/api-keys`, or use a shared store.
  */
 import type { Command } from 'commander';
-import { createApiKey, publicKeyView, revokeApiKey } from '../../api/auth/keys.js';
-import { type ApiKeyScope, apiKeyScopeSchema } from '../../domain/index.js';
+import { API_KEY_SCOPES, type ApiKeyScope, isApiKeyScope } from '../../domain/api-key-scope.js';
 import { ValidationError } from '../../errors/index.js';
-import { openRunStore } from '../../store/index.js';
 import type { RunStore } from '../../store/port.js';
-import { cliConfig, printJson, renderTable } from '../context.js';
+import { printJson, renderTable } from '../output.js';
 
 function scopeOption(value: string): ApiKeyScope {
-  const parsed = apiKeyScopeSchema.safeParse(value);
-  if (parsed.success) return parsed.data;
-  throw new ValidationError(`--scope must be one of read, run, admin, got "${value}"`, [{ path: '--scope', message: 'unknown scope' }]);
+  if (isApiKeyScope(value)) return value;
+  throw new ValidationError(`--scope must be one of ${API_KEY_SCOPES.join(', ')}, got "${value}"`, [
+    { path: '--scope', message: 'unknown scope' },
+  ]);
 }
 
 async function withStore<T>(command: Command, work: (store: RunStore) => Promise<T>): Promise<T> {
+  const [{ cliConfig }, { openRunStore }] = await Promise.all([import('../context.js'), import('../../store/index.js')]);
   const config = cliConfig(command);
   const store = await openRunStore(config.store, { dataDir: config.dataDir });
   try {
@@ -27,6 +27,9 @@ async function withStore<T>(command: Command, work: (store: RunStore) => Promise
     await store.close();
   }
 }
+
+/** The key functions, loaded by the action that runs (they pull in the domain schemas). */
+const loadKeys = () => import('../../api/auth/keys.js');
 
 export function register(program: Command): void {
   const keys = program
@@ -45,6 +48,7 @@ export function register(program: Command): void {
     .option('--project <id>', 'bind the key to one project: it sees nothing else')
     .option('--json', 'print {"id","name","scope","key"} as JSON')
     .action(async (options: { name: string; scope: ApiKeyScope; project?: string; json?: boolean }, command: Command) => {
+      const { createApiKey } = await loadKeys();
       const created = await withStore(command, (store) =>
         createApiKey(store, { name: options.name, scope: options.scope, projectId: options.project }, new Date()),
       );
@@ -68,6 +72,7 @@ export function register(program: Command): void {
     .description('list keys (never their secrets)')
     .option('--json', 'print JSON')
     .action(async (options: { json?: boolean }, command: Command) => {
+      const { publicKeyView } = await loadKeys();
       const listed = await withStore(command, (store) => store.listApiKeys());
       const views = listed.map(publicKeyView);
       if (options.json) {
@@ -90,6 +95,7 @@ export function register(program: Command): void {
     .command('revoke <id>')
     .description('revoke a key: it stops working at once (its record stays, marked revoked)')
     .action(async (id: string, _options: unknown, command: Command) => {
+      const { revokeApiKey } = await loadKeys();
       const revoked = await withStore(command, (store) => revokeApiKey(store, id, new Date()));
       process.stdout.write(`key ${revoked.id} revoked at ${revoked.revoked_at}\n`);
     });

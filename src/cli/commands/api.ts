@@ -4,15 +4,14 @@
  * worker fleet through Redis and mounts the queue dashboard at /admin/queues.
  */
 import type { Command } from 'commander';
-import { BULL_BOARD_PATH, createApi, createApiMetrics, startApiServer, type ApiMetrics } from '../../api/index.js';
-import { composeRuntime, type Runtime } from '../../composition.js';
-import { sweepRunCollections } from '../../discovery/maintenance.js';
+import type { Queue } from 'bullmq';
+import type { ApiMetrics } from '../../api/index.js';
+import { BULL_BOARD_PATH } from '../../api/bull-board-path.js';
+import type { Runtime } from '../../composition.js';
 import type { AssayConfig } from '../../config/index.js';
 import { ValidationError } from '../../errors/index.js';
 import type { RunLauncher } from '../../fleet/port.js';
 import type { Logger } from '../../logging/index.js';
-import type { Queue } from 'bullmq';
-import { cliConfig, cliLogger } from '../context.js';
 
 export const RUNNERS = ['local', 'bullmq'] as const;
 export type RunnerKind = (typeof RUNNERS)[number];
@@ -72,6 +71,11 @@ async function bindLauncher(
 
 /** Composes the runtime, the launcher and the API, and listens. Used by the command and by the end-to-end test. */
 export async function serveApi(config: AssayConfig, options: ApiCommandOptions, logger: Logger): Promise<ServedApi> {
+  const [{ composeRuntime }, { sweepRunCollections }, { createApi, createApiMetrics, startApiServer }] = await Promise.all([
+    import('../../composition.js'),
+    import('../../discovery/maintenance.js'),
+    import('../../api/index.js'),
+  ]);
   const runtime = await composeRuntime(config, { logger });
   // a run killed before finalize left its vector collection behind: the API sweeps at start too
   await sweepRunCollections(runtime).catch((error: unknown) => logger.warn({ err: error }, 'start-up sweep of run collections failed'));
@@ -152,6 +156,7 @@ export function register(program: Command): void {
       `\nEvery route but /health and /health/ready needs an API key (Authorization: Bearer <key>). With the embedded store, create the first admin key before starting: assay api-key create --name NAME --scope admin\n\nExamples:\n  assay api\n  assay api --port 9000 --host 0.0.0.0 --runner bullmq`,
     )
     .action(async (options: ApiCommandOptions, command: Command) => {
+      const { cliConfig, cliLogger } = await import('../context.js');
       const config = cliConfig(command);
       const logger = cliLogger(config);
       const served = await serveApi(config, options, logger);

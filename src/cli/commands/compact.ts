@@ -4,7 +4,7 @@ import type { Command } from 'commander';
 import { compactResult, columnsFromRows, type ResultColumn } from '../../compaction/compact-result.js';
 import type { Cell, Row } from '../../domain/index.js';
 import { ValidationError, type ValidationIssue } from '../../errors/index.js';
-import { printJson } from '../context.js';
+import { printJson } from '../output.js';
 
 const EXPECTED_INPUT =
   'expected a JSON array of row objects ([{"col": 1}, …]) or an object {"columns": [{"name": "col", "type": "BIGINT"} | "col", …], "rows": [{…}, …]}';

@@ -1,15 +1,10 @@
 /** `assay demo-data`: generate a deterministic demo DuckDB warehouse with planted patterns and its truths file. */
 import type { Command } from 'commander';
 import { ValidationError } from '../../errors/index.js';
-import {
-  DEFAULT_DEMO_SCALE,
-  DEFAULT_DEMO_SEED,
-  DEMO_KINDS,
-  generateDemoWarehouse,
-  parseDemoKind,
-  type DemoWarehouseSummary,
-} from '../../warehouse/demo/index.js';
-import { printJson, renderTable } from '../context.js';
+import { DEMO_KINDS, parseDemoKind } from '../../warehouse/demo/demo-kind.js';
+import { DEFAULT_DEMO_SCALE, DEFAULT_DEMO_SEED } from '../../warehouse/demo/demo-size.js';
+import type { DemoWarehouseSummary } from '../../warehouse/demo/index.js';
+import { printJson, renderTable } from '../output.js';
 
 interface DemoDataCommandOptions {
   kind: string;
@@ -74,13 +69,15 @@ export function register(program: Command): void {
       `\nThe truths file lists each planted pattern with keywords, tables and a check SELECT whose "value" must satisfy "expect".\n\nExamples:\n  assay demo-data --kind ecommerce --out shop.duckdb\n  assay demo-data --kind erp --out erp.duckdb --seed 7 --force`,
     )
     .action(async (options: DemoDataCommandOptions) => {
-      const summary = await generateDemoWarehouse({
+      const request = {
         kind: parseDemoKind(options.kind),
         out: options.out,
         seed: parseNumberOption('seed', options.seed, true),
         scale: parseNumberOption('scale', options.scale, false),
         overwrite: options.force === true,
-      });
+      };
+      const { generateDemoWarehouse } = await import('../../warehouse/demo/index.js');
+      const summary = await generateDemoWarehouse(request);
       if (options.json === true) printJson(summary);
       else process.stdout.write(formatDemoSummary(summary));
     });

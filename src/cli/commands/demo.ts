@@ -2,10 +2,6 @@ import { existsSync } from 'node:fs';
 import { dirname, join, resolve } from 'node:path';
 import { mkdir } from 'node:fs/promises';
 import type { Command } from 'commander';
-import { generateDemoWarehouse } from '../../warehouse/demo/index.js';
-import { cliConfig, cliLogger } from '../context.js';
-import { runDiscovery } from '../discovery-session.js';
-import { printRunSummary } from '../run-summary.js';
 
 export function register(program: Command): void {
   program
@@ -15,6 +11,12 @@ export function register(program: Command): void {
     .option('--max-steps <n>', 'exploration steps', (value) => Number.parseInt(value, 10), 24)
     .option('--quiet', 'no progress output')
     .action(async (options: { out: string; maxSteps: number; quiet?: boolean }, command: Command) => {
+      const [{ generateDemoWarehouse }, { cliConfig, cliLogger }, { runDiscovery }, { printRunSummary }] = await Promise.all([
+        import('../../warehouse/demo/index.js'),
+        import('../context.js'),
+        import('../discovery-session.js'),
+        import('../run-summary.js'),
+      ]);
       const base = cliConfig(command);
       const warehousePath = resolve(base.dataDir, 'demo-ecommerce.duckdb');
       if (!existsSync(warehousePath)) {

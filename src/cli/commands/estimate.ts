@@ -2,10 +2,8 @@
 import type { Command } from 'commander';
 import type { RunCostEstimate } from '../../discovery/cost-estimate.js';
 import { DEFAULT_CATALOG_TOKENS, estimatePackRunCost } from '../../discovery/pack-cost-estimate.js';
-import { loadPack, resolveAreas } from '../../discovery/pack-loader.js';
 import { ValidationError } from '../../errors/index.js';
-import { lookupModel } from '../../llm/catalog.js';
-import { cliConfig, printJson, renderTable } from '../context.js';
+import { printJson, renderTable } from '../output.js';
 
 interface EstimateCommandOptions {
   llm?: string;
@@ -68,7 +66,12 @@ export function register(program: Command): void {
       'after',
       `\nPrices come from the model catalog (override them with config "models"). The estimate assumes every step runs\n(no early "done") and leaves out SQL-fix and reformat calls.\n\nExamples:\n  assay estimate --llm anthropic:claude-sonnet-5-5 --max-steps 40\n  assay estimate --llm openai:gpt-5.4 --pack gaming --catalog-tokens 12000 --json`,
     )
-    .action((options: EstimateCommandOptions, command: Command) => {
+    .action(async (options: EstimateCommandOptions, command: Command) => {
+      const [{ cliConfig }, { lookupModel }, { loadPack, resolveAreas }] = await Promise.all([
+        import('../context.js'),
+        import('../../llm/catalog.js'),
+        import('../../discovery/pack-loader.js'),
+      ]);
       const config = cliConfig(command);
       const spec = options.llm ?? config.llm;
       const { entry, known } = lookupModel(spec, config.models);

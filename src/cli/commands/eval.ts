@@ -2,13 +2,9 @@ import { mkdtempSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import type { Command } from 'commander';
-import { runInsightBenchFlag, type InsightBenchReport } from '../../eval/insightbench/index.js';
-import { scoreRun } from '../../eval/score.js';
+import type { InsightBenchReport } from '../../eval/insightbench/index.js';
 import { ValidationError } from '../../errors/index.js';
-import { composeRuntime } from '../../composition.js';
-import { generateDemoWarehouse, readDemoTruths } from '../../warehouse/demo/index.js';
-import { cliConfig, cliLogger, printJson, renderTable } from '../context.js';
-import { runDiscovery } from '../discovery-session.js';
+import { printJson, renderTable } from '../output.js';
 
 const EVAL_KINDS = ['ecommerce', 'gaming', 'social'] as const;
 type EvalKind = (typeof EVAL_KINDS)[number];
@@ -24,6 +20,14 @@ interface EvalOptions {
 }
 
 async function evalDemo(kind: EvalKind, options: EvalOptions, command: Command): Promise<void> {
+  const [{ scoreRun }, { composeRuntime }, { generateDemoWarehouse, readDemoTruths }, { cliConfig, cliLogger }, { runDiscovery }] =
+    await Promise.all([
+      import('../../eval/score.js'),
+      import('../../composition.js'),
+      import('../../warehouse/demo/index.js'),
+      import('../context.js'),
+      import('../discovery-session.js'),
+    ]);
   // an isolated data directory: no previous context or feedback from other runs may help or hurt
   const workDir = mkdtempSync(join(tmpdir(), `assay-eval-${kind}-`));
   const demo = await generateDemoWarehouse({ kind, out: join(workDir, `${kind}.duckdb`) });
@@ -160,6 +164,11 @@ function printInsightBenchReport(report: InsightBenchReport): void {
 }
 
 async function evalInsightBench(flagPath: string, options: EvalOptions, command: Command): Promise<void> {
+  const [{ runInsightBenchFlag }, { cliConfig, cliLogger }, { runDiscovery }] = await Promise.all([
+    import('../../eval/insightbench/index.js'),
+    import('../context.js'),
+    import('../discovery-session.js'),
+  ]);
   const config = cliConfig(command, options.llm ? { llm: options.llm } : {});
   const logger = cliLogger(config);
   const report = await runInsightBenchFlag({

@@ -1,13 +1,8 @@
 /** `assay index`: describe the warehouse, refresh the schema cache, build the project's schema index, print a summary. */
 import type { Command } from 'commander';
-import { loadPack } from '../../discovery/pack-loader.js';
-import { createEmbedder } from '../../embed/index.js';
 import { ValidationError } from '../../errors/index.js';
-import { createSchemaCache, indexProjectSchema, renderCatalog, schemaCacheKey, type SchemaIndexProgress } from '../../schema/index.js';
-import { openRunStore } from '../../store/index.js';
-import { createVectorIndex } from '../../vector/index.js';
-import { openWarehouse } from '../../warehouse/index.js';
-import { cliConfig, cliLogger, printJson, renderTable } from '../context.js';
+import type { SchemaIndexProgress } from '../../schema/index.js';
+import { printJson, renderTable } from '../output.js';
 
 const PROJECT_ID = /^[A-Za-z0-9_-]{1,64}$/;
 
@@ -38,6 +33,23 @@ export function register(program: Command): void {
           { path: 'project', message: 'letters, digits, _ and -' },
         ]);
       }
+      const [
+        { cliConfig, cliLogger },
+        { loadPack },
+        { createEmbedder },
+        { createSchemaCache, indexProjectSchema, renderCatalog, schemaCacheKey },
+        { openRunStore },
+        { createVectorIndex },
+        { openWarehouse },
+      ] = await Promise.all([
+        import('../context.js'),
+        import('../../discovery/pack-loader.js'),
+        import('../../embed/index.js'),
+        import('../../schema/index.js'),
+        import('../../store/index.js'),
+        import('../../vector/index.js'),
+        import('../../warehouse/index.js'),
+      ]);
       const config = cliConfig(command);
       const logger = cliLogger(config);
       const url = options.warehouse ?? config.warehouse;

@@ -1,8 +1,7 @@
 /** `assay llm-simulator`: serve the wire-compatible LLM simulator until SIGINT/SIGTERM. */
 import type { Command } from 'commander';
 import { ValidationError } from '../../errors/index.js';
-import { createOfflineAnalyst } from '../../llm/offline-analyst/index.js';
-import { echoBrain, startLlmSimulator, type SimulatorBrain } from '../../llm/simulator/index.js';
+import type { SimulatorBrain } from '../../llm/simulator/index.js';
 
 interface SimulatorFlags {
   port: string;
@@ -17,11 +16,16 @@ interface SimulatorFlags {
 
 /** Brains the command can serve: the offline analyst (answers every Assay prompt kind) or an echo for wire checks. */
 const BRAINS = ['analyst', 'echo'] as const;
+type BrainName = (typeof BRAINS)[number];
 
-function brainFor(name: string): SimulatorBrain {
-  if (name === 'echo') return echoBrain;
-  if (name !== 'analyst')
-    throw new ValidationError(`--brain must be one of ${BRAINS.join(', ')}, got "${name}"`, [{ path: 'brain', message: 'unknown brain' }]);
+function brainName(name: string): BrainName {
+  if ((BRAINS as readonly string[]).includes(name)) return name as BrainName;
+  throw new ValidationError(`--brain must be one of ${BRAINS.join(', ')}, got "${name}"`, [{ path: 'brain', message: 'unknown brain' }]);
+}
+
+async function brainFor(name: BrainName): Promise<SimulatorBrain> {
+  if (name === 'echo') return (await import('../../llm/simulator/index.js')).echoBrain;
+  const { createOfflineAnalyst } = await import('../../llm/offline-analyst/index.js');
   const analyst = createOfflineAnalyst();
   return (call) =>
     analyst({ ...(call.system ? { system: call.system } : {}), messages: call.messages, maxOutputTokens: call.maxOutputTokens });
@@ -65,7 +69,7 @@ export function register(program: Command): void {
     .option('--malformed-every <k>', 'replace every k-th reply with prose instead of the requested JSON')
     .option('--brain <name>', `who answers: ${BRAINS.join(' (the offline analyst) or ')} (repeats the prompt)`, 'analyst')
     .action(async (flags: SimulatorFlags) => {
-      const simulator = await startLlmSimulator({
+      const settings = {
         port: wholeNumber('port', flags.port, 0),
         host: flags.host,
         contextWindow: wholeNumber('context-window', flags.contextWindow, 1),
@@ -73,8 +77,10 @@ export function register(program: Command): void {
         retryAfterSeconds: seconds('retry-after', flags.retryAfter),
         latencyMs: wholeNumber('latency-ms', flags.latencyMs, 0),
         malformedEvery: wholeNumber('malformed-every', flags.malformedEvery, 1),
-        brain: brainFor(flags.brain),
-      });
+        brain: brainName(flags.brain),
+      };
+      const { startLlmSimulator } = await import('../../llm/simulator/index.js');
+      const simulator = await startLlmSimulator({ ...settings, brain: await brainFor(settings.brain) });
       process.stdout.write(`listening on ${simulator.url}\n`);
       const signal = await new Promise<NodeJS.Signals>((resolve) => {
         process.once('SIGINT', () => resolve('SIGINT'));

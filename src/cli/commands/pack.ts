@@ -6,15 +6,9 @@
 import { existsSync, mkdirSync, readdirSync, writeFileSync } from 'node:fs';
 import { basename, dirname, join, resolve } from 'node:path';
 import type { Command } from 'commander';
-import { bindLlm } from '../../composition.js';
-import { redactUrl } from '../../config/index.js';
-import { generatePack, packSlugFrom, type GeneratedPack } from '../../discovery/pack-generation/index.js';
+import type { GeneratedPack } from '../../discovery/pack-generation/index.js';
 import { ValidationError } from '../../errors/index.js';
-import { parseLlmSpec } from '../../llm/factory.js';
-import { createOfflineAnalyst } from '../../llm/offline-analyst/index.js';
-import { discoverSchema } from '../../schema/index.js';
-import { openWarehouse } from '../../warehouse/index.js';
-import { cliConfig, cliLogger, printJson, renderTable } from '../context.js';
+import { printJson, renderTable } from '../output.js';
 
 interface GenerateOptions {
   warehouse?: string;
@@ -80,6 +74,25 @@ export function register(program: Command): void {
       '\nThe pack is validated by the same loader as the shipped packs before it is written.\n\nExamples:\n  assay pack generate --warehouse duckdb:incidents.duckdb --out ./incidents-pack\n  assay pack generate --describe "IT incidents" --goal "what slows resolution" --out ./incidents-pack --llm anthropic:claude-sonnet-4-6\n  assay run --pack ./incidents-pack --warehouse duckdb:incidents.duckdb',
     )
     .action(async (options: GenerateOptions, command: Command) => {
+      const [
+        { bindLlm },
+        { redactUrl },
+        { generatePack, packSlugFrom },
+        { parseLlmSpec },
+        { createOfflineAnalyst },
+        { discoverSchema },
+        { openWarehouse },
+        { cliConfig, cliLogger },
+      ] = await Promise.all([
+        import('../../composition.js'),
+        import('../../config/index.js'),
+        import('../../discovery/pack-generation/index.js'),
+        import('../../llm/factory.js'),
+        import('../../llm/offline-analyst/index.js'),
+        import('../../schema/index.js'),
+        import('../../warehouse/index.js'),
+        import('../context.js'),
+      ]);
       const overrides: Record<string, unknown> = {};
       if (options.llm) overrides.llm = options.llm;
       const config = cliConfig(command, overrides);

@@ -1,48 +1,8 @@
 /** `assay packs list`: the domain packs, their categories and analysis areas (in the order runs analyse them). */
 import type { Command } from 'commander';
-import { loadPacks, resolveAreas } from '../../discovery/pack-loader.js';
-import type { DomainPack } from '../../discovery/pack-schema.js';
-import { cliConfig, printJson, renderTable } from '../context.js';
+import { printJson } from '../output.js';
 
-export interface PackSummary {
-  slug: string;
-  name: string;
-  description: string;
-  version: string;
-  hidden: boolean;
-  /** Base areas, in priority order. */
-  areas: Array<{ id: string; name: string; priority: number; keywords: string[] }>;
-  /** Per category: the full area list a run of that category analyses, in priority order. */
-  categories: Array<{ id: string; name: string; description: string; areas: string[] }>;
-}
-
-/** What `packs list` shows, without prompt texts: stable, JSON-friendly. */
-export function summarisePack(pack: DomainPack): PackSummary {
-  return {
-    slug: pack.slug,
-    name: pack.name,
-    description: pack.description,
-    version: pack.version,
-    hidden: pack.hidden,
-    areas: resolveAreas(pack).map((area) => ({ id: area.id, name: area.name, priority: area.priority, keywords: area.keywords })),
-    categories: pack.categories.map((category) => ({
-      id: category.id,
-      name: category.name,
-      description: category.description,
-      areas: resolveAreas(pack, category.id).map((area) => area.id),
-    })),
-  };
-}
-
-function packTable(summaries: PackSummary[]): string {
-  const rows = summaries.flatMap((summary) => {
-    const label = `${summary.slug}${summary.hidden ? ' (hidden)' : ''}`;
-    const base = [label, summary.version, '(base)', summary.areas.map((area) => `${area.id} [${area.priority}]`).join(', ')];
-    const categories = summary.categories.map((category) => ['', '', category.id, category.areas.join(', ')]);
-    return [base, ...categories];
-  });
-  return renderTable(['pack', 'version', 'category', 'areas (analysis order)'], rows);
-}
+export type { PackSummary } from '../pack-summary.js';
 
 export function register(program: Command): void {
   const packs = program.command('packs').description('inspect the domain packs (analysis areas and prompts per domain)');
@@ -56,7 +16,12 @@ export function register(program: Command): void {
       'after',
       '\nEvery pack is validated while loading; a broken pack fails with one line naming the pack, file and field.\n\nExamples:\n  assay packs list\n  assay packs list --all --json',
     )
-    .action((options: { all?: boolean; json?: boolean; dir?: string }, command: Command) => {
+    .action(async (options: { all?: boolean; json?: boolean; dir?: string }, command: Command) => {
+      const [{ cliConfig }, { loadPacks }, { packTable, summarisePack }] = await Promise.all([
+        import('../context.js'),
+        import('../../discovery/pack-loader.js'),
+        import('../pack-summary.js'),
+      ]);
       const config = cliConfig(command);
       const includeHidden = options.all === true || config.enableSystemTestPack;
       const summaries = loadPacks({ dir: options.dir, includeHidden }).map(summarisePack);

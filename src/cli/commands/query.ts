@@ -1,8 +1,8 @@
 /** `assay query`: run one SQL statement through exactly the agent's guarded path (guard, read-only engine, limits). */
 import type { Command } from 'commander';
 import { ValidationError } from '../../errors/index.js';
-import { assertSafeSql, openWarehouse, parseWarehouseUrl, type QueryResult } from '../../warehouse/index.js';
-import { cliConfig, printJson, renderTable } from '../context.js';
+import type { QueryResult } from '../../warehouse/index.js';
+import { printJson, renderTable } from '../output.js';
 
 interface QueryCommandOptions {
   warehouse?: string;
@@ -39,6 +39,10 @@ export function register(program: Command): void {
       `\nA refused statement (anything but one SELECT, file or network readers, side-effecting functions) is not executed;\nthe reason goes to stderr and the exit code is 3.\n\nExamples:\n  assay query "SELECT count(*) FROM orders"\n  assay query --warehouse duckdb:shop.duckdb --json --max-rows 5 "SELECT * FROM customers"`,
     )
     .action(async (sql: string, options: QueryCommandOptions, command: Command) => {
+      const [{ cliConfig }, { assertSafeSql, openWarehouse, parseWarehouseUrl }] = await Promise.all([
+        import('../context.js'),
+        import('../../warehouse/index.js'),
+      ]);
       const config = cliConfig(command);
       const maxRows = parseMaxRows(options.maxRows) ?? config.sql.maxRows;
       const url = options.warehouse ?? config.warehouse;

@@ -1,8 +1,5 @@
 import { resolve } from 'node:path';
 import type { Command } from 'commander';
-import { composeRuntime } from '../../composition.js';
-import { cliConfig, cliLogger } from '../context.js';
-import { writeRunArtefacts } from '../discovery-session.js';
 
 export function register(program: Command): void {
   program
@@ -10,6 +7,11 @@ export function register(program: Command): void {
     .description('Write the self-contained HTML report (plus run.json and result.json) of a stored run')
     .option('--out <dir>', 'output directory (files go to <dir>/<runId>/)', 'assay-output')
     .action(async (runId: string, options: { out: string }, command: Command) => {
+      const [{ composeRuntime }, { cliConfig, cliLogger }, { writeRunArtefacts }] = await Promise.all([
+        import('../../composition.js'),
+        import('../context.js'),
+        import('../discovery-session.js'),
+      ]);
       const config = cliConfig(command);
       const runtime = await composeRuntime(config, { logger: cliLogger(config) });
       try {

@@ -1,15 +1,8 @@
 import { resolve } from 'node:path';
 import type { Command } from 'commander';
 import type { AssayConfig } from '../../config/index.js';
-import { GENERAL_PACK_SLUG, choosePackForTables } from '../../discovery/pack-generation/index.js';
-import { isPackPath, loadPack, loadPacks } from '../../discovery/pack-loader.js';
 import { ValidationError } from '../../errors/index.js';
 import type { Logger } from '../../logging/index.js';
-import { discoverSchema } from '../../schema/index.js';
-import { openWarehouse } from '../../warehouse/index.js';
-import { cliConfig, cliLogger } from '../context.js';
-import { parsePackArgument, runDiscovery } from '../discovery-session.js';
-import { printRunSummary } from '../run-summary.js';
 
 function positiveInt(name: string) {
   return (value: string): number => {
@@ -25,6 +18,12 @@ function positiveInt(name: string) {
  * column names match, else the general pack. Says which and why on stdout.
  */
 async function packForWarehouse(config: AssayConfig, logger: Logger): Promise<string> {
+  const [{ GENERAL_PACK_SLUG, choosePackForTables }, { loadPacks }, { discoverSchema }, { openWarehouse }] = await Promise.all([
+    import('../../discovery/pack-generation/index.js'),
+    import('../../discovery/pack-loader.js'),
+    import('../../schema/index.js'),
+    import('../../warehouse/index.js'),
+  ]);
   const warehouse = await openWarehouse(config.warehouse, { files: config.warehouseFiles, timeoutMs: config.sql.timeoutMs });
   const tables = await discoverSchema(warehouse, {
     onTableError: (table, error) => logger.warn({ table: `${table.schema}.${table.name}`, error: error.message }, 'table skipped'),
@@ -71,6 +70,13 @@ export function register(program: Command): void {
         },
         command: Command,
       ) => {
+        const [{ cliConfig, cliLogger }, { isPackPath, loadPack }, { parsePackArgument, runDiscovery }, { printRunSummary }] =
+          await Promise.all([
+            import('../context.js'),
+            import('../../discovery/pack-loader.js'),
+            import('../discovery-session.js'),
+            import('../run-summary.js'),
+          ]);
         const overrides: Record<string, unknown> = {};
         if (options.warehouse) overrides.warehouse = options.warehouse;
         if (options.llm) overrides.llm = options.llm;

@@ -1,7 +1,6 @@
 /** `assay worker`: run a fleet worker process consuming some or all queues until SIGTERM/SIGINT. */
 import type { Command } from 'commander';
 import { ValidationError } from '../../errors/index.js';
-import { cliConfig, cliLogger } from '../context.js';
 
 interface WorkerCommandOptions {
   queues?: string;
@@ -26,6 +25,7 @@ export function register(program: Command): void {
           { path: '--concurrency', message: 'a positive integer' },
         ]);
       }
+      const { cliConfig, cliLogger } = await import('../context.js');
       const config = cliConfig(command);
       const logger = cliLogger(config);
       // loaded on demand: only this command needs BullMQ and the full runtime

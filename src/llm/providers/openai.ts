@@ -5,6 +5,7 @@
 import OpenAI from 'openai';
 import type { LlmProvider, LlmRequest, LlmResponse, UnifiedStopReason } from '../port.js';
 import { classifyOpenAiError } from './openai-errors.js';
+import { requestSignal } from '../../common/request-signal.js';
 
 /**
  * Which request field carries the output cap. OpenAI deprecated `max_tokens` and its reasoning
@@ -54,6 +55,8 @@ export function createOpenAiProvider(options: OpenAiProviderOptions): LlmProvide
 
     async complete(request: LlmRequest): Promise<LlmResponse> {
       const started = performance.now();
+      // the SDK never removes the listener it adds to a request's signal: it gets one that lives as long as this call
+      const scoped = requestSignal(request.signal);
       try {
         const messages: OpenAI.ChatCompletionMessageParam[] = [
           ...(request.system ? [{ role: 'system' as const, content: request.system }] : []),
@@ -66,7 +69,7 @@ export function createOpenAiProvider(options: OpenAiProviderOptions): LlmProvide
             [maxTokensField]: request.maxOutputTokens,
             ...(request.temperature === undefined ? {} : { temperature: request.temperature }),
           },
-          { signal: request.signal },
+          { signal: scoped.signal },
         );
         const choice = completion.choices[0];
         const finishReason = choice?.finish_reason ?? null;
@@ -79,6 +82,8 @@ export function createOpenAiProvider(options: OpenAiProviderOptions): LlmProvide
         };
       } catch (error) {
         throw classifyOpenAiError(error, { provider, signal: request.signal });
+      } finally {
+        scoped.release();
       }
     },
   };

@@ -1,12 +1,15 @@
-/** Every exploration step, collapsed by default: what it did, the SQL (original and fixed), rows, errors. */
+/** Every exploration step, collapsed by default: what it did and why (the model's reasoning, readable part only), the SQL (original and fixed), rows, errors. */
 import type { ExplorationStep, StepAction } from '../../domain/index.js';
 import { badge, type Tone } from '../badges.js';
 import { html, type SafeHtml } from '../escape.js';
 import { formatDuration, formatTimestamp, pluralize, truncate } from '../format.js';
+import { readableThinking } from '../readable-thinking.js';
 import { anchors, type ReportContext } from '../report-context.js';
 
 /** Non-query step text (nudges, schema detail) is context, not evidence: show only its opening. */
 const MAX_RESULT_TEXT_CHARS = 400;
+/** The model's reasoning for a step: enough to follow why it took it. */
+const MAX_THINKING_CHARS = 600;
 
 const ACTION_TONE: Record<StepAction, Tone> = {
   query: 'info',
@@ -54,8 +57,10 @@ function renderLogStep(step: ExplorationStep): SafeHtml {
     step.row_count === undefined ? '' : pluralize(step.row_count, 'row'),
     step.elapsed_ms === undefined ? '' : formatDuration(step.elapsed_ms),
   ].filter((fact) => fact !== '');
+  const thinking = readableThinking(step.thinking);
   return html`<div class="log-step" id="${anchors.step(step.step)}">
 <div class="log-head"><span class="step-number">#${step.step}</span>${badge(step.action, ACTION_TONE[step.action])}<span class="log-purpose">${step.query_purpose}</span><span class="muted small">${facts.join(' · ')}</span></div>
+${thinking && html`<p class="small muted log-thinking">${truncate(thinking, MAX_THINKING_CHARS)}</p>`}
 ${renderStepBody(step)}
 ${step.error && html`<p class="error-text small">${step.error}</p>`}
 </div>`;

@@ -16,13 +16,10 @@ import { runSql, withNewDuckDbFile } from './duckdb-file.js';
 import { runPatternChecks, withEvidence } from './pattern-checks.js';
 import { describeExpectation, type DemoTruths } from './planted-pattern.js';
 import { randomMacrosSql } from './random-sql.js';
+import { DEFAULT_DEMO_SCALE, DEFAULT_DEMO_SEED, MAX_DEMO_SCALE } from './demo-size.js';
 import { countTableRows, type DemoTableCount } from './table-inventory.js';
 
-/** Fixed so that `assay demo` and the evals see the same warehouse unless asked otherwise. */
-export const DEFAULT_DEMO_SEED = 42;
-export const DEFAULT_DEMO_SCALE = 1;
-/** Above this the "few seconds" promise no longer holds; bigger warehouses belong in a real benchmark. */
-export const MAX_DEMO_SCALE = 20;
+export { DEFAULT_DEMO_SCALE, DEFAULT_DEMO_SEED, MAX_DEMO_SCALE } from './demo-size.js';
 
 export interface GenerateDemoWarehouseOptions {
   kind: DemoKind;
