@@ -38,6 +38,11 @@ export const SCHEMA_CACHE_TTL_MS = 7 * 24 * 60 * 60 * 1000;
 export const DISCOVERY_CONCURRENCY = 4;
 /** Discovery: one table's description (columns + samples) may take this long before it is skipped. */
 export const DISCOVERY_TABLE_TIMEOUT_MS = 120_000;
+/**
+ * Discovery from the whole catalog: tables whose samples one `sampleTables` call reads. A call
+ * gets one table's timeout; a call that fails or runs out is retried table by table.
+ */
+export const DISCOVERY_SAMPLE_BATCH = 100;
 
 /** Index build: blurbs generated at once (the reference's BLURB_WORKERS). */
 export const BLURB_CONCURRENCY = 8;

@@ -7,7 +7,18 @@ import { openPostgresWarehouse } from './postgres/postgres-warehouse.js';
 import { validateTenantFilter, type TenantFilter } from './tenant-filter.js';
 import { describeWarehouseTarget, parseWarehouseUrl } from './warehouse-url.js';
 
-export type { ColumnCategory, ColumnInfo, QueryOptions, QueryResult, TableRef, TableSchema, Warehouse, WarehouseLimits } from './port.js';
+export type {
+  ColumnCategory,
+  ColumnInfo,
+  QueryOptions,
+  QueryResult,
+  SampleOptions,
+  TableDescription,
+  TableRef,
+  TableSchema,
+  Warehouse,
+  WarehouseLimits,
+} from './port.js';
 export {
   assertSafeSql,
   guardSql,

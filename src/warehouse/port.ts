@@ -27,6 +27,15 @@ export interface TableSchema extends TableRef {
   samples: Row[];
 }
 
+/** A table's columns and row count, without samples: one entry of `describeCatalog`. */
+export type TableDescription = Omit<TableSchema, 'samples'>;
+
+export interface SampleOptions {
+  /** Budget of the whole call; the adapter stops its statements when it runs out. */
+  timeoutMs?: number;
+  signal?: AbortSignal;
+}
+
 export interface QueryOptions {
   /** Cap on rows fetched; the statement's own rows beyond it are not read. */
   maxRows?: number;
@@ -63,6 +72,19 @@ export interface Warehouse {
   readonly limits?: WarehouseLimits;
   listTables(): Promise<TableRef[]>;
   describeTable(table: TableRef): Promise<TableSchema>;
+  /**
+   * Every table `listTables` returns, with its columns and row count, from a few catalog queries
+   * (not a few per table), sorted by qualified name: what schema discovery reads first. Same
+   * columns, types, categories and row counts as `describeTable`; a relation with no columns is
+   * left out. Optional so simple test doubles need not (discovery then describes table by table).
+   */
+  describeCatalog?(): Promise<TableDescription[]>;
+  /**
+   * Up to SAMPLE_ROW_COUNT rows of each table, in input order: the rows `describeTable` would show,
+   * read in as few statements as the engine allows. All or nothing: one unreadable table rejects
+   * the call (the caller retries table by table to find it). Implemented with `describeCatalog`.
+   */
+  sampleTables?(tables: readonly TableDescription[], options?: SampleOptions): Promise<Row[][]>;
   query(sql: string, options?: QueryOptions): Promise<QueryResult>;
   close(): Promise<void>;
 }

@@ -21,10 +21,20 @@ import { CancelledError, ConfigError, NotFoundError, UnsafeSqlError, WarehouseEr
 import { deduplicateColumnNames } from '../cells.js';
 import { inferColumnCategory } from '../column-category.js';
 import { SAMPLE_ROW_COUNT } from '../limits.js';
-import type { QueryOptions, QueryResult, TableRef, TableSchema, Warehouse, WarehouseLimits } from '../port.js';
+import type {
+  QueryOptions,
+  QueryResult,
+  SampleOptions,
+  TableDescription,
+  TableRef,
+  TableSchema,
+  Warehouse,
+  WarehouseLimits,
+} from '../port.js';
 import { SerialQueue } from '../serial-queue.js';
 import { assertSafeSql } from '../sql-guard.js';
 import { quoteIdentifier, relationKey, type FilteredRelations, type TenantFilter } from '../tenant-filter.js';
+import { DuckdbInternalReader, readDuckdbCatalog, sampleDuckdbTables, type DuckdbCatalogContext } from './duckdb-catalog.js';
 import { duckdbCell } from './duckdb-cells.js';
 import { DUCKDB_LOCKDOWN_SETTINGS } from './duckdb-sql-parser.js';
 import { applyDuckdbTenantFilter } from './duckdb-tenant-rewrite.js';
@@ -104,6 +114,8 @@ class DuckdbWarehouse implements Warehouse {
   private filteredRelations: FilteredRelations = new Set();
 
   private readonly connection: DuckDBConnection;
+  /** Extra connections of the same locked instance for catalog samples and counts (see duckdb-catalog.ts). */
+  private readonly reader: DuckdbInternalReader;
 
   constructor(
     readonly description: string,
@@ -112,6 +124,27 @@ class DuckdbWarehouse implements Warehouse {
     private readonly tenantFilter: TenantFilter | undefined,
   ) {
     this.connection = engine.connection;
+    this.reader = new DuckdbInternalReader(engine.instance);
+  }
+
+  private catalogContext(): DuckdbCatalogContext {
+    return {
+      catalogRows: (sql) => this.internalRows(sql),
+      reader: this.reader,
+      systemSchemas: SYSTEM_SCHEMAS,
+      internalPrefix: INTERNAL_TABLE_PREFIX,
+      filtered: this.filteredRelations,
+      tenantFilter: this.tenantFilter,
+      timeoutMs: this.limits.timeoutMs,
+    };
+  }
+
+  describeCatalog(): Promise<TableDescription[]> {
+    return readDuckdbCatalog(this.catalogContext());
+  }
+
+  sampleTables(tables: readonly TableDescription[], options: SampleOptions = {}): Promise<Row[][]> {
+    return sampleDuckdbTables(tables, this.catalogContext(), options);
   }
 
   /** Relations carrying the tenant column; computed once at open time. */
@@ -253,6 +286,7 @@ class DuckdbWarehouse implements Warehouse {
   }
 
   async close(): Promise<void> {
+    await this.reader.close();
     await this.queue.run(async () => {
       this.engine.connection.closeSync();
       this.engine.instance.closeSync();

@@ -14,9 +14,19 @@ import { CancelledError, NotFoundError, WarehouseError, describeError } from '..
 import { deduplicateColumnNames } from '../cells.js';
 import { inferColumnCategory } from '../column-category.js';
 import { SAMPLE_ROW_COUNT } from '../limits.js';
-import type { QueryOptions, QueryResult, TableRef, TableSchema, Warehouse, WarehouseLimits } from '../port.js';
+import type {
+  QueryOptions,
+  QueryResult,
+  SampleOptions,
+  TableDescription,
+  TableRef,
+  TableSchema,
+  Warehouse,
+  WarehouseLimits,
+} from '../port.js';
 import { assertSafeSql } from '../sql-guard.js';
 import { quoteIdentifier, relationKey, type TenantFilter } from '../tenant-filter.js';
+import { readPostgresCatalog, samplePostgresTables, type PostgresCatalogContext } from './postgres-catalog.js';
 import { postgresCell, postgresTypeParsers } from './postgres-cells.js';
 import { applyPostgresTenantFilter, type PostgresTenantContext } from './postgres-tenant-rewrite.js';
 
@@ -39,6 +49,9 @@ const CURSOR_NAME = 'assay_rows';
 /** Relation kinds the agent may read: table, view, materialised view, partitioned table, foreign table. */
 const READABLE_RELKINDS = `('r','v','m','p','f')`;
 const USER_SCHEMAS = `n.nspname NOT LIKE 'pg\\_%' AND n.nspname <> 'information_schema'`;
+/** The relations the agent is shown (`c` is pg_class, `n` pg_namespace): readable kinds, no partitions, user schemas, granted. */
+const LISTED_RELATIONS = `c.relkind IN ${READABLE_RELKINDS} AND NOT c.relispartition AND ${USER_SCHEMAS}
+  AND NOT starts_with(lower(c.relname), '${INTERNAL_TABLE_PREFIX}') AND has_table_privilege(c.oid, 'SELECT')`;
 
 type Limits = Pick<WarehouseLimits, 'maxRows' | 'timeoutMs'>;
 
@@ -88,11 +101,29 @@ class PostgresWarehouse implements Warehouse {
   async listTables(): Promise<TableRef[]> {
     const result = await this.pool.query<{ nspname: string; relname: string }>(
       `SELECT n.nspname, c.relname FROM pg_class c JOIN pg_namespace n ON n.oid = c.relnamespace
-        WHERE c.relkind IN ${READABLE_RELKINDS} AND NOT c.relispartition AND ${USER_SCHEMAS}
-          AND NOT starts_with(lower(c.relname), '${INTERNAL_TABLE_PREFIX}') AND has_table_privilege(c.oid, 'SELECT')
+        WHERE ${LISTED_RELATIONS}
         ORDER BY n.nspname, c.relname`,
     );
     return result.rows.map((row) => ({ schema: row.nspname, name: row.relname }));
+  }
+
+  private catalogContext(): PostgresCatalogContext {
+    return {
+      pool: this.pool,
+      readOnly: (timeoutMs, signal, work) => this.readOnly(timeoutMs, signal, work),
+      relationFilter: LISTED_RELATIONS,
+      exactCountMaxBytes: EXACT_COUNT_MAX_BYTES,
+      tenant: this.tenant,
+      timeoutMs: this.limits.timeoutMs,
+    };
+  }
+
+  describeCatalog(): Promise<TableDescription[]> {
+    return readPostgresCatalog(this.catalogContext());
+  }
+
+  sampleTables(tables: readonly TableDescription[], options: SampleOptions = {}): Promise<Row[][]> {
+    return samplePostgresTables(tables, this.catalogContext(), options);
   }
 
   async describeTable(table: TableRef): Promise<TableSchema> {
@@ -157,24 +188,8 @@ class PostgresWarehouse implements Warehouse {
   }
 
   private async execute(statement: string, limits: Limits, signal: AbortSignal | undefined): Promise<QueryResult> {
-    if (signal?.aborted) throw new CancelledError('query cancelled before it started');
-    const client = await this.pool.connect();
     const started = performance.now();
-    let backendPid: number | undefined;
-    let cancelled = false;
-    const onAbort = () => {
-      cancelled = true;
-      // the cancel request goes over another connection; the running statement fails with 57014
-      if (backendPid !== undefined) this.pool.query('SELECT pg_cancel_backend($1)', [backendPid]).catch(() => undefined);
-    };
-    signal?.addEventListener('abort', onAbort, { once: true });
-    let broken = false;
-    try {
-      const setup = (await client.query(`${readOnlyTransactionSql(limits.timeoutMs)}; SELECT pg_backend_pid() AS pid`)) as unknown as Array<
-        pg.QueryResult<{ pid: number }>
-      >;
-      backendPid = setup[setup.length - 1]?.rows[0]?.pid;
-      if (signal?.aborted) onAbort();
+    return this.readOnly(limits.timeoutMs, signal, async (client) => {
       await client.query(`DECLARE ${CURSOR_NAME} NO SCROLL CURSOR FOR ${statement}`);
       const fetched = await client.query<unknown[]>({ text: `FETCH FORWARD ${limits.maxRows + 1} FROM ${CURSOR_NAME}`, rowMode: 'array' });
       const columnTypes = await this.typeNamesFor(
@@ -200,10 +215,37 @@ class PostgresWarehouse implements Warehouse {
         truncated,
         elapsedMs: Math.round(performance.now() - started),
       };
+    });
+  }
+
+  /**
+   * Runs `work` on one pooled client inside `readOnlyTransactionSql(timeoutMs)`, then rolls back.
+   * The signal cancels the running statement (over another connection); a statement cancelled by
+   * the timeout or the signal becomes WarehouseError / CancelledError, any other failure WarehouseError.
+   */
+  private async readOnly<T>(timeoutMs: number, signal: AbortSignal | undefined, work: (client: pg.PoolClient) => Promise<T>): Promise<T> {
+    if (signal?.aborted) throw new CancelledError('query cancelled before it started');
+    const client = await this.pool.connect();
+    let backendPid: number | undefined;
+    let cancelled = false;
+    const onAbort = () => {
+      cancelled = true;
+      // the cancel request goes over another connection; the running statement fails with 57014
+      if (backendPid !== undefined) this.pool.query('SELECT pg_cancel_backend($1)', [backendPid]).catch(() => undefined);
+    };
+    signal?.addEventListener('abort', onAbort, { once: true });
+    let broken = false;
+    try {
+      const setup = (await client.query(`${readOnlyTransactionSql(timeoutMs)}; SELECT pg_backend_pid() AS pid`)) as unknown as Array<
+        pg.QueryResult<{ pid: number }>
+      >;
+      backendPid = setup[setup.length - 1]?.rows[0]?.pid;
+      if (signal?.aborted) onAbort();
+      return await work(client);
     } catch (error) {
       if (pgErrorCode(error) === QUERY_CANCELED) {
         if (cancelled) throw new CancelledError('query cancelled', { cause: error });
-        throw new WarehouseError(`query timed out after ${limits.timeoutMs} ms`, { cause: error });
+        throw new WarehouseError(`query timed out after ${timeoutMs} ms`, { cause: error });
       }
       if (pgErrorCode(error) === undefined) broken = true;
       throw new WarehouseError(`PostgreSQL: ${describeError(error)}`, { cause: error });
