@@ -12,18 +12,25 @@ function postgresType(duckdbType: string): string {
   return type.toLowerCase();
 }
 
+/** A name as PostgreSQL reads it verbatim (spaces, capitals, accents, reserved words). */
+function quoted(name: string): string {
+  return `"${name.replace(/"/g, '""')}"`;
+}
+
 /** Copies every table of the DuckDB demo into `public`, with the primary keys. */
 export async function copyDemo(source: Warehouse, adminUrl: string): Promise<void> {
   const client = new pg.Client({ connectionString: adminUrl });
   await client.connect();
   try {
     for (const table of await discoverSchema(source)) {
-      const keys = table.columns.filter((column) => column.category === 'primary_key').map((column) => column.name);
-      const columns = table.columns.map((column) => `${column.name} ${postgresType(column.type)}${column.nullable ? '' : ' NOT NULL'}`);
-      await client.query(
-        `CREATE TABLE public.${table.name} (${columns.join(', ')}${keys.length > 0 ? `, PRIMARY KEY (${keys.join(', ')})` : ''})`,
+      const keys = table.columns.filter((column) => column.category === 'primary_key').map((column) => quoted(column.name));
+      const columns = table.columns.map(
+        (column) => `${quoted(column.name)} ${postgresType(column.type)}${column.nullable ? '' : ' NOT NULL'}`,
       );
-      const { rows } = await source.query(`SELECT * FROM ${table.qualified}`, { maxRows: 200_000 });
+      await client.query(
+        `CREATE TABLE public.${quoted(table.name)} (${columns.join(', ')}${keys.length > 0 ? `, PRIMARY KEY (${keys.join(', ')})` : ''})`,
+      );
+      const { rows } = await source.query(`SELECT * FROM ${quoted(table.schema)}.${quoted(table.name)}`, { maxRows: 200_000 });
       const names = table.columns.map((column) => column.name);
       for (let start = 0; start < rows.length; start += 1_000) {
         const batch = rows.slice(start, start + 1_000);
@@ -37,7 +44,10 @@ export async function copyDemo(source: Warehouse, adminUrl: string): Promise<voi
               })
               .join(', ')})`,
         );
-        await client.query(`INSERT INTO public.${table.name} (${names.join(', ')}) VALUES ${tuples.join(', ')}`, values);
+        await client.query(
+          `INSERT INTO public.${quoted(table.name)} (${names.map(quoted).join(', ')}) VALUES ${tuples.join(', ')}`,
+          values,
+        );
       }
     }
     await client.query('ANALYZE');

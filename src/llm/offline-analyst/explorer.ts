@@ -7,7 +7,7 @@
 import type { LlmRequest } from '../port.js';
 import { decodeMemo, emptyMemo, encodeMemo, type AnalystMemo } from './memo.js';
 import { planQueries } from './planner/candidates.js';
-import { catalogOmitsTables, readAreas, readCatalog, readDialect } from './readers/catalog.js';
+import { catalogOmitsTables, readAreas, readCatalog, readDialect, readGoal } from './readers/catalog.js';
 import {
   readLatestResult,
   readOwnActions,
@@ -18,7 +18,7 @@ import {
 } from './readers/exploration-turns.js';
 import { readLookupReply } from './readers/lookup-reply.js';
 import { isArchiveShaped } from '../../schema/catalog.js';
-import { toTableModel } from './schema-model.js';
+import { refineRoles, toTableModel } from './schema-model.js';
 import { sqlDialect } from './sql/dialect.js';
 import { PROFILE_VALUES_MAX, PROFILE_VALUE_SEPARATOR, profileKey, profileQuery } from './sql/profile-query.js';
 import { compareText } from './text.js';
@@ -52,12 +52,16 @@ function applyProfile(memo: AnalystMemo, row: Record<string, unknown>): void {
       const distinct = row[profileKey(table, column.name, 'n')];
       if (typeof distinct === 'number') column.distinct = distinct;
       else if (typeof distinct === 'string' && /^\d+$/.test(distinct)) column.distinct = Number(distinct);
+      const words = row[profileKey(table, column.name, 'w')];
+      if (typeof words === 'number' || (typeof words === 'string' && words.trim() !== '' && Number.isFinite(Number(words))))
+        column.words = Math.round(Number(words) * 100) / 100;
       const values = row[profileKey(table, column.name, 'v')];
       if (typeof values === 'string' && !values.endsWith('…') && column.distinct !== undefined && column.distinct <= PROFILE_VALUES_MAX) {
         column.values = values.split(PROFILE_VALUE_SEPARATOR);
       }
     }
   }
+  refineRoles(memo.tables);
 }
 
 /** Notes from the newest own action that carries them, updated with the latest result. */
@@ -190,7 +194,9 @@ export function explore(request: LlmRequest): string {
     });
   }
   const done = new Set(memo.done);
-  const plan = planQueries(dialect, memo.tables, view.areas).filter((query) => !done.has(`${query.area}#${query.key}`));
+  const plan = planQueries(dialect, memo.tables, view.areas, readGoal(request.system ?? '')).filter(
+    (query) => !done.has(`${query.area}#${query.key}`),
+  );
   const ranQueries = memo.done.filter((key) => key.includes('#')).length;
   const next = plan[0];
   if (!next || position.stepsUsed >= position.maxSteps) return doneAction(view, ranQueries, memo.tables);

@@ -26,19 +26,24 @@ export function emptyMemo(): AnalystMemo {
   return { tables: [], done: [], profiled: false, searched: false };
 }
 
-type PackedColumn = [string, string, string, number?, string[]?];
+type PackedColumn = [string, string, string, (number | null)?, (string[] | null)?, number?];
 type PackedTable = [string, number, PackedColumn[]];
 
 function packColumn(column: ColumnModel): PackedColumn {
   const packed: PackedColumn = [column.name, column.type, `${ROLE_CODES[column.role]}${column.nullable ? '?' : ''}`];
-  if (column.distinct !== undefined) packed.push(column.distinct);
-  if (column.values !== undefined) packed.push(column.values);
+  if (column.distinct !== undefined || column.values !== undefined || column.words !== undefined) packed.push(column.distinct ?? null);
+  if (column.values !== undefined || column.words !== undefined) packed.push(column.values ?? null);
+  if (column.words !== undefined) packed.push(column.words);
   return packed;
 }
 
 function unpackColumn(packed: PackedColumn): ColumnModel {
-  const [name, type, code, distinct, values] = packed;
-  return { name, type, role: CODE_ROLES.get(code.charAt(0)) ?? 'text', nullable: code.endsWith('?'), distinct, values };
+  const [name, type, code, distinct, values, words] = packed;
+  const column: ColumnModel = { name, type, role: CODE_ROLES.get(code.charAt(0)) ?? 'text', nullable: code.endsWith('?') };
+  if (distinct !== undefined && distinct !== null) column.distinct = distinct;
+  if (values !== undefined && values !== null) column.values = values;
+  if (words !== undefined) column.words = words;
+  return column;
 }
 
 export function encodeMemo(memo: AnalystMemo): string {

@@ -1,8 +1,9 @@
 /**
  * Recommendations: one per distinct, usable insight (rejected ones never count), most severe first,
  * each tied to the insights it addresses, sized by the verified count, with concrete actions chosen by
- * what the insight is about (funnel drop-off, refunds, cancellations, retention, a strong cohort,
- * revenue concentration, a progression cliff, early conversion, a sign-up spike, engagement).
+ * what the insight's own words say it is about (a funnel, refunds, cancellations, retention, a strong
+ * cohort, a dominant contributor, a drop on a scale, early first actions, arrivals, a change over
+ * time, an imbalance, a concentration, a relationship, repeated rows) and otherwise generic.
  */
 import type { LlmRequest } from '../port.js';
 import { userTexts } from './phase.js';
@@ -34,135 +35,200 @@ interface Theme {
   metric: string;
 }
 
+/**
+ * Themes, most specific first. Each is chosen by the words of the insight itself (its name: the
+ * data's own column and value words, or the kind of finding), and its copy names only what the
+ * insight names, so a funnel recommendation never lands on data that has no funnel.
+ */
 const THEMES: Theme[] = [
   {
     test: /abandon|checkout|cart|funnel/i,
-    category: ['checkout', 'conversion'],
+    category: ['checkout', 'conversion', 'process'],
     effort: 'medium',
-    title: (subject) => `Remove checkout friction for ${subject}`,
+    title: (subject) => `Remove friction in the funnel for ${subject}`,
     actions: (subject) => [
-      `Replay and audit the checkout steps as ${subject} visitors experience them (form length, payment options, load time)`,
-      'Offer one-tap wallet payments and guest checkout where they are missing',
-      `A/B test the simplified checkout on ${subject} traffic for three weeks against the current flow`,
+      `Walk through the funnel steps as ${subject} experiences them and list where the drop-off happens`,
+      'Simplify or remove the step with the largest drop-off',
+      `A/B test the simpler flow on ${subject} for three weeks against the current one`,
     ],
-    metric: 'checkout completion rate',
+    metric: 'funnel completion rate',
   },
   {
     test: /refund|return|defect/i,
-    category: ['assortment', 'fulfilment', 'pricing'],
+    category: ['assortment', 'fulfilment', 'investigation'],
     effort: 'medium',
-    title: (subject) => `Stop the rise in refunds for ${subject}`,
+    title: (subject) => `Find and fix the causes of the rise in ${subject}`,
     actions: (subject) => [
-      `Break ${subject} refunds down by product, supplier and reason for the last three months`,
-      'Pull or fix the products with the highest refund rates and correct their descriptions',
-      'Add a quality check with the suppliers behind the worst products',
+      `Break the affected rows of ${subject} down by their recorded reasons for the last three months`,
+      'Fix or withdraw the items behind most of them',
+      'Follow the rate monthly until it is back to the level of the other segments',
     ],
-    metric: 'refund rate',
+    metric: 'refund / return rate',
   },
   {
-    test: /cancel|deliver|shipping region|transit/i,
-    category: ['fulfilment'],
+    test: /cancel/i,
+    category: ['fulfilment', 'process'],
     effort: 'medium',
-    title: (subject) => `Cut order cancellations in ${subject}`,
+    title: (subject) => `Cut cancellations in ${subject}`,
     actions: (subject) => [
-      `Compare delivery promises and actual transit times for ${subject} orders`,
-      'Add a closer fulfilment option or carrier for the region',
-      'Send proactive delivery updates to orders at risk of cancellation',
+      `Review what the cancelled rows of ${subject} have in common (timing, owner, type)`,
+      'Fix the most frequent cause first',
+      'Follow the cancellation share weekly against the other segments',
     ],
-    metric: 'order cancellation rate',
+    metric: 'cancellation rate',
   },
   {
-    test: /cliff|progression|level \d+/i,
-    category: ['technical', 'retention'],
+    test: /cliff|progression|furthest/i,
+    category: ['technical', 'retention', 'investigation'],
     effort: 'low',
-    title: (subject) => `Rebalance the difficulty at ${subject}`,
+    title: (subject) => `Investigate the drop at ${subject}`,
     actions: (subject) => [
-      `Lower the difficulty of ${subject} (more moves or an easier goal) for half of new players`,
-      'Offer a free booster after two failed attempts there',
-      'Track completion and next-day return for both groups for two weeks',
+      `Compare ${subject} with the positions just before and after it`,
+      `Test an easier or clearer variant of ${subject} against the current one`,
+      'Track completion and how many reach the next position in both groups for two weeks',
     ],
-    metric: 'level completion rate',
+    metric: 'completion rate at that position',
   },
   {
-    test: /retention|repeat|churn|per customer \d|orders per customer|sessions per player|daily activity per/i,
-    category: ['retention', 'crm'],
+    test: /retention|repeat rate|churn/i,
+    category: ['retention', 'crm', 'segment_action'],
     effort: 'medium',
-    title: (subject) => `Win back and retain ${subject}`,
+    title: (subject) => `Retain ${subject}`,
     actions: (subject) => [
-      `Start an onboarding and win-back journey for ${subject} in their first weeks`,
-      `Review what ${subject} were promised at acquisition and align the first experience with it`,
+      `Start a journey for ${subject} in their first weeks, built on what the retained segments do`,
+      `Review what ${subject} were offered at the start and align the first experience with it`,
       'Measure the journey against a holdout group',
     ],
     metric: 'repeat / return rate',
   },
   {
-    test: /cohort|promotion|90-day/i,
+    test: /cohort|promotion|\d+-day/i,
     strengthOnly: true,
-    category: ['promotions', 'crm'],
+    category: ['promotions', 'crm', 'segment_action'],
     effort: 'low',
     title: (subject) => `Scale what works in the ${subject} cohort`,
     actions: (subject) => [
-      `Identify what the ${subject} offer included (discount, club membership, timing)`,
-      'Repeat the offer for a new cohort of comparable size',
-      'Compare 90-day value against customers acquired without it',
+      `Identify what the ${subject} cohort received that others did not (offer, timing, channel)`,
+      'Repeat it for a new cohort of comparable size',
+      'Compare the new cohort against one started without it',
     ],
-    metric: '90-day revenue per customer',
+    metric: 'value per member of the cohort',
   },
   {
-    test: /brings \d+% of all|revenue \(/i,
-    category: ['pricing', 'assortment', 'promotions'],
+    test: /brings \d+% of all/i,
+    category: ['pricing', 'assortment', 'segment_action'],
     effort: 'medium',
-    title: (subject) => `Reduce revenue dependence on ${subject}`,
+    title: (subject) => `Reduce dependence on ${subject}`,
     actions: (subject) => [
-      `Protect ${subject}: monitor its price, stock and conversion weekly`,
-      'Build a second offer for the same buyers at a different price point',
-      'Test bundles that pair it with the weaker products',
+      `Monitor ${subject} weekly: it carries most of the total`,
+      'Build up a second contributor of the same kind',
+      'Set an alert when its share moves by more than five points',
     ],
-    metric: 'revenue share of the top product',
+    metric: 'share of the total held by the top value',
   },
   {
-    test: /first (purchase|order)|payer/i,
-    category: ['conversion', 'promotions'],
+    test: /first (purchase|order|payment|transaction)|payer/i,
+    category: ['conversion', 'promotions', 'segment_action'],
     effort: 'low',
-    title: () => 'Put the first offer in front of new users in their first three days',
+    title: () => 'Act in the first days, when the first action happens',
     actions: () => [
-      'Show a first-purchase offer in the first three days after install or sign-up',
-      'Stop spending discount on users past day seven, who rarely convert',
-      'A/B test the timing of the first offer',
+      'Put the first offer or prompt in front of new members in their first three days',
+      'Stop spending on members past day seven, who rarely act for the first time',
+      'A/B test the timing',
     ],
-    metric: 'payer conversion in the first 3 days',
+    metric: 'first actions in the first 3 days',
   },
   {
-    test: /spike|signup/i,
-    category: ['promotions', 'crm'],
+    test: /signup spike|new .+ per week/i,
+    category: ['promotions', 'crm', 'investigation'],
     effort: 'low',
-    title: (subject) => `Repeat the campaign behind ${subject}`,
+    title: (subject) => `Find and repeat what drove ${subject}`,
     actions: () => [
-      'Find which campaign or referral drove the peak week',
-      "Rerun it with the same mechanics and track the new users' retention",
-      "Compare the cohort's week-5 activity with other sign-ups",
+      'Find which campaign, referral or event drove the peak week',
+      'Repeat it with the same mechanics and follow the new members over the next weeks',
+      "Compare the peak week's later activity with other weeks'",
     ],
-    metric: 'weekly sign-ups',
+    metric: 'weekly arrivals',
+  },
+  {
+    test: /spike|increased .+ from \d{4}|steps (up|down)|increases over time|decreases over time|increase over time|decrease over time/i,
+    category: ['investigation', 'monitoring', 'capacity'],
+    effort: 'low',
+    title: (subject) => `Explain the change over time in ${subject}`,
+    actions: (subject) => [
+      `Find what changed for ${subject} in the months the insight names (releases, staffing, policy, volume)`,
+      `Set a monthly alert on the measure for ${subject}, with the median month as the baseline`,
+      'Check whether the same months moved other segments or measures too',
+    ],
+    metric: 'the monthly measure in the insight',
+  },
+  {
+    test: /significantly more .+ than the other/i,
+    category: ['capacity', 'process', 'segment_action'],
+    effort: 'medium',
+    title: (subject) => `Review the imbalance towards ${subject}`,
+    actions: (subject) => [
+      `Check whether the volume of ${subject} reflects demand or a routing or recording rule`,
+      'Plan capacity and ownership on the measured split rather than an even one',
+      'Track the share per value monthly',
+    ],
+    metric: 'share of rows per value',
+  },
+  {
+    test: /dominates within|is concentrated in|mention "/i,
+    category: ['investigation', 'segment_action', 'process'],
+    effort: 'low',
+    title: (subject) => `Look into what concentrates in ${subject}`,
+    actions: (subject) => [
+      `Confirm with the owners of ${subject} why it concentrates there`,
+      'Handle that concentration with a dedicated rule, owner or fix',
+      'Follow the mix monthly',
+    ],
+    metric: 'share of the concentrated value',
+  },
+  {
+    test: /correlation between|brackets have/i,
+    category: ['investigation', 'process', 'monitoring'],
+    effort: 'low',
+    title: (subject) => `Use the relationship found for ${subject}`,
+    actions: () => [
+      'Check the relationship on the next months of data before acting on it',
+      'Plan with it where one measure is known earlier than the other',
+      'Review the rule behind it with the team that owns the process',
+    ],
+    metric: 'the related measure',
+  },
+  {
+    test: /repeat another row identically/i,
+    category: ['data_quality', 'investigation'],
+    effort: 'low',
+    title: (subject) => `Check the repeated rows of ${subject}`,
+    actions: (subject) => [
+      `Review the repeated rows of ${subject} one by one: double entries or genuine repeats`,
+      'Add a check that flags an exact repeat when it is entered',
+      'Correct the totals that double entries inflate',
+    ],
+    metric: 'share of repeated rows',
   },
 ];
 
-/** A segment doing better than the rest: the recommendation is to learn from it and do more of it. */
+/** A segment doing better than the rest on a measure with a known good direction: learn from it and do more of it. */
 const STRENGTH_THEME: Theme = {
   test: /^Strength:/,
-  category: ['promotions', 'crm', 'retention'],
+  category: ['promotions', 'crm', 'retention', 'segment_action'],
   effort: 'low',
   title: (subject) => `Learn from ${subject} and extend what works`,
   actions: (subject) => [
-    `Find what sets ${subject} apart (offer, audience, timing, product)`,
+    `Find what sets ${subject} apart (offer, audience, timing, process)`,
     `Apply it to a comparable segment as a test, sized like ${subject}`,
-    'Compare the tested segment against a holdout for 90 days',
+    'Compare the tested segment against a holdout',
   ],
   metric: 'the measure in which the segment leads',
 };
 
 const DEFAULT_THEME: Theme = {
   test: /./,
-  category: [],
+  category: ['investigation', 'segment_action'],
   effort: 'medium',
   title: (subject) => `Act on the gap for ${subject}`,
   actions: (subject) => [
@@ -214,7 +280,7 @@ function usableCount(insight: InsightLine): number | null {
 
 /** `(67% vs 27%)` in a name → a plausible recovery of a quarter to a half of the gap. */
 function improvement(insight: InsightLine): string {
-  const match = /\((\d+(?:\.\d+)?)% vs (\d+(?:\.\d+)?)%\)/.exec(insight.name);
+  const match = /\((\d+(?:\.\d+)?)% vs (\d+(?:\.\d+)?)%/.exec(insight.name);
   if (!match) return 'recover a quarter to a half of the gap described';
   const gap = Math.abs(Number(match[1]) - Number(match[2]));
   return `${(gap / 4).toFixed(1)} to ${(gap / 2).toFixed(1)} percentage points`;
@@ -232,13 +298,12 @@ export function buildRecommendations(prompt: string): Array<Record<string, unkno
     );
   const groups = new Map<string, { theme: Theme; subject: string; insights: InsightLine[] }>();
   for (const insight of usable) {
-    const text = `${insight.name} ${insight.description}`;
     const weak = /^Weak spot:/.test(insight.description);
     const applicable = THEMES.filter((candidate) => !(weak && candidate.strengthOnly));
     const theme = STRENGTH_THEME.test.test(insight.description)
       ? STRENGTH_THEME
       : (applicable.find((candidate) => candidate.test.test(insight.name)) ??
-        applicable.find((candidate) => candidate.test.test(text)) ??
+        applicable.find((candidate) => candidate.test.test(`${insight.name} ${insight.target_segment}`)) ??
         DEFAULT_THEME);
     const subject = subjectOf(insight);
     const key = `${theme.metric}|${subject.toLowerCase()}`;

@@ -24,9 +24,18 @@ const LABEL_NAMES = [/(^|_)code$/i, /(^|_)name$/i, /(^|_)title$/i, /(^|_)label$/
 /** Names of people-like entities: repeat behaviour, retention and first purchases are measured on them. */
 const PERSON_NAME =
   /^(customer|user|player|member|account|client|buyer|subscriber|shopper|visitor|patient|student|driver|rider|seller|merchant)s?$/i;
-/** Names of the time a row came into being, preferred as a table's main time axis. */
-const CREATION_TIME_NAME =
-  /(created|ordered|started|signup|signed_up|installed|registered|joined|occurred|event|purchased|placed|activity|date|_at$)/i;
+/** Names of the time a row came into being: a record's own start, preferred as a table's main time axis. */
+const START_TIME_NAME =
+  /(created|opened|open_|start|begin|submitted|requested|reported|raised|logged|issued|ordered|placed|purchased|bought|acquired|signup|signed_up|installed|registered|joined|hired|enrolled|occurred|event|posted|sent|received|booked|activity)/i;
+/** Names of the time a record reached an end or a later milestone: never the main axis when a start exists. */
+const END_TIME_NAME =
+  /(closed|resolved|ended|end_|_end|^end|finish|complete|done|processed|approved|rejected|declined|paid|shipped|deliver|returned|refunded|cancel|expir|due|deadline|until|valid_to|last_|churn|left|terminated)/i;
+/** Audit columns: when the row was last touched, not a milestone of the record itself. */
+const AUDIT_TIME_NAME = /(updated|modified|changed|edited|synced|loaded|ingested|etl|_sys_|^sys_)/i;
+/** A text column repeats each value this many times on average, at least, to be an entity people group by (owner, manager). */
+export const ENTITY_MIN_ROWS_PER_VALUE = 2.5;
+/** Free text: values of at least this many words on average (descriptions, titles), whose terms can be counted. */
+export const FREE_TEXT_MIN_WORDS = 2.5;
 
 export function roleOf(column: { name: string; type: string; category: string }, compositeKey: boolean): ColumnRole {
   const type = column.type.trim();
@@ -125,21 +134,79 @@ export function labelColumns(table: TableModel): ColumnModel[] {
   return labels.slice(0, 2);
 }
 
-/** The table's main time axis: a non-null creation-like time column, else any time column. */
+function timeRank(column: ColumnModel): number {
+  const start = START_TIME_NAME.test(column.name) ? 4 : 0;
+  const end = END_TIME_NAME.test(column.name) ? -4 : 0;
+  const audit = AUDIT_TIME_NAME.test(column.name) ? -6 : 0;
+  return start + end + audit + (column.nullable ? 0 : 1);
+}
+
+/**
+ * The table's main time axis, chosen by the role its name gives it: a record's start (created,
+ * opened, started, purchased) before neutral dates, before ends and milestones (closed, processed,
+ * expiration), before audit columns (updated); a non-null column wins a tie, then column order.
+ */
 export function mainTime(table: TableModel): ColumnModel | undefined {
   const times = table.columns.filter((column) => column.role === 'time');
+  return times
+    .map((column, index) => ({ column, index, rank: timeRank(column) }))
+    .sort((left, right) => right.rank - left.rank || left.index - right.index)[0]?.column;
+}
+
+/**
+ * Later time columns of the record (`completed_at`, `closed_at`, `warranty_expiration`): each is a
+ * milestone the record reaches, and the time from the main axis to it is a duration. Audit columns
+ * (`updated_at`) only count when nothing else ends the record. Ends first, at most `limit`.
+ */
+export function milestoneTimes(table: TableModel, limit = 2): ColumnModel[] {
+  const main = mainTime(table);
+  const others = table.columns
+    .map((column, index) => ({ column, index }))
+    .filter(({ column }) => column.role === 'time' && column !== main);
+  const ends = others.filter(({ column }) => !AUDIT_TIME_NAME.test(column.name));
+  const chosen = ends.length > 0 ? ends : others;
+  return chosen
+    .sort(
+      (left, right) =>
+        Number(END_TIME_NAME.test(right.column.name)) - Number(END_TIME_NAME.test(left.column.name)) || left.index - right.index,
+    )
+    .slice(0, limit)
+    .map(({ column }) => column);
+}
+
+/** A text column whose values repeat enough to group by, but too many to list: people, owners, places. */
+export function isEntity(column: ColumnModel, rows: number): boolean {
+  if (column.role !== 'text' || column.distinct === undefined || column.distinct <= DIMENSION_MAX_DISTINCT) return false;
+  if ((column.words ?? 0) >= FREE_TEXT_MIN_WORDS + 1) return false;
+  return rows > 0 && column.distinct <= rows / ENTITY_MIN_ROWS_PER_VALUE;
+}
+
+/** Free text whose words can be counted (descriptions, titles): many values of several words each. */
+export function isFreeText(column: ColumnModel): boolean {
   return (
-    times.find((column) => !column.nullable && CREATION_TIME_NAME.test(column.name)) ?? times.find((column) => !column.nullable) ?? times[0]
+    column.role === 'text' &&
+    column.distinct !== undefined &&
+    column.distinct > DIMENSION_MAX_DISTINCT &&
+    (column.words ?? 0) >= FREE_TEXT_MIN_WORDS
   );
 }
 
-/** Nullable time columns after the main one mark a milestone reached (`completed_at`, `delivered_at`). */
-export function milestoneTimes(table: TableModel): ColumnModel[] {
-  const main = mainTime(table);
-  return table.columns.filter((column) => column.role === 'time' && column.nullable && column !== main);
+/**
+ * After the profile: an identifier-named column (`caller_id`, `owner_id`) is a key only when it
+ * behaves like one — it points at a looked-up table, or nearly every value is distinct. A column that
+ * points nowhere and repeats its values is a way to group rows (people's names, codes), read as text.
+ */
+export function refineRoles(tables: readonly TableModel[]): void {
+  const pointing = new Set(findReferences(tables).map((reference) => `${reference.from.qualified}.${reference.column.name}`));
+  for (const table of tables) {
+    for (const column of table.columns) {
+      if (column.role !== 'reference' || column.distinct === undefined || pointing.has(`${table.qualified}.${column.name}`)) continue;
+      if (table.rows > 0 && column.distinct <= table.rows / 2) column.role = 'text';
+    }
+  }
 }
 
 /** `completed_at` → `completed`; `delivered_date` → `delivered`. */
-export function milestoneName(column: ColumnModel): string {
+export function milestoneName(column: Pick<ColumnModel, 'name'>): string {
   return column.name.replace(/_(at|on|date|time|ts)$/i, '');
 }

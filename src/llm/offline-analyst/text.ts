@@ -3,9 +3,9 @@
 /** Words of an identifier or phrase: `reached_checkout` → ["reached", "checkout"]. */
 export function wordsOf(text: string): string[] {
   return text
-    .replace(/([a-z])([A-Z])/g, '$1 $2')
+    .replace(/(\p{Ll})(\p{Lu})/gu, '$1 $2')
     .toLowerCase()
-    .split(/[^a-z0-9]+/)
+    .split(/[^\p{L}\p{N}]+/u)
     .filter((word) => word.length > 0);
 }
 
@@ -106,4 +106,19 @@ export function singular(word: string): string {
   if (/(sses|uses|xes|ches|shes)$/.test(word)) return word.slice(0, -2);
   if (/s$/.test(word) && !/ss$/.test(word)) return word.slice(0, -1);
   return word;
+}
+
+/** What a count column counts, in prose: a plural table name as it is (`orders`), anything else as its rows (`flag 12 rows`). */
+export function rowsNoun(countColumn: string): string {
+  const words = humanize(countColumn);
+  return /[a-z]s$/.test(words) && !/ss$/.test(words) ? words : `${words} rows`;
+}
+
+/** The values of a column, in prose: `departments`, `categories`; `assigned to values` when the name is no noun. */
+export function pluralNoun(phrase: string): string {
+  const words = phrase.split(' ');
+  const last = words.at(-1) ?? phrase;
+  if (/^(to|by|at|on|of|id|for|from|in)$/.test(last) || /\d$/.test(last)) return `${phrase} values`;
+  const plural = /[^aeiou]y$/.test(last) ? `${last.slice(0, -1)}ies` : /(s|x|ch|sh)$/.test(last) ? `${last}es` : `${last}s`;
+  return [...words.slice(0, -1), plural].join(' ');
 }

@@ -19,6 +19,8 @@ export interface ColumnModel {
   distinct?: number | undefined;
   /** Every value, when the column is low-cardinality and the profile could list them. */
   values?: string[] | undefined;
+  /** Average words per value (text columns), once profiled: free text has several. */
+  words?: number | undefined;
 }
 
 export interface TableModel {

@@ -35,7 +35,31 @@ function literal(value: unknown): string {
   return typeof value === 'number' && Number.isFinite(value) ? String(value) : sqlString(String(value));
 }
 
+/**
+ * Further columns of the cited result the finding's rows are narrowed by (a term, the pair of a mix,
+ * the dimension a multi-column summary row belongs to): `recount_where`, a JSON object of
+ * column → value.
+ */
+function extraFilters(metrics: Record<string, unknown>): string[] {
+  if (typeof metrics.recount_where !== 'string') return [];
+  try {
+    const parsed: unknown = JSON.parse(metrics.recount_where);
+    if (parsed === null || typeof parsed !== 'object' || Array.isArray(parsed)) return [];
+    return Object.entries(parsed as Record<string, unknown>)
+      .filter(([, value]) => typeof value === 'string' || typeof value === 'number')
+      .map(([name, value]) => `${quoteIdentifier(name)} = ${literal(value)}`);
+  } catch {
+    return [];
+  }
+}
+
+/** The finding's segment, narrowed by any further columns it names. */
 function segmentFilter(metrics: Record<string, unknown>): string | null {
+  const parts = [primaryFilter(metrics), ...extraFilters(metrics)].filter((part): part is string => part !== null);
+  return parts.length > 0 ? parts.join(' AND ') : null;
+}
+
+function primaryFilter(metrics: Record<string, unknown>): string | null {
   const column = metrics.segment_column;
   if (typeof column !== 'string' || column === '') return null;
   const target = quoteIdentifier(column);

@@ -101,3 +101,43 @@ describe('when writing recommendations from verified insights', () => {
     );
   });
 });
+
+describe('when the insights come from data with no funnel, orders or players', () => {
+  const generic = [
+    insight({
+      id: 'durations-1',
+      name: 'Hardware: average closing time (from opened to closed) significantly higher than the other category values (51.6 days vs 7.3 days, 7.1×)',
+      description: 'By category (step 3), Hardware has an average closing time of 51.6 days over 177 tickets …',
+      severity: 'critical',
+      affected_count: 177,
+    }),
+    insight({
+      id: 'concentration-1',
+      name: 'Luke Wilson and Beth Anglin: significantly more tickets than the other assigned to values (150 and 116; median 87)',
+      severity: 'medium',
+      affected_count: 266,
+    }),
+    insight({
+      id: 'trends-1',
+      name: 'Hardware: increased tickets from 2023-06 to 2023-08, 5.0× its median month (45 vs 9 per month)',
+      severity: 'high',
+      affected_count: 135,
+    }),
+    insight({
+      id: 'concentration-2',
+      name: 'Cancelled: significantly more tickets than the other state values (200 of 500, 40%; median 80)',
+      severity: 'medium',
+      affected_count: 200,
+    }),
+  ];
+
+  it('writes recommendations in the data’s words, with no e-commerce or game copy', async () => {
+    const parsed = parseRecommendations(await createOfflineAnalyst()(recommendationsRequest(generic)));
+    if (!parsed.ok) throw new Error(parsed.reason);
+    const text = JSON.stringify(parsed.items);
+    expect(text).not.toMatch(/checkout|order|revenue|player|booster|difficulty|refund|delivery|campaign|install/i);
+    expect(parsed.items.map((item) => item.title)).toEqual(
+      expect.arrayContaining(['Review the imbalance towards Luke Wilson and Beth Anglin', 'Explain the change over time in Hardware']),
+    );
+  });
+});

@@ -54,8 +54,8 @@ export function findConcentration(step: DigestStep): Finding[] {
       kind: 'concentration',
       steps: [step.step],
       strength: top.share * 2,
-      name: `${top.label} brings ${formatPercent(top.share)} of all ${humanize(metric)} revenue (${dimension})`,
-      description: `By ${dimension} (step ${step.step}), ${top.label} accounts for ${formatPercent(top.share)} of total ${humanize(metric)}${top.total !== null ? ` (${formatCount(top.total)})` : ''} from ${formatCount(top.count)} ${humanize(countColumn)}; the next, ${second.label}, for ${formatPercent(second.share)}. Revenue depends on one ${dimension} value. Shares: ${rows
+      name: `${top.label} brings ${formatPercent(top.share)} of all ${humanize(metric)} (${dimension})`,
+      description: `By ${dimension} (step ${step.step}), ${top.label} accounts for ${formatPercent(top.share)} of total ${humanize(metric)}${top.total !== null ? ` (${formatCount(top.total)})` : ''} from ${formatCount(top.count)} ${humanize(countColumn)}; the next, ${second.label}, for ${formatPercent(second.share)}. The total depends on one ${dimension} value. Shares: ${rows
         .slice(0, 6)
         .map((row) => `${row.label} ${formatPercent(row.share)}`)
         .join(', ')}.`,
@@ -98,7 +98,7 @@ export function findStoppingPoint(step: DigestStep): Finding[] {
       steps: [step.step],
       strength: Math.log(top.count / typical) * 1.5,
       name: `Progression drop at ${position}: ${formatCount(top.count)} ${people} stop there, ${formatRatio(top.count / typical)} the typical ${scale}`,
-      description: `Furthest ${scale} reached per ${singular(people)} (step ${step.step}): ${position} is where ${shareText} stop progressing — ${formatRatio(top.count / typical)} the median count of the other ${scale}s (${formatCount(typical)}). This is a churn point in progression: ${rows
+      description: `Furthest ${scale} reached per ${singular(people)} (step ${step.step}): ${position} is where ${shareText} stop progressing — ${formatRatio(top.count / typical)} the median count of the other ${scale}s (${formatCount(typical)}). This is where progression along the scale stops most often: ${rows
         .slice(0, 5)
         .map((row) => `${scale} ${segmentLabel(row.position)}: ${formatCount(row.count)}`)
         .join(', ')}.`,
@@ -150,7 +150,9 @@ export function findCliff(step: DigestStep): Finding[] {
         .filter((row) => row !== worst)
         .slice(0, 3)
         .map((row) => `${scale} ${segmentLabel(row.position)} ${formatPercent(row.rate)}`)
-        .join(', ')}. Players who fail here churn: a difficulty cliff in progression.`,
+        .join(
+          ', ',
+        )}. Rows at this position succeed far less often than along the rest of the scale: a cliff in progression, where entities drop out.`,
       severity: severityOf(1 / ratio, 0.2),
       affectedCount: worst.count,
       confidence: confidenceOf(worst.count),

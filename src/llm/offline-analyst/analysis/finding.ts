@@ -1,4 +1,5 @@
 /** A candidate insight before it is written out: the numbers it rests on and how strong it is. */
+import type { Claim } from '../../../domain/index.js';
 
 export type Severity = 'critical' | 'high' | 'medium' | 'low';
 
@@ -20,6 +21,8 @@ export interface Finding {
   targetSegment: string;
   /** Findings with the same key say the same thing; the strongest is kept. */
   dedupeKey: string;
+  /** What verification recounts on both sides, when the finding's SQL shows how its numbers were measured. */
+  claim?: Claim;
 }
 
 /** Severity from the size of an effect (a ratio ≥ 1) and the share of the population it concerns. */

@@ -13,6 +13,10 @@ export interface MeasureWords {
   gloss: string;
   /** Whether a higher value is worse. */
   negative: boolean;
+  /** Whether a higher value is known to be better (retention, conversion, repeat); neither flag: no known direction. */
+  positive?: boolean;
+  /** Unit written after values (`days`), none for counts, rates and amounts. */
+  unit?: string;
 }
 
 /** The child table an analyst query counted (`FROM main.orders c`), when the SQL shows it. */
@@ -46,18 +50,21 @@ export function describeMeasure(column: string, baseCount: string | undefined, s
       phrase: `D${match[1]} retention`,
       gloss: `share active again on day ${match[1]} (day-${match[1]} return); the rest churn`,
       negative: false,
+      positive: true,
     };
   if ((match = /^week(\d+)_retention_rate$/.exec(column)))
     return {
       phrase: `week-${match[1]} retention`,
       gloss: `share active in week ${match[1]} (days ${(Number(match[1]) - 1) * 7}-${Number(match[1]) * 7 - 1}); the rest churn`,
       negative: false,
+      positive: true,
     };
   if (/_repeat_rate$/.test(column))
     return {
       phrase: 'repeat rate',
-      gloss: `share of ${baseCount ? humanize(baseCount) : 'buyers'} with two or more ${humanize(child ?? 'orders')} (repeat purchase, retention)`,
+      gloss: `share of ${baseCount ? humanize(baseCount) : 'rows'} with two or more ${humanize(child ?? 'child rows')} (repeat behaviour, retention)`,
       negative: false,
+      positive: true,
     };
   if ((match = /^with_(.+)_rate$/.exec(column))) {
     const name = match[1] as string;
@@ -68,13 +75,15 @@ export function describeMeasure(column: string, baseCount: string | undefined, s
         ? `share of rows with at least one ${humanize(singular(name))}`
         : `share of rows with at least one ${humanize(singular(name))} (conversion)`,
       negative,
+      positive: !negative,
     };
   }
   if ((match = /^avg_(.+)_(\d+)d_per_(.+)$/.exec(column))) {
     return {
       phrase: `${match[2]}-day ${humanize(match[1] as string)} per ${humanize(match[3] as string)}`,
-      gloss: `average ${humanize(match[1] as string)} revenue per ${humanize(match[3] as string)} in the first ${match[2]} days (${match[2]}-day cohort value)`,
+      gloss: `average ${humanize(match[1] as string)} per ${humanize(match[3] as string)} in the first ${match[2]} days (${match[2]}-day cohort value)`,
       negative: false,
+      positive: true,
     };
   }
   if ((match = /^avg_(.+)_per_(.+)$/.exec(column))) {
@@ -87,12 +96,19 @@ export function describeMeasure(column: string, baseCount: string | undefined, s
       negative: NEGATIVE_WORDS.test(what),
     };
   }
-  if ((match = /^avg_days_to_(.+)$/.exec(column)))
+  if ((match = /^avg_days_(.+)_to_(.+)$/.exec(column)) || (match = /^avg_days_()to_(.+)$/.exec(column))) {
+    const from = humanize(match[1] as string) || 'start';
+    const to = humanize(match[2] as string);
+    // `processed` → processing time, `closed` → closing time: the activity that ends at the milestone
+    const last = to.split(' ').at(-1) ?? to;
+    const activity = /[a-z]{3,}ed$/.test(last) ? `${last.slice(0, -2)}ing time` : '';
     return {
-      phrase: `days to ${humanize(match[1] as string)}`,
-      gloss: `average days until ${humanize(match[1] as string)} (delivery or completion time)`,
-      negative: true,
+      phrase: activity ? `average ${activity} (from ${from} to ${to})` : `average time from ${from} to ${to}`,
+      gloss: `average duration in days from ${from} to ${to}, over the rows that have a ${to} time (open rows without one are left out)`,
+      negative: false,
+      unit: 'days',
     };
+  }
   if ((match = /^avg_(.+)$/.exec(column)))
     return {
       phrase: `average ${humanize(match[1] as string)}`,

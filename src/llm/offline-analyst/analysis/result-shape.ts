@@ -7,7 +7,7 @@ import type { Cell } from '../../../domain/index.js';
 import type { DigestStep } from '../readers/digests.js';
 
 const NOT_A_COUNT =
-  /(_rate$|^avg_|^share_of|^total_|^mean_|^median_|^monthly_change|^first_\d|^last_\d|^sum_|_share$|^months$|_pct$|_percent$|_ratio$)/;
+  /(_rate$|^avg_|^share_|^total_|^mean_|^median_|^monthly_change|^first_|^last_|^sum_|_share$|^months$|_pct$|_percent$|_ratio$|^sd_|^min_|^max_|^distinct_|^all_|^peak_|^spike_|^edge_|^corr_|^lift$)/;
 const TIME_NAME = /^(month|week|day|date|quarter|year|period)$|_(month|week|day|date)$/;
 
 export function numberOf(cell: Cell | undefined): number | null {
@@ -23,6 +23,8 @@ export interface ResultShape {
   rateColumns: string[];
   averageColumns: string[];
   shareColumns: string[];
+  /** Standard deviations of averages (`sd_x` for `avg_x`). */
+  spreadColumns: string[];
   timeSegment: boolean;
 }
 
@@ -41,6 +43,7 @@ export function shapeOf(step: DigestStep): ResultShape | null {
     rateColumns: rest.filter((name) => /_rate$/.test(name) && !/^(first_\d|last_\d|monthly_change|mean_)/.test(name)),
     averageColumns: rest.filter((name) => /^avg_/.test(name)),
     shareColumns: rest.filter((name) => /^share_of/.test(name)),
+    spreadColumns: rest.filter((name) => /^sd_/.test(name)),
     timeSegment: TIME_NAME.test(segmentColumn) || step.columns.find((column) => column.name === segmentColumn)?.kind === 'timestamp',
   };
 }

@@ -53,10 +53,12 @@ export function findMonthlyTrends(step: DigestStep): Finding[] {
   if ((counts[0] ?? 0) < typical * PARTIAL_PERIOD_SHARE) rows = rows.slice(1);
   if (rows.length < MIN_PERIODS) return [];
   const findings: Finding[] = [];
+  const allRows = rows;
   for (const measure of [countColumn, ...shape.rateColumns, ...shape.averageColumns]) {
-    const series = rows.map((row) => numberOf(row[measure]));
-    if (series.some((value) => value === null)) continue;
-    const values = series as number[];
+    // a month without a value for the measure (no row has it yet) is a gap in the series, not its end
+    rows = allRows.filter((row) => numberOf(row[measure]) !== null);
+    if (rows.length < MIN_PERIODS) continue;
+    const values = rows.map((row) => numberOf(row[measure]) as number);
     const first = mean(values.slice(0, EDGE_PERIODS));
     const last = mean(values.slice(-EDGE_PERIODS));
     if (first <= 0 || last <= 0) continue;

@@ -5,13 +5,15 @@
  */
 import { childOutcomeQuery } from '../sql/child-query.js';
 import { furthestPositionQuery, retentionQuery, timeToFirstQuery, weeklyArrivalsQuery } from '../sql/cohort-queries.js';
-import { column, quoteTable, type SqlDialect } from '../sql/dialect.js';
+import type { SqlDialect } from '../sql/dialect.js';
 import { ordinalCliffQuery, segmentQuery } from '../sql/segment-query.js';
-import { monthlyQuery, segmentTrendQuery, type TimeSource } from '../sql/trend-queries.js';
+import { monthlyQuery, segmentTrendQuery } from '../sql/trend-queries.js';
 import { findReferences, isLookupTable, isPersonTable, mainTime, type Reference } from '../schema-model.js';
 import { compareText, humanize, mentionsStem, shortHash, wordsOf } from '../text.js';
 import type { AreaInfo, PlannedQuery, TableModel } from '../types.js';
-import { rankAreas } from './area-match.js';
+import { keywordWeights, rankAreas } from './area-match.js';
+import { timeSourceOf, type Draft } from './draft.js';
+import { patternDrafts } from './patterns.js';
 import { NEGATIVE_WORDS, childExistenceMeasure, isOutcomeColumn, moneyColumns, rowMeasures, type Measure } from './measures.js';
 import { DIMENSION_LIMIT_FOR_LONG_SCALES, segmentsOf, type Segment } from './segments.js';
 
@@ -25,42 +27,18 @@ const SEGMENT_RANK_STEP = 0.01;
 const ACTIVITY_NAME = /(session|activit|event|login|visit|heartbeat|app_open|daily)/i;
 /** Priority lost by queries on descriptive tables (products, levels) of their own rows. */
 const DESCRIPTIVE_TABLE_PENALTY = 1.5;
+/** Priority lost by a split of a table that has no measure of its own (counts and shares only). */
+const NO_MEASURE_PENALTY = 1.5;
 /** Segments per parent for the costlier follow-ups (child outcomes, retention, trends). */
 const FOLLOW_UP_SEGMENTS = 3;
-
-interface Draft {
-  kind: string;
-  table: TableModel;
-  sql: string;
-  measureText: string;
-  segmentText: string;
-  words: string[];
-  priority: number;
-  /** What is split how (`main.orders:shipping_region`): one subject measured many ways is spread out too. */
-  subject: string;
-}
-
-function timeSourceOf(table: TableModel, references: readonly Reference[]): TimeSource | undefined {
-  const own = mainTime(table);
-  if (own) return { expression: column('t', own.name), join: '', words: wordsOf(own.name) };
-  const parent = references.find(
-    (reference) => reference.from.qualified === table.qualified && !isLookupTable(reference.to) && mainTime(reference.to) !== undefined,
-  );
-  if (!parent) return undefined;
-  const time = mainTime(parent.to);
-  if (!time) return undefined;
-  return {
-    expression: column('tp', time.name),
-    join: `JOIN ${quoteTable(parent.to.qualified)} tp ON ${column('tp', parent.toKey.name)} = ${column('t', parent.column.name)}`,
-    words: wordsOf(time.name),
-  };
-}
 
 /**
  * Averages of a metric the segment's own table also holds (a purchase's price by product) only
  * restate the segment's attribute: they are left out of that split.
  */
-function measuresFor(measures: readonly Measure[], segment: Segment): Measure[] {
+function measuresFor(measures: readonly Measure[], segment: Segment, table: TableModel): Measure[] {
+  // the table's own columns split its own measures: an average by department is the point
+  if (segment.source.qualified === table.qualified) return [...measures];
   const attributes = new Set(segment.source.columns.filter((candidate) => candidate.role === 'metric').map((candidate) => candidate.name));
   return measures.filter((measure) => measure.kind === 'rate' || !measure.metric || !attributes.has(measure.metric));
 }
@@ -73,11 +51,17 @@ function measureSummary(measures: readonly Measure[]): string {
   return names.length > 3 ? `${names.slice(0, 3).join(', ')} and ${names.length - 3} more` : names.join(', ');
 }
 
-function segmentDrafts(dialect: SqlDialect, table: TableModel, tables: readonly TableModel[], references: readonly Reference[]): Draft[] {
+function segmentDrafts(
+  dialect: SqlDialect,
+  table: TableModel,
+  tables: readonly TableModel[],
+  references: readonly Reference[],
+  goal: string,
+): Draft[] {
   if (isLookupTable(table) || table.rows === 0) return [];
   const drafts: Draft[] = [];
   const allMeasures = rowMeasures(dialect, table);
-  const segments = segmentsOf(dialect, table, tables);
+  const segments = segmentsOf(dialect, table, tables, goal);
   const negative = allMeasures.some((measure) => measure.negative);
   // outcome shares (cancelled, refunded orders) per segment are the most direct evidence a table holds
   const outcomes = table.columns.some(isOutcomeColumn);
@@ -89,21 +73,38 @@ function segmentDrafts(dialect: SqlDialect, table: TableModel, tables: readonly 
   // rows of a negative event (refunds) matter relative to what they undo, which the child queries measure
   const penalty = (descriptive ? DESCRIPTIVE_TABLE_PENALTY : 0) + (NEGATIVE_WORDS.test(table.name) ? DESCRIPTIVE_TABLE_PENALTY : 0);
   const tableWords = wordsOf(table.name);
+  // every split counts rows and shares (how rows pile up), with the table's own measures when it has any
+  for (const [rank, segment] of segments
+    .filter((candidate) => !candidate.ordinal || candidate.distinct <= DIMENSION_LIMIT_FOR_LONG_SCALES)
+    .entries()) {
+    drafts.push({
+      kind: 'segment',
+      table,
+      subject: `${table.qualified}:${segment.alias}`,
+      sql: segmentQuery(table, segment, measuresFor(allMeasures, segment, table)),
+      measureText: measureSummary(measuresFor(allMeasures, segment, table)),
+      segmentText: humanize(segment.alias),
+      words: [
+        ...tableWords,
+        ...segment.words,
+        ...measuresFor(allMeasures, segment, table).flatMap((measure) => measure.words),
+        'segment',
+        'share',
+        'distribution',
+      ],
+      // a split with nothing to measure but row counts says less than one with the table's own measures
+      priority:
+        3 +
+        segment.interest +
+        (negative ? 1.5 : 0) +
+        (outcomes ? 1 : 0) +
+        (money ? 0.5 : 0) -
+        (allMeasures.length === 0 ? NO_MEASURE_PENALTY : 0) -
+        penalty -
+        rank * SEGMENT_RANK_STEP,
+    });
+  }
   if (allMeasures.length > 0) {
-    for (const [rank, segment] of segments
-      .filter((candidate) => !candidate.ordinal || candidate.distinct <= DIMENSION_LIMIT_FOR_LONG_SCALES)
-      .entries()) {
-      drafts.push({
-        kind: 'segment',
-        table,
-        subject: `${table.qualified}:${segment.alias}`,
-        sql: segmentQuery(table, segment, measuresFor(allMeasures, segment)),
-        measureText: measureSummary(measuresFor(allMeasures, segment)),
-        segmentText: humanize(segment.alias),
-        words: [...tableWords, ...segment.words, ...measuresFor(allMeasures, segment).flatMap((measure) => measure.words)],
-        priority: 3 + segment.interest + (negative ? 1.5 : 0) + (outcomes ? 1 : 0) + (money ? 0.5 : 0) - penalty - rank * SEGMENT_RANK_STEP,
-      });
-    }
     const rates = allMeasures.filter((measure) => measure.kind === 'rate');
     for (const segment of segments.filter((candidate) => candidate.ordinal && candidate.distinct > DIMENSION_LIMIT_FOR_LONG_SCALES)) {
       if (rates.length === 0) continue;
@@ -128,7 +129,7 @@ function segmentDrafts(dialect: SqlDialect, table: TableModel, tables: readonly 
       sql: monthlyQuery(table, time, allMeasures),
       measureText: `monthly ${humanize(table.name)}${allMeasures.length > 0 ? ` with ${measureSummary(allMeasures)}` : ''}`,
       segmentText: 'month',
-      words: [...tableWords, ...time.words, ...allMeasures.flatMap((measure) => measure.words), 'trend', 'month'],
+      words: [...tableWords, ...time.words, ...allMeasures.flatMap((measure) => measure.words), 'trend', 'month', 'change', 'spike'],
       priority: 3.5 + (negative ? 1 : 0) + (money ? 0.5 : 0),
     });
   }
@@ -356,21 +357,26 @@ function purposeOf(area: AreaInfo, draft: Draft): string {
 }
 
 /** Every planned query, in execution order: areas take turns, each area's best query first. */
-export function planQueries(dialect: SqlDialect, tables: readonly TableModel[], areas: readonly AreaInfo[]): PlannedQuery[] {
+export function planQueries(dialect: SqlDialect, tables: readonly TableModel[], areas: readonly AreaInfo[], goal = ''): PlannedQuery[] {
   const references = findReferences(tables);
   const drafts: Draft[] = [
-    ...tables.flatMap((table) => segmentDrafts(dialect, table, tables, references)),
+    ...tables.flatMap((table) => segmentDrafts(dialect, table, tables, references, goal)),
+    ...tables.flatMap((table) => patternDrafts(dialect, table, tables, references, goal)),
     ...references.flatMap((reference) => referenceDrafts(dialect, reference, tables, references)),
     ...tables.flatMap((table) => personDrafts(dialect, table, tables, references)),
   ];
   const fallbackArea: AreaInfo = { id: 'general', name: 'General', description: '', keywords: [] };
   const byArea = new Map<string, PlannedQuery[]>();
   const seen = new Set<string>();
+  const weights = keywordWeights(
+    areas,
+    drafts.map((draft) => draft.words.join(' ')),
+  );
   for (const draft of drafts) {
     const key = shortHash(draft.sql);
     if (seen.has(key)) continue;
     seen.add(key);
-    const best = rankAreas(areas, draft.words)[0];
+    const best = rankAreas(areas, draft.words, weights)[0];
     const area = best && best.score > 0 ? best.area : (areas[0] ?? fallbackArea);
     const priority = draft.priority - (best && best.score > 0 ? 0 : 2);
     const planned: PlannedQuery = {

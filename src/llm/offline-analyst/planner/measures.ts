@@ -32,6 +32,10 @@ export interface Measure {
   join?: string;
   /** The metric column averaged or summed, when there is one. */
   metric?: string;
+  /** SQL for the standard deviation of an average's values: the analysis tests gaps between means with it. */
+  spreadSql?: string;
+  /** For a mean duration: the two time columns it runs between. */
+  duration?: { start: string; end: string };
 }
 
 function rateMeasure(name: string, condition: string): Measure {
@@ -76,22 +80,52 @@ export function isOutcomeColumn(candidate: TableModel['columns'][number]): boole
   return candidate.role === 'text' && STATUS_NAME.test(candidate.name) && candidate.values !== undefined;
 }
 
+/** `avg_days_opened_to_closed`: the alias of the mean duration between two of a table's times. */
+export function durationAlias(start: string, end: string): string {
+  return alias('avg_days', start.replace(/_(at|on|date|time|ts)$/i, ''), 'to', milestoneName({ name: end }));
+}
+
+/** Alias of a measure's standard deviation, read back by the analysis to test a gap between means. */
+export function spreadAlias(measureAlias: string): string {
+  return alias('sd', measureAlias.replace(/^avg_/, ''));
+}
+
+/** The mean of a duration between the table's main time and each milestone, in days; rows without the end are left out. */
+export function durationMeasures(dialect: SqlDialect, table: TableModel): Measure[] {
+  const start = mainTime(table);
+  if (!start) return [];
+  return milestoneTimes(table).map((milestone) => ({
+    alias: durationAlias(start.name, milestone.name),
+    sql: `AVG(${dialect.fractionalDaysBetween(column('t', start.name), column('t', milestone.name))})`,
+    spreadSql: `STDDEV_SAMP(${dialect.fractionalDaysBetween(column('t', start.name), column('t', milestone.name))})`,
+    words: ['days', 'duration', 'time', ...wordsOf(start.name), ...wordsOf(milestoneName(milestone))],
+    kind: 'average' as const,
+    negative: false,
+    duration: { start: start.name, end: milestone.name },
+  }));
+}
+
+/**
+ * Every measure of a table's rows, in the order a query should carry them when it cannot carry all:
+ * durations first (what most records are judged by), then outcome shares and flags, metric averages
+ * with the main amount's total and share, and last the milestone rates (which outcome shares often
+ * repeat).
+ */
 export function rowMeasures(dialect: SqlDialect, table: TableModel): Measure[] {
-  const measures: Measure[] = [];
-  for (const flag of table.columns.filter((candidate) => candidate.role === 'flag'))
-    measures.push(rateMeasure(alias(flag.name, 'rate'), column('t', flag.name)));
-  for (const milestone of milestoneTimes(table))
-    measures.push(rateMeasure(alias(milestoneName(milestone), 'rate'), `${column('t', milestone.name)} IS NOT NULL`));
+  const measures: Measure[] = [...durationMeasures(dialect, table)];
   for (const status of table.columns.filter(isOutcomeColumn)) {
     for (const value of (status.values ?? []).slice(0, MAX_STATUS_VALUES))
       measures.push(rateMeasure(alias(status.name, value, 'rate'), `${column('t', status.name)} = ${sqlString(value)}`));
   }
+  for (const flag of table.columns.filter((candidate) => candidate.role === 'flag'))
+    measures.push(rateMeasure(alias(flag.name, 'rate'), column('t', flag.name)));
   const primaryMoney = moneyColumns(table)[0];
   for (const metric of metricColumns(table)) {
     const ref = `CAST(${column('t', metric.name)} AS DOUBLE PRECISION)`;
     measures.push({
       alias: alias('avg', metric.name),
       sql: `AVG(${ref})`,
+      spreadSql: `STDDEV_SAMP(${ref})`,
       words: wordsOf(metric.name),
       kind: 'average',
       negative: NEGATIVE_WORDS.test(metric.name),
@@ -115,18 +149,8 @@ export function rowMeasures(dialect: SqlDialect, table: TableModel): Measure[] {
       });
     }
   }
-  const start = mainTime(table);
-  if (start) {
-    for (const milestone of milestoneTimes(table)) {
-      measures.push({
-        alias: alias('avg_days_to', milestoneName(milestone)),
-        sql: `AVG(${dialect.fractionalDaysBetween(column('t', start.name), column('t', milestone.name))})`,
-        words: ['days', ...wordsOf(milestoneName(milestone))],
-        kind: 'average',
-        negative: false,
-      });
-    }
-  }
+  for (const milestone of milestoneTimes(table))
+    measures.push(rateMeasure(alias(milestoneName(milestone), 'rate'), `${column('t', milestone.name)} IS NOT NULL`));
   return measures;
 }
 

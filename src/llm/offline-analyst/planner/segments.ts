@@ -10,19 +10,24 @@ import {
   DIMENSION_MAX_DISTINCT,
   findReferences,
   isDimension,
+  isEntity,
   isLookupTable,
   isPersonTable,
   labelColumns,
   type Reference,
 } from '../schema-model.js';
-import { compareText, wordsOf } from '../text.js';
+import { compareText, mentionsStem, wordsOf } from '../text.js';
 import type { ColumnModel, TableModel } from '../types.js';
 
 /** Dimensions worth splitting by first: they usually separate behaviour. */
 const TELLING_DIMENSION =
-  /(device|platform|channel|source|region|country|category|segment|tier|plan|content_type|campaign|promo|os$|type$|status|cohort|medium|genre|difficulty)/i;
+  /(device|platform|channel|source|region|country|location|city|site|branch|department|team|category|segment|tier|plan|content_type|campaign|promo|os$|type$|status|cohort|medium|genre|difficulty)/i;
+/** Columns that record who or what last touched a row (audit trail), not a property of the row. */
+const AUDIT_DIMENSION = /(^sys_|_sys_|updated|modified|changed|created_by|^etl|_etl)/i;
+/** How much a column named in the team's goal (by name or by one of its values) gains. */
+const GOAL_BONUS = 2;
 /** Segments kept per table, most telling first. */
-export const MAX_SEGMENTS_PER_TABLE = 4;
+export const MAX_SEGMENTS_PER_TABLE = 6;
 /** An ordered scale with more positions than this is summarised by its worst positions instead of listed. */
 export const DIMENSION_LIMIT_FOR_LONG_SCALES = DIMENSION_MAX_DISTINCT;
 
@@ -64,8 +69,27 @@ function referenceAlias(reference: Reference, target: ColumnModel): string {
 function interestOf(name: string, label: boolean, target: ColumnModel): number {
   if (target.role === 'ordinal') return 2.5;
   if (label) return 3;
+  if (AUDIT_DIMENSION.test(name)) return 0;
   if (TELLING_DIMENSION.test(name)) return 2.5;
-  return 1;
+  // two values split rows coarsely; a handful to a dozen separate behaviour best
+  return target.distinct !== undefined && target.distinct >= 3 ? 1.5 : 1;
+}
+
+/**
+ * Whether the team's goal names a column, by its words (`department`) or by one of its values
+ * (`Finance`): that split is what the team asked about.
+ */
+export function goalMentions(goal: string, target: ColumnModel): boolean {
+  if (goal.trim() === '') return false;
+  const nameWords = wordsOf(target.name).filter((word) => word.length >= 4 && !/^(date|time|name|type|code)$/.test(word));
+  if (nameWords.some((word) => mentionsStem(goal, word))) return true;
+  return (target.values ?? []).some(
+    (value) => value.length >= 2 && new RegExp(`(^|[^\\p{L}\\p{N}])${escapeRegExp(value)}($|[^\\p{L}\\p{N}])`, 'iu').test(goal),
+  );
+}
+
+function escapeRegExp(text: string): string {
+  return text.replace(/[.*+?^${}()|[\]\\]/g, '\\$&');
 }
 
 /** A referenced table that references nothing itself describes things (products, levels): its attributes split facts well. */
@@ -73,21 +97,33 @@ function isDescriptive(reference: Reference, references: readonly Reference[]): 
   return !isPersonTable(reference.to) && !references.some((other) => other.from.qualified === reference.to.qualified);
 }
 
-export function ownSegments(dialect: SqlDialect, table: TableModel): Segment[] {
+function ownSegment(dialect: SqlDialect, table: TableModel, candidate: ColumnModel, goal: string): Segment {
+  return {
+    alias: alias(candidate.name),
+    expression: valueExpression(dialect, 't', candidate),
+    join: '',
+    words: wordsOf(candidate.name),
+    ordinal: candidate.role === 'ordinal',
+    distinct: candidate.distinct ?? 0,
+    interest: interestOf(candidate.name, false, candidate) + (goalMentions(goal, candidate) ? GOAL_BONUS : 0),
+    source: table,
+    column: candidate,
+  };
+}
+
+/** A table's columns with many repeated values (owners, managers, users), as segments: rows per value, busiest first. */
+export function entitySegments(dialect: SqlDialect, table: TableModel, goal = ''): Segment[] {
+  return table.columns
+    .filter((candidate) => isEntity(candidate, table.rows))
+    .map((candidate) => ownSegment(dialect, table, candidate, goal))
+    .sort((left, right) => right.interest - left.interest || left.distinct - right.distinct || compareText(left.alias, right.alias));
+}
+
+export function ownSegments(dialect: SqlDialect, table: TableModel, goal = ''): Segment[] {
   return table.columns
     .filter((candidate) => !isOutcomeColumn(candidate))
     .filter((candidate) => isDimension(candidate) || (candidate.role === 'ordinal' && (candidate.distinct ?? 0) >= 2))
-    .map((candidate) => ({
-      alias: alias(candidate.name),
-      expression: valueExpression(dialect, 't', candidate),
-      join: '',
-      words: wordsOf(candidate.name),
-      ordinal: candidate.role === 'ordinal',
-      distinct: candidate.distinct ?? 0,
-      interest: interestOf(candidate.name, false, candidate),
-      source: table,
-      column: candidate,
-    }));
+    .map((candidate) => ownSegment(dialect, table, candidate, goal));
 }
 
 export function referencedSegments(dialect: SqlDialect, table: TableModel, tables: readonly TableModel[]): Segment[] {
@@ -133,8 +169,8 @@ export function referencedSegments(dialect: SqlDialect, table: TableModel, table
 }
 
 /** The most telling segments of a table, own and referenced, without duplicates. */
-export function segmentsOf(dialect: SqlDialect, table: TableModel, tables: readonly TableModel[]): Segment[] {
-  const all = [...ownSegments(dialect, table), ...referencedSegments(dialect, table, tables)];
+export function segmentsOf(dialect: SqlDialect, table: TableModel, tables: readonly TableModel[], goal = ''): Segment[] {
+  const all = [...ownSegments(dialect, table, goal), ...referencedSegments(dialect, table, tables)];
   const unique = new Map<string, Segment>();
   for (const segment of all) if (!unique.has(segment.alias)) unique.set(segment.alias, segment);
   return [...unique.values()]

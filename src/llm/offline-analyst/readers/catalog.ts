@@ -5,7 +5,8 @@
 import { parseRowCount } from '../text.js';
 import type { AreaInfo, CatalogEntry, SqlDialectName } from '../types.js';
 
-const CATALOG_LINE = /^([A-Za-z_][\w$]*(?:\.[A-Za-z_][\w$]*)+) \| (\d+)c \| ([^|]+?) rows(?: \| (.*))?$/;
+/** The qualified name runs to the first ` | `: names may hold spaces or any script (`main.Work Items`). */
+const CATALOG_LINE = /^([^\s|][^|]*?\.[^|]*?[^\s|]) \| (\d+)c \| ([^|]+?) rows(?: \| (.*))?$/;
 /** `1. **Funnel Conversion** (`conversion`) — description Keywords: a, b.` (prompt-assembly.ts). */
 const AREA_LINE = /^\d+\. \*\*(.+?)\*\* \(`([^`]+)`\) — (.*?)(?: Keywords: (.*?)\.)?$/;
 
@@ -67,4 +68,15 @@ export function readAreas(text: string): AreaInfo[] {
 export function readDialect(text: string): SqlDialectName {
   const match = /SQL dialect:\s*\**\s*([A-Za-z]+)/.exec(text);
   return match && /postgre/i.test(match[1] as string) ? 'postgres' : 'duckdb';
+}
+
+/**
+ * What the team wants to learn, when the prompt's base context says it: a generated pack's line
+ * (`The team wants to learn: …`) or the profile's `goal` field.
+ */
+export function readGoal(text: string): string {
+  const line = /The team wants to learn:\s*(.+)/.exec(text)?.[1]?.trim();
+  if (line) return line;
+  const field = /"goal"\s*:\s*"((?:[^"\\]|\\.)*)"/.exec(text)?.[1];
+  return field ? field.replace(/\\(.)/g, '$1').trim() : '';
 }

@@ -1,7 +1,8 @@
 /**
  * Reads the `{{QUERY_RESULTS}}` block of an analysis prompt: one JSON object per line, as rendered by
- * src/compaction/render.ts (`renderStepDigest`): step, purpose, sql, row_count, columns (statistics),
- * row_columns and all_rows (small results) or head_rows/tail_rows (samples of longer ones).
+ * src/compaction/render.ts (`renderStepDigest`): step, purpose, sql, row_count, columns (one line of
+ * statistics per column), row_columns and all_rows (small results) or head_rows/tail_rows (samples of
+ * longer ones).
  */
 import type { Cell } from '../../../domain/index.js';
 import { compareText } from '../text.js';
@@ -47,6 +48,27 @@ function toRows(names: readonly string[], rows: unknown): Array<Record<string, C
     .map((cells: unknown[]) => Object.fromEntries(names.map((name, index) => [name, (cells[index] ?? null) as Cell])));
 }
 
+/** `revenue: number, 3 null, 120 distinct, min 0, p25 4.5, median 30.03, p75 ~91.86, max 412.34` (render.ts `columnCore`). */
+const COLUMN_LINE = /^(.*?): (number|string|boolean|timestamp|null|mixed)(?:, (.*))?$/s;
+
+function statistic(details: string, label: string): number | undefined {
+  const match = new RegExp(`(?:^|, )${label} ~?(-?[0-9][0-9.e+-]*)(?:,|$)`).exec(details);
+  return match ? Number(match[1]) : undefined;
+}
+
+function readColumn(column: unknown): ColumnStats | null {
+  if (typeof column !== 'string') return typeof (column as ColumnStats | null)?.name === 'string' ? (column as ColumnStats) : null;
+  const match = COLUMN_LINE.exec(column);
+  if (!match) return null;
+  const details = match[3] ?? '';
+  const stats: ColumnStats = { name: match[1] as string, kind: match[2] as string };
+  for (const label of ['min', 'median', 'max'] as const) {
+    const value = statistic(details, label);
+    if (value !== undefined) stats[label] = value;
+  }
+  return stats;
+}
+
 function toStep(rendered: RenderedStep): DigestStep | null {
   if (typeof rendered.step !== 'number') return null;
   const rowColumns = Array.isArray(rendered.row_columns)
@@ -57,7 +79,7 @@ function toStep(rendered: RenderedStep): DigestStep | null {
     ? toRows(rowColumns, rendered.all_rows)
     : [...toRows(rowColumns, rendered.head_rows), ...toRows(rowColumns, rendered.tail_rows)];
   const columns = Array.isArray(rendered.columns)
-    ? (rendered.columns as ColumnStats[]).filter((column) => typeof column?.name === 'string')
+    ? rendered.columns.map(readColumn).filter((column): column is ColumnStats => column !== null)
     : [];
   return {
     step: rendered.step,

@@ -18,7 +18,10 @@ export interface LookedUpTable {
 }
 
 const HEADER = /^Schema for `([^`]+)` \(([^)]*?) rows\):$/;
-const COLUMN = /^- (\S+) (.+?) (NULL|NOT NULL) \[([a-z_]+)\]$/;
+/** A column type as DuckDB and PostgreSQL write it, multi-word types included (`TIMESTAMP WITH TIME ZONE`, `character varying(20)`). */
+const TYPE = String.raw`(?:character varying|double precision|(?:timestamp|time)(?:\(\d+\))? with(?:out)? time zone|[A-Za-z_][\w]*)(?:\([^()]*\))?(?:\[\])*`;
+/** `- name TYPE NULL [category]`; the name may hold spaces (`Airport Name`), so the line is read from its end. */
+const COLUMN = new RegExp(String.raw`^- (.+?) (${TYPE}) (NULL|NOT NULL) \[([a-z_]+)\]$`, 'i');
 
 export function readLookupReply(text: string): LookedUpTable[] {
   const tables: LookedUpTable[] = [];

@@ -13,13 +13,25 @@ export interface SqlDialect {
   fractionalDaysBetween(from: string, to: string): string;
   /** A value as text. */
   asText(expression: string): string;
+  /** One row per word of a text (lower case; split on spaces and punctuation), used in a SELECT list. */
+  splitWords(expression: string): string;
+  /** A month (a truncated date or timestamp) as `YYYY-MM` text. */
+  monthText(expression: string): string;
+  /** A number rounded to `digits` decimals (short cells keep a digest whole). */
+  round(expression: string, digits: number): string;
 }
+
+/** Words are separated by white space and punctuation; letters of any script stay in the word. */
+const WORD_SEPARATOR = "'[[:space:][:punct:]]+'";
 
 const duckdb: SqlDialect = {
   name: 'duckdb',
   daysBetween: (from, to) => `date_diff('day', CAST(${from} AS DATE), CAST(${to} AS DATE))`,
   fractionalDaysBetween: (from, to) => `(epoch(CAST(${to} AS TIMESTAMP)) - epoch(CAST(${from} AS TIMESTAMP))) / 86400.0`,
   asText: (expression) => `CAST(${expression} AS VARCHAR)`,
+  splitWords: (expression) => `UNNEST(regexp_split_to_array(lower(CAST(${expression} AS VARCHAR)), ${WORD_SEPARATOR}))`,
+  monthText: (expression) => `strftime(CAST(${expression} AS TIMESTAMP), '%Y-%m')`,
+  round: (expression, digits) => `ROUND(CAST(${expression} AS DOUBLE), ${digits})`,
 };
 
 const postgres: SqlDialect = {
@@ -27,6 +39,9 @@ const postgres: SqlDialect = {
   daysBetween: (from, to) => `(CAST(${to} AS DATE) - CAST(${from} AS DATE))`,
   fractionalDaysBetween: (from, to) => `EXTRACT(EPOCH FROM (CAST(${to} AS TIMESTAMP) - CAST(${from} AS TIMESTAMP))) / 86400.0`,
   asText: (expression) => `CAST(${expression} AS TEXT)`,
+  splitWords: (expression) => `regexp_split_to_table(lower(CAST(${expression} AS TEXT)), ${WORD_SEPARATOR})`,
+  monthText: (expression) => `to_char(CAST(${expression} AS TIMESTAMP), 'YYYY-MM')`,
+  round: (expression, digits) => `CAST(ROUND(CAST(${expression} AS NUMERIC), ${digits}) AS DOUBLE PRECISION)`,
 };
 
 export function sqlDialect(name: SqlDialectName): SqlDialect {

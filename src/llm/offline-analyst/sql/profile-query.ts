@@ -4,6 +4,7 @@
  * columns are dimensions worth grouping by, and which status values deserve a rate.
  */
 import { quoteIdentifier, quoteTable, type SqlDialect } from './dialect.js';
+import { findReferences } from '../schema-model.js';
 import type { TableModel } from '../types.js';
 
 /** A column with at most this many values gets them listed (13 fetched: a 13th proves "more"). */
@@ -13,15 +14,27 @@ export const PROFILE_MAX_COLUMNS = 60;
 /** Separates values in the listed-values cell. */
 export const PROFILE_VALUE_SEPARATOR = '|';
 
-/** Output keys: `schema.table.column:n` (distinct count) and `…:v` (values). */
-export function profileKey(table: TableModel, columnName: string, suffix: 'n' | 'v'): string {
+/** Output keys: `schema.table.column:n` (distinct count), `…:v` (values) and `…:w` (average words per value). */
+export function profileKey(table: TableModel, columnName: string, suffix: 'n' | 'v' | 'w'): string {
   return `${table.qualified}.${columnName}:${suffix}`;
 }
 
+/**
+ * Text and ordinal columns, and identifier-named columns that point at no looked-up table: whether
+ * those behave like keys (every value distinct) or like names to group by, the profile tells.
+ */
 export function profiledColumns(tables: readonly TableModel[]): Array<{ table: TableModel; column: TableModel['columns'][number] }> {
+  const pointing = new Set(findReferences(tables).map((reference) => `${reference.from.qualified}.${reference.column.name}`));
   return tables
     .flatMap((table) =>
-      table.columns.filter((column) => column.role === 'text' || column.role === 'ordinal').map((column) => ({ table, column })),
+      table.columns
+        .filter(
+          (column) =>
+            column.role === 'text' ||
+            column.role === 'ordinal' ||
+            (column.role === 'reference' && !pointing.has(`${table.qualified}.${column.name}`)),
+        )
+        .map((column) => ({ table, column })),
     )
     .slice(0, PROFILE_MAX_COLUMNS);
 }
@@ -32,7 +45,11 @@ export function profileQuery(dialect: SqlDialect, tables: readonly TableModel[])
     const name = quoteIdentifier(column.name);
     const source = quoteTable(table.qualified);
     parts.push(`(SELECT COUNT(DISTINCT ${name}) FROM ${source}) AS ${quoteIdentifier(profileKey(table, column.name, 'n'))}`);
-    if (column.role === 'text') {
+    if (column.role !== 'ordinal') {
+      const text = `TRIM(${dialect.asText(name)})`;
+      parts.push(
+        `(SELECT AVG(LENGTH(${text}) - LENGTH(REPLACE(${text}, ' ', '')) + 1) FROM ${source} WHERE ${name} IS NOT NULL) AS ${quoteIdentifier(profileKey(table, column.name, 'w'))}`,
+      );
       parts.push(
         `(SELECT string_agg(v, '${PROFILE_VALUE_SEPARATOR}' ORDER BY v) FROM (SELECT DISTINCT ${dialect.asText(name)} AS v FROM ${source} WHERE ${name} IS NOT NULL LIMIT ${PROFILE_VALUES_MAX + 1}) s) AS ${quoteIdentifier(profileKey(table, column.name, 'v'))}`,
       );

@@ -1,5 +1,5 @@
 /** Rates and averages per segment of one table: where a flag, status or metric is unusually high or low. */
-import type { Measure } from '../planner/measures.js';
+import { spreadAlias, type Measure } from '../planner/measures.js';
 import type { Segment } from '../planner/segments.js';
 import type { TableModel } from '../types.js';
 import { alias, quoteIdentifier, quoteTable } from './dialect.js';
@@ -7,16 +7,37 @@ import { alias, quoteIdentifier, quoteTable } from './dialect.js';
 /** Rows a segment query returns at most: the analysis digest shows every row up to 20. */
 export const SEGMENT_ROWS_MAX = 20;
 
+/**
+ * Columns a per-segment result carries at most: wider rows no longer fit whole in an analysis digest
+ * (a digest that loses rows can no longer compare every segment).
+ */
+export const SEGMENT_COLUMNS_MAX = 16;
+/** Standard deviations carried at most (durations' and the main amount's first). */
+const SPREADS_MAX = 2;
+
 export function countAlias(table: TableModel): string {
   return alias(table.name);
 }
 
-export function segmentQuery(table: TableModel, segment: Segment, measures: readonly Measure[]): string {
+/** The measures a segment query carries, most important first, within the column budget, and the spreads it adds. */
+function budgeted(measures: readonly Measure[]): { carried: Measure[]; spreads: Measure[] } {
+  const room = SEGMENT_COLUMNS_MAX - 3; // the segment, its count and its share
+  const candidates = measures
+    .slice(0, room)
+    .filter((measure) => measure.spreadSql !== undefined)
+    .slice(0, SPREADS_MAX);
+  const carried = measures.slice(0, room - candidates.length);
+  return { carried, spreads: candidates.filter((measure) => carried.includes(measure)) };
+}
+
+export function segmentQuery(table: TableModel, segment: Segment, allMeasures: readonly Measure[]): string {
   const count = quoteIdentifier(countAlias(table));
+  const { carried: measures, spreads } = budgeted(allMeasures);
   const select = [
     `${segment.expression} AS ${quoteIdentifier(segment.alias)}`,
     `COUNT(*) AS ${count}`,
     ...measures.map((measure) => `${measure.sql} AS ${quoteIdentifier(measure.alias)}`),
+    ...spreads.map((measure) => `${measure.spreadSql} AS ${quoteIdentifier(spreadAlias(measure.alias))}`),
   ];
   if (!measures.some((measure) => measure.kind === 'share'))
     select.push(`COUNT(*) * 1.0 / SUM(COUNT(*)) OVER () AS ${quoteIdentifier(alias('share_of', table.name))}`);
