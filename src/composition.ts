@@ -5,8 +5,8 @@
 import type { AssayConfig } from './config/index.js';
 import type { DiscoveryDeps, LlmBinding } from './discovery/context.js';
 import { createSchemaSource } from './discovery/schema-source.js';
-import { loadPack } from './discovery/pack-loader.js';
-import type { DomainPack } from './discovery/pack-schema.js';
+import { loadPack } from './discovery/packs/pack-loader.js';
+import type { DomainPack } from './discovery/packs/pack-schema.js';
 import { createEmbedder } from './embed/index.js';
 import { bindLlm } from './llm/bind.js';
 import { createOfflineAnalyst } from './llm/offline-analyst/index.js';

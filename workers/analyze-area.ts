@@ -5,7 +5,7 @@
  */
 import { WaitingChildrenError } from 'bullmq';
 import { verifyQueue, type AnalyzeAreaPayload, type AnalyzeAreaResult } from '../queues/index.js';
-import { analyzeArea } from '../src/discovery/analyze-area.js';
+import { analyzeArea } from '../src/discovery/phases/analyze-area.js';
 import { requireRun } from '../src/discovery/context.js';
 import { addChild, readChildOutcomes } from '../src/fleet/bullmq/children.js';
 import { failVerification } from '../src/discovery/pipeline/index.js';

@@ -21,10 +21,10 @@ import {
   type CoordinatorResult,
 } from '../queues/index.js';
 import { requireRun } from '../src/discovery/context.js';
-import { isFinalStep } from '../src/discovery/explore-step.js';
-import { finalizeRun } from '../src/discovery/finalize.js';
+import { isFinalStep } from '../src/discovery/phases/explore-step.js';
+import { finalizeRun } from '../src/discovery/phases/finalize.js';
 import { classifyStageError, nextStage, type StageResult, type Transition } from '../src/discovery/pipeline/index.js';
-import { prepareRun } from '../src/discovery/prepare.js';
+import { prepareRun } from '../src/discovery/phases/prepare.js';
 import { runStatusFor } from '../src/discovery/rules.js';
 import type { Run } from '../src/domain/index.js';
 import { CancelledError } from '../src/errors/index.js';

@@ -4,7 +4,7 @@
  */
 import type { IndexPayload, IndexResult } from '../queues/index.js';
 import { assertRunActive, requireProject } from '../src/discovery/context.js';
-import { loadRunSetting } from '../src/discovery/run-setting.js';
+import { loadRunSetting } from '../src/discovery/phases/run-setting.js';
 import type { JobHandler } from './handler.js';
 
 export const indexSchema: JobHandler<IndexPayload, IndexResult> = async ({ deps, payload, signal }) => {

@@ -8,7 +8,7 @@
 import type { Server } from 'node:http';
 import { hostname } from 'node:os';
 import { MAINTENANCE_TASKS, maintenanceQueue, parseQueueSelection } from '../queues/index.js';
-import { sweepRunCollections } from '../src/discovery/maintenance.js';
+import { sweepRunCollections } from '../src/discovery/phases/maintenance.js';
 import type { QueueSet } from '../src/fleet/bullmq/queue-set.js';
 import { composeRuntime } from '../src/composition.js';
 import type { AssayConfig } from '../src/config/index.js';

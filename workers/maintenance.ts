@@ -10,8 +10,8 @@ import {
   type MaintenancePayload,
   type MaintenanceResult,
 } from '../queues/index.js';
-import { finalizeRun } from '../src/discovery/finalize.js';
-import { runsInFlight, sweepRunCollections } from '../src/discovery/maintenance.js';
+import { finalizeRun } from '../src/discovery/phases/finalize.js';
+import { runsInFlight, sweepRunCollections } from '../src/discovery/phases/maintenance.js';
 import { judgeRun, type CoordinatorState } from '../src/discovery/pipeline/index.js';
 import type { JobContext, JobHandler } from './handler.js';
 

@@ -7,7 +7,7 @@
 import { UnrecoverableError, WaitingError, Worker, type Job } from 'bullmq';
 import { coordinatorQueue, queueContract, type QueueContract, type QueueName, type WorkerDefaults } from '../queues/index.js';
 import { type ProjectClients, ProjectClientsUnavailableError } from '../src/project-clients.js';
-import { finalizeRun } from '../src/discovery/finalize.js';
+import { finalizeRun } from '../src/discovery/phases/finalize.js';
 import type { DiscoveryDeps } from '../src/discovery/context.js';
 import { workerConnectionOptions } from '../src/fleet/bullmq/connection.js';
 import type { QueueSet } from '../src/fleet/bullmq/queue-set.js';

@@ -1,6 +1,6 @@
 /** Handler of `verify`: grounded verification of one insight (a no-op when it is already validated). */
 import type { VerifyPayload, VerifyResult } from '../queues/index.js';
-import { verifyInsight } from '../src/discovery/verify-insight.js';
+import { verifyInsight } from '../src/discovery/phases/verify-insight.js';
 import type { JobHandler } from './handler.js';
 
 export const verify: JobHandler<VerifyPayload, VerifyResult> = async ({ deps, payload, signal }) => {

@@ -3,13 +3,13 @@
  * project (state `ready`), the pack (known areas) and the server's limits before a run document
  * exists, then the run is created and handed to the launcher.
  */
-import { createRun } from '../discovery/create-run.js';
+import { createRun } from '../discovery/phases/create-run.js';
 import { requireProject } from '../discovery/context.js';
 import type { RunCostEstimate } from '../discovery/cost-estimate.js';
-import { DEFAULT_CATALOG_TOKENS, estimatePackRunCost } from '../discovery/pack-cost-estimate.js';
-import { resolvePack } from '../discovery/pack-generation/index.js';
-import { resolveAreas } from '../discovery/pack-loader.js';
-import type { AnalysisArea, DomainPack } from '../discovery/pack-schema.js';
+import { DEFAULT_CATALOG_TOKENS, estimatePackRunCost } from '../discovery/packs/pack-cost-estimate.js';
+import { resolvePack } from '../discovery/packs/generation/index.js';
+import { resolveAreas } from '../discovery/packs/pack-loader.js';
+import type { AnalysisArea, DomainPack } from '../discovery/packs/pack-schema.js';
 import { canStartDiscovery, type Project, type Run } from '../domain/index.js';
 import { ConflictError, ValidationError, describeError } from '../errors/index.js';
 import type { ApiDeps } from './context.js';

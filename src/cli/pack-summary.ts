@@ -1,6 +1,6 @@
 /** What `assay packs list` prints of each domain pack: its areas and categories in analysis order, without prompt texts. */
-import type { DomainPack } from '../discovery/pack-schema.js';
-import { resolveAreas } from '../discovery/pack-loader.js';
+import type { DomainPack } from '../discovery/packs/pack-schema.js';
+import { resolveAreas } from '../discovery/packs/pack-loader.js';
 import { renderTable } from './output.js';
 
 export interface PackSummary {

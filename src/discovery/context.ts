@@ -14,7 +14,7 @@ import type { Catalog } from '../schema/catalog.js';
 import type { RunStore } from '../store/port.js';
 import type { VectorIndex } from '../vector/port.js';
 import type { TableSchema, Warehouse } from '../warehouse/port.js';
-import type { DomainPack } from './pack-schema.js';
+import type { DomainPack } from './packs/pack-schema.js';
 
 /** A model and its catalog entry (window, output cap, prices, token family). */
 export interface LlmBinding {

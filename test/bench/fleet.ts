@@ -38,7 +38,7 @@ import { Redis } from 'ioredis';
 import pg from 'pg';
 import { LLM_WORKER_DEFAULTS, QUEUE_NAMES, queueContract, type QueueName } from '../../queues/index.js';
 import { renderTable } from '../../src/cli/context.js';
-import { loadPack } from '../../src/discovery/pack-loader.js';
+import { loadPack } from '../../src/discovery/packs/pack-loader.js';
 import { isTerminal, type Run } from '../../src/domain/index.js';
 import { openRunStore } from '../../src/store/index.js';
 import type { RunStore } from '../../src/store/port.js';

@@ -12,7 +12,7 @@ import type { KeyedLock } from '../../concurrency/keyed-lock.js';
 import { readJsonBody, readQuery } from '../request.js';
 import { runSummary } from '../runs/run-summary.js';
 import { createProjectBodySchema, discoverBodySchema, estimateBodySchema, listQuerySchema, updateProjectBodySchema } from '../schemas.js';
-import { acceptPackDraft, resolvePack } from '../../discovery/pack-generation/index.js';
+import { acceptPackDraft, resolvePack } from '../../discovery/packs/generation/index.js';
 import { packRoutes } from './pack-routes.js';
 import { loadPackFor, namesOwnTargets, newProject, updatedProject } from './project-document.js';
 

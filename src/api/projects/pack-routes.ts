@@ -17,8 +17,8 @@ import {
   packSlugFrom,
   type FrozenPack,
   type GeneratedPack,
-} from '../../discovery/pack-generation/index.js';
-import { catalogBudgetTokens } from '../../discovery/run-setting.js';
+} from '../../discovery/packs/generation/index.js';
+import { catalogBudgetTokens } from '../../discovery/phases/run-setting.js';
 import type { PackDraft, Project } from '../../domain/index.js';
 import { ConflictError, describeError } from '../../errors/index.js';
 import { parseLlmSpec } from '../../llm/factory.js';

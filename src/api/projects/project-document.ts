@@ -1,8 +1,8 @@
 /** Building and updating project documents from API bodies: pack and category checked, warehouses and models on the allow-list, credentials only by reference. */
 import { randomBytes } from 'node:crypto';
 import { redactUrl } from '../../config/index.js';
-import { findCategory } from '../../discovery/pack-loader.js';
-import type { DomainPack } from '../../discovery/pack-schema.js';
+import { findCategory } from '../../discovery/packs/pack-loader.js';
+import type { DomainPack } from '../../discovery/packs/pack-schema.js';
 import { projectSchema, type Project } from '../../domain/index.js';
 import { AssayError, ValidationError } from '../../errors/index.js';
 import { parseLlmSpec } from '../../llm/factory.js';

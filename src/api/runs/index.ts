@@ -1,6 +1,6 @@
 /** Run routes: the run document, its steps, result and HTML report, cancellation, live progress (SSE) and feedback. */
 import { Hono } from 'hono';
-import { runAreaSummaries } from '../../discovery/run-setting.js';
+import { runAreaSummaries } from '../../discovery/phases/run-setting.js';
 import { isTerminal, type Run } from '../../domain/index.js';
 import { ConflictError, NotFoundError } from '../../errors/index.js';
 import { renderRunReport } from '../../report/index.js';

@@ -73,7 +73,7 @@ async function bindLauncher(
 export async function serveApi(config: AssayConfig, options: ApiCommandOptions, logger: Logger): Promise<ServedApi> {
   const [{ composeRuntime }, { sweepRunCollections }, { createApi, createApiMetrics, startApiServer }] = await Promise.all([
     import('../../composition.js'),
-    import('../../discovery/maintenance.js'),
+    import('../../discovery/phases/maintenance.js'),
     import('../../api/index.js'),
   ]);
   const runtime = await composeRuntime(config, { logger });

@@ -1,7 +1,7 @@
 /** `assay estimate`: what a run will cost in LLM tokens and dollars, before it starts. */
 import type { Command } from 'commander';
 import type { RunCostEstimate } from '../../discovery/cost-estimate.js';
-import { DEFAULT_CATALOG_TOKENS, estimatePackRunCost } from '../../discovery/pack-cost-estimate.js';
+import { DEFAULT_CATALOG_TOKENS, estimatePackRunCost } from '../../discovery/packs/pack-cost-estimate.js';
 import { ValidationError } from '../../errors/index.js';
 import { printJson, renderTable } from '../output.js';
 
@@ -70,7 +70,7 @@ export function register(program: Command): void {
       const [{ cliConfig }, { lookupModel }, { loadPack, resolveAreas }] = await Promise.all([
         import('../context.js'),
         import('../../llm/catalog.js'),
-        import('../../discovery/pack-loader.js'),
+        import('../../discovery/packs/pack-loader.js'),
       ]);
       const config = cliConfig(command);
       const spec = options.llm ?? config.llm;

@@ -43,7 +43,7 @@ export function register(program: Command): void {
         { openWarehouse },
       ] = await Promise.all([
         import('../context.js'),
-        import('../../discovery/pack-loader.js'),
+        import('../../discovery/packs/pack-loader.js'),
         import('../../embed/index.js'),
         import('../../schema/index.js'),
         import('../../store/index.js'),

@@ -6,7 +6,7 @@
 import { existsSync, mkdirSync, readdirSync, writeFileSync } from 'node:fs';
 import { basename, dirname, join, resolve } from 'node:path';
 import type { Command } from 'commander';
-import type { GeneratedPack } from '../../discovery/pack-generation/index.js';
+import type { GeneratedPack } from '../../discovery/packs/generation/index.js';
 import { ValidationError } from '../../errors/index.js';
 import { printJson, renderTable } from '../output.js';
 
@@ -86,7 +86,7 @@ export function register(program: Command): void {
       ] = await Promise.all([
         import('../../composition.js'),
         import('../../config/index.js'),
-        import('../../discovery/pack-generation/index.js'),
+        import('../../discovery/packs/generation/index.js'),
         import('../../llm/factory.js'),
         import('../../llm/offline-analyst/index.js'),
         import('../../schema/index.js'),

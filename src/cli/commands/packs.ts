@@ -19,7 +19,7 @@ export function register(program: Command): void {
     .action(async (options: { all?: boolean; json?: boolean; dir?: string }, command: Command) => {
       const [{ cliConfig }, { loadPacks }, { packTable, summarisePack }] = await Promise.all([
         import('../context.js'),
-        import('../../discovery/pack-loader.js'),
+        import('../../discovery/packs/pack-loader.js'),
         import('../pack-summary.js'),
       ]);
       const config = cliConfig(command);

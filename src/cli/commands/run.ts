@@ -19,8 +19,8 @@ function positiveInt(name: string) {
  */
 async function packForWarehouse(config: AssayConfig, logger: Logger): Promise<string> {
   const [{ GENERAL_PACK_SLUG, choosePackForTables }, { loadPacks }, { discoverSchema }, { openWarehouse }] = await Promise.all([
-    import('../../discovery/pack-generation/index.js'),
-    import('../../discovery/pack-loader.js'),
+    import('../../discovery/packs/generation/index.js'),
+    import('../../discovery/packs/pack-loader.js'),
     import('../../schema/index.js'),
     import('../../warehouse/index.js'),
   ]);
@@ -73,7 +73,7 @@ export function register(program: Command): void {
         const [{ cliConfig, cliLogger }, { isPackPath, loadPack }, { parsePackArgument, runDiscovery }, { printRunSummary }] =
           await Promise.all([
             import('../context.js'),
-            import('../../discovery/pack-loader.js'),
+            import('../../discovery/packs/pack-loader.js'),
             import('../discovery-session.js'),
             import('../run-summary.js'),
           ]);

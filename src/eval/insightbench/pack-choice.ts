@@ -12,9 +12,9 @@ import {
   PackGenerationError,
   generatePack,
   packSlugFrom,
-} from '../../discovery/pack-generation/index.js';
+} from '../../discovery/packs/generation/index.js';
 import type { LlmBinding } from '../../discovery/context.js';
-import { loadPack } from '../../discovery/pack-loader.js';
+import { loadPack } from '../../discovery/packs/pack-loader.js';
 import type { TableSchema } from '../../warehouse/port.js';
 
 export type PackStrategy = 'generated' | 'general' | 'ecommerce';

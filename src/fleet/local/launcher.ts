@@ -25,7 +25,7 @@ import { z } from 'zod';
 import { isTerminal } from '../../domain/index.js';
 import { type ProjectClients, ProjectClientsUnavailableError } from '../../project-clients.js';
 import type { DiscoveryDeps } from '../../discovery/context.js';
-import { finalizeRun } from '../../discovery/finalize.js';
+import { finalizeRun } from '../../discovery/phases/finalize.js';
 import { ConflictError, NotFoundError, describeError } from '../../errors/index.js';
 import { readJsonFile, writeFileAtomic } from '../../common/atomic-file.js';
 import { createLimiter } from './limiter.js';

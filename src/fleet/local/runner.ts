@@ -10,10 +10,10 @@
  */
 import type { DiscoveryResult, Run } from '../../domain/index.js';
 import { CancelledError, describeError } from '../../errors/index.js';
-import { analyzeArea } from '../../discovery/analyze-area.js';
+import { analyzeArea } from '../../discovery/phases/analyze-area.js';
 import { requireRun, type DiscoveryDeps } from '../../discovery/context.js';
-import { exploreStep } from '../../discovery/explore-step.js';
-import { finalizeRun } from '../../discovery/finalize.js';
+import { exploreStep } from '../../discovery/phases/explore-step.js';
+import { finalizeRun } from '../../discovery/phases/finalize.js';
 import {
   MAX_RATE_LIMIT_WAITS,
   PIPELINE_START,
@@ -25,9 +25,9 @@ import {
   type StageResult,
   type Transition,
 } from '../../discovery/pipeline/index.js';
-import { prepareRun } from '../../discovery/prepare.js';
-import { recommend } from '../../discovery/recommend.js';
-import { verifyInsight } from '../../discovery/verify-insight.js';
+import { prepareRun } from '../../discovery/phases/prepare.js';
+import { recommend } from '../../discovery/phases/recommend.js';
+import { verifyInsight } from '../../discovery/phases/verify-insight.js';
 import { abortableSleep } from '../../llm/retry.js';
 import { createLimiter, type Limiter } from './limiter.js';
 

@@ -1,6 +1,6 @@
 import { afterEach, describe, expect, it } from 'vitest';
-import { exploreStep } from '../../../src/discovery/explore-step.js';
-import { prepareRun } from '../../../src/discovery/prepare.js';
+import { exploreStep } from '../../../src/discovery/phases/explore-step.js';
+import { prepareRun } from '../../../src/discovery/phases/prepare.js';
 import { LlmError } from '../../../src/errors/index.js';
 import { runDiscoveryLocally } from '../../../src/fleet/local/runner.js';
 import { createHarness, type Harness } from '../../support/engine-harness.js';

@@ -1,6 +1,6 @@
 import { afterEach, describe, expect, it } from 'vitest';
 import { runCollectionName } from '../../../src/compaction/run-step-index.js';
-import { runsInFlight, sweepRunCollections } from '../../../src/discovery/maintenance.js';
+import { runsInFlight, sweepRunCollections } from '../../../src/discovery/phases/maintenance.js';
 import { createHarness, type Harness } from '../../support/engine-harness.js';
 import { scriptedBrain } from './scripted-brain.js';
 

@@ -2,9 +2,9 @@ import { existsSync, mkdirSync, readFileSync, writeFileSync } from 'node:fs';
 import { hostname } from 'node:os';
 import { join } from 'node:path';
 import { afterEach, describe, expect, it } from 'vitest';
-import { createRun } from '../../../src/discovery/create-run.js';
-import { exploreStep } from '../../../src/discovery/explore-step.js';
-import { prepareRun } from '../../../src/discovery/prepare.js';
+import { createRun } from '../../../src/discovery/phases/create-run.js';
+import { exploreStep } from '../../../src/discovery/phases/explore-step.js';
+import { prepareRun } from '../../../src/discovery/phases/prepare.js';
 import { ConflictError } from '../../../src/errors/index.js';
 import {
   MAX_LOCAL_RESUMES,

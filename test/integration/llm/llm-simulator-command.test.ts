@@ -1,7 +1,7 @@
 import { spawn, type ChildProcess } from 'node:child_process';
 import { once } from 'node:events';
 import { afterEach, describe, expect, it } from 'vitest';
-import { parseAction } from '../../../src/discovery/action-parser.js';
+import { parseAction } from '../../../src/discovery/parsing/action-parser.js';
 
 const children: ChildProcess[] = [];
 afterEach(() => {

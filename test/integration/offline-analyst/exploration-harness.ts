@@ -6,18 +6,18 @@
  */
 import { readFileSync } from 'node:fs';
 import { compactResult } from '../../../src/compaction/compact-result.js';
-import { EXPLORER_ACTIONS, VERIFIER_ACTIONS, parseAction } from '../../../src/discovery/action-parser.js';
-import { explorationSections } from '../../../src/discovery/explore-step.js';
-import { loadPack, resolveAreas } from '../../../src/discovery/pack-loader.js';
-import type { AnalysisArea, DomainPack } from '../../../src/discovery/pack-schema.js';
+import { EXPLORER_ACTIONS, VERIFIER_ACTIONS, parseAction } from '../../../src/discovery/parsing/action-parser.js';
+import { explorationSections } from '../../../src/discovery/phases/explore-step.js';
+import { loadPack, resolveAreas } from '../../../src/discovery/packs/pack-loader.js';
+import type { AnalysisArea, DomainPack } from '../../../src/discovery/packs/pack-schema.js';
 import {
   dialectName,
   renderAnalysisPrompt,
   renderExplorationPrompt,
   renderRecommendationsPrompt,
-} from '../../../src/discovery/prompt-assembly.js';
-import { renderTemplate } from '../../../src/discovery/template.js';
-import { renderSourceQueries } from '../../../src/discovery/verify-insight.js';
+} from '../../../src/discovery/packs/prompt-assembly.js';
+import { renderTemplate } from '../../../src/discovery/packs/template.js';
+import { renderSourceQueries } from '../../../src/discovery/phases/verify-insight.js';
 import { renderQueryResults } from '../../../src/compaction/render.js';
 import type { ExplorationStep, Insight, Run } from '../../../src/domain/index.js';
 import { buildPrompt } from '../../../src/llm/prompt-builder.js';
@@ -26,7 +26,7 @@ import type { OfflineBrain } from '../../../src/llm/providers/offline.js';
 import { createSchemaBudget } from '../../../src/schema/budget.js';
 import { renderCatalog } from '../../../src/schema/catalog.js';
 import { lookupSchema } from '../../../src/schema/lookup.js';
-import { minStepsNudge } from '../../../src/discovery/turn-format.js';
+import { minStepsNudge } from '../../../src/discovery/parsing/turn-format.js';
 import type { TableSchema, Warehouse } from '../../../src/warehouse/port.js';
 
 export const ANALYST_WINDOW = { contextWindow: 200_000, maxOutputTokens: 4_096, family: 'default' as const };

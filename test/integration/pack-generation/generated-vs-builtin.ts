@@ -11,7 +11,7 @@ import { writePackDirectory } from '../../../src/cli/commands/pack.js';
 import { runDiscovery } from '../../../src/cli/discovery-session.js';
 import { composeRuntime } from '../../../src/composition.js';
 import { loadConfig } from '../../../src/config/index.js';
-import { generatePack, type GeneratedPack } from '../../../src/discovery/pack-generation/index.js';
+import { generatePack, type GeneratedPack } from '../../../src/discovery/packs/generation/index.js';
 import { scoreRun, type EvalScore } from '../../../src/eval/score.js';
 import { silentLogger } from '../../../src/logging/index.js';
 import { generateDemoWarehouse, readDemoTruths, truthsPathFor } from '../../../src/warehouse/demo/index.js';

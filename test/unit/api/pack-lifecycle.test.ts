@@ -5,8 +5,8 @@
  */
 import { afterEach, beforeEach, describe, expect, it } from 'vitest';
 import type { SchemaSource } from '../../../src/discovery/context.js';
-import { prepareRun } from '../../../src/discovery/prepare.js';
-import { loadRunSetting } from '../../../src/discovery/run-setting.js';
+import { prepareRun } from '../../../src/discovery/phases/prepare.js';
+import { loadRunSetting } from '../../../src/discovery/phases/run-setting.js';
 import type { Project } from '../../../src/domain/index.js';
 import { WarehouseError } from '../../../src/errors/index.js';
 import { createApiHarness, issuePaths, type ApiHarness } from './api-harness.js';

@@ -1,5 +1,5 @@
 import { afterEach, beforeEach, describe, expect, it } from 'vitest';
-import { finalizeRun } from '../../../src/discovery/finalize.js';
+import { finalizeRun } from '../../../src/discovery/phases/finalize.js';
 import { explorationStepSchema, recommendationSchema } from '../../../src/domain/index.js';
 import { createApiHarness, issuePaths, type ApiHarness } from './api-harness.js';
 

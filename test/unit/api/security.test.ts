@@ -11,8 +11,8 @@ import { BOARD_COOKIE } from '../../../src/api/auth/board-session.js';
 import { authenticateKey } from '../../../src/api/auth/keys.js';
 import { scrubPaths } from '../../../src/api/errors.js';
 import { OPERATIONS } from '../../../src/api/openapi/index.js';
-import { FEEDBACK_CLOSE, FEEDBACK_OPEN, buildPreviousContext } from '../../../src/discovery/previous-context.js';
-import { renderBaseContext } from '../../../src/discovery/prompt-assembly.js';
+import { FEEDBACK_CLOSE, FEEDBACK_OPEN, buildPreviousContext } from '../../../src/discovery/phases/previous-context.js';
+import { renderBaseContext } from '../../../src/discovery/packs/prompt-assembly.js';
 import { recommendationSchema } from '../../../src/domain/index.js';
 import { createApiHarness, issuePaths, type ApiHarness } from './api-harness.js';
 

@@ -5,7 +5,7 @@ import {
   parseAction,
   reformatNudge,
   type ExplorationAction,
-} from '../../../src/discovery/action-parser.js';
+} from '../../../src/discovery/parsing/action-parser.js';
 
 type Expectation = Partial<ExplorationAction> & { type: ExplorationAction['type'] };
 

@@ -1,5 +1,5 @@
 import { describe, expect, it } from 'vitest';
-import { parseInsights, parseRecommendations } from '../../../src/discovery/output-parser.js';
+import { parseInsights, parseRecommendations } from '../../../src/discovery/parsing/output-parser.js';
 
 const insight = {
   name: 'Mobile checkout abandonment 3x desktop',

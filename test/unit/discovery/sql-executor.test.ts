@@ -1,7 +1,7 @@
 import { describe, expect, it } from 'vitest';
 import { UnsafeSqlError, WarehouseError } from '../../../src/errors/index.js';
-import { executeWithFixes, type SqlFixer } from '../../../src/discovery/sql-executor.js';
-import { extractFixedSql, renderTableColumns, tablesMentioned } from '../../../src/discovery/sql-fixer.js';
+import { executeWithFixes, type SqlFixer } from '../../../src/discovery/sql/sql-executor.js';
+import { extractFixedSql, renderTableColumns, tablesMentioned } from '../../../src/discovery/sql/sql-fixer.js';
 import type { QueryResult, TableSchema, Warehouse } from '../../../src/warehouse/port.js';
 
 /** A warehouse that knows one valid column per table and fails like an engine on anything else. */

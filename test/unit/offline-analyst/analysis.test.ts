@@ -1,5 +1,5 @@
 import { describe, expect, it } from 'vitest';
-import { parseInsights } from '../../../src/discovery/output-parser.js';
+import { parseInsights } from '../../../src/discovery/parsing/output-parser.js';
 import { createOfflineAnalyst } from '../../../src/llm/offline-analyst/index.js';
 import { analysisRequest, queryStep } from './prompts.js';
 

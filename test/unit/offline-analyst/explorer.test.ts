@@ -1,6 +1,6 @@
 import { describe, expect, it } from 'vitest';
-import { EXPLORER_ACTIONS, parseAction } from '../../../src/discovery/action-parser.js';
-import { renderKickoff } from '../../../src/discovery/turn-format.js';
+import { EXPLORER_ACTIONS, parseAction } from '../../../src/discovery/parsing/action-parser.js';
+import { renderKickoff } from '../../../src/discovery/parsing/turn-format.js';
 import { createOfflineAnalyst } from '../../../src/llm/offline-analyst/index.js';
 import { explorationSystem, kickoffRequest } from './prompts.js';
 

@@ -5,7 +5,7 @@
  * with their spread, and ranking by the team's goal. Each also shows a negative case.
  */
 import { describe, expect, it } from 'vitest';
-import { parseInsights } from '../../../src/discovery/output-parser.js';
+import { parseInsights } from '../../../src/discovery/parsing/output-parser.js';
 import type { ExplorationStep } from '../../../src/domain/index.js';
 import { createOfflineAnalyst } from '../../../src/llm/offline-analyst/index.js';
 import { analysisRequest, queryStep } from './prompts.js';

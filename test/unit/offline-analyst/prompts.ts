@@ -2,11 +2,15 @@
 import { readFileSync } from 'node:fs';
 import { compactResult, columnsFromRows } from '../../../src/compaction/compact-result.js';
 import { renderQueryResults } from '../../../src/compaction/render.js';
-import { loadPack, resolveAreas } from '../../../src/discovery/pack-loader.js';
-import { renderAnalysisPrompt, renderExplorationPrompt, renderRecommendationsPrompt } from '../../../src/discovery/prompt-assembly.js';
-import { renderKickoff } from '../../../src/discovery/turn-format.js';
-import { renderTemplate } from '../../../src/discovery/template.js';
-import { compactInsights, insightsSummary } from '../../../src/discovery/recommend.js';
+import { loadPack, resolveAreas } from '../../../src/discovery/packs/pack-loader.js';
+import {
+  renderAnalysisPrompt,
+  renderExplorationPrompt,
+  renderRecommendationsPrompt,
+} from '../../../src/discovery/packs/prompt-assembly.js';
+import { renderKickoff } from '../../../src/discovery/parsing/turn-format.js';
+import { renderTemplate } from '../../../src/discovery/packs/template.js';
+import { compactInsights, insightsSummary } from '../../../src/discovery/phases/recommend.js';
 import type { ExplorationStep, Insight, Row } from '../../../src/domain/index.js';
 import type { LlmRequest } from '../../../src/llm/port.js';
 import { renderCatalog } from '../../../src/schema/catalog.js';

@@ -1,5 +1,5 @@
 import { describe, expect, it } from 'vitest';
-import { parseRecommendations } from '../../../src/discovery/output-parser.js';
+import { parseRecommendations } from '../../../src/discovery/parsing/output-parser.js';
 import { createOfflineAnalyst } from '../../../src/llm/offline-analyst/index.js';
 import { insight, recommendationsRequest } from './prompts.js';
 

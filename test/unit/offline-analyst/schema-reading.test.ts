@@ -5,7 +5,7 @@
  * analyst's own SQL read back into claims.
  */
 import { describe, expect, it } from 'vitest';
-import { parseAction, VERIFIER_ACTIONS } from '../../../src/discovery/action-parser.js';
+import { parseAction, VERIFIER_ACTIONS } from '../../../src/discovery/parsing/action-parser.js';
 import { gapClaim, measureSource, segmentSource, sourceTable } from '../../../src/llm/offline-analyst/analysis/claims.js';
 import { createOfflineAnalyst } from '../../../src/llm/offline-analyst/index.js';
 import { readCatalog } from '../../../src/llm/offline-analyst/readers/catalog.js';

@@ -1,6 +1,6 @@
 import { describe, expect, it } from 'vitest';
-import { extractFixedSql } from '../../../src/discovery/sql-fixer.js';
-import { parseAction, VERIFIER_ACTIONS } from '../../../src/discovery/action-parser.js';
+import { extractFixedSql } from '../../../src/discovery/sql/sql-fixer.js';
+import { parseAction, VERIFIER_ACTIONS } from '../../../src/discovery/parsing/action-parser.js';
 import { createOfflineAnalyst } from '../../../src/llm/offline-analyst/index.js';
 import { sqlFixRequest, verificationRequest } from './prompts.js';
 

@@ -4,7 +4,7 @@ import { join } from 'node:path';
 import { afterEach, describe, expect, it } from 'vitest';
 import fc from 'fast-check';
 import { NotFoundError, PackError } from '../../../src/errors/index.js';
-import { categoryContext, compareAreas, loadPack, loadPacks, resolveAreas } from '../../../src/discovery/pack-loader.js';
+import { categoryContext, compareAreas, loadPack, loadPacks, resolveAreas } from '../../../src/discovery/packs/pack-loader.js';
 
 const FIXTURES = join(import.meta.dirname, '../../fixtures/packs');
 

@@ -11,8 +11,8 @@ import {
   packContentHash,
   parseProjectPackRef,
   resolvePack,
-} from '../../../src/discovery/pack-generation/index.js';
-import { loadPack } from '../../../src/discovery/pack-loader.js';
+} from '../../../src/discovery/packs/generation/index.js';
+import { loadPack } from '../../../src/discovery/packs/pack-loader.js';
 import { projectSchema, type Project } from '../../../src/domain/index.js';
 import { inferColumnCategory } from '../../../src/warehouse/column-category.js';
 import type { TableSchema } from '../../../src/warehouse/port.js';

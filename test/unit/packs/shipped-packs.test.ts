@@ -7,9 +7,15 @@ import { DuckDBInstance, type DuckDBConnection } from '@duckdb/node-api';
 import { loadModule, parseSync } from 'libpg-query';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { insightSchema, recommendationSchema } from '../../../src/domain/index.js';
-import { ALLOWED_VARIABLES, REQUIRED_VARIABLES, loadPacks, resolveAreas, type PromptKind } from '../../../src/discovery/pack-loader.js';
-import type { DomainPack } from '../../../src/discovery/pack-schema.js';
-import { renderTemplate } from '../../../src/discovery/template.js';
+import {
+  ALLOWED_VARIABLES,
+  REQUIRED_VARIABLES,
+  loadPacks,
+  resolveAreas,
+  type PromptKind,
+} from '../../../src/discovery/packs/pack-loader.js';
+import type { DomainPack } from '../../../src/discovery/packs/pack-schema.js';
+import { renderTemplate } from '../../../src/discovery/packs/template.js';
 
 const packs = loadPacks({ includeHidden: true });
 

@@ -1,7 +1,7 @@
 import { describe, expect, it } from 'vitest';
 import fc from 'fast-check';
 import { PackError } from '../../../src/errors/index.js';
-import { assertTemplateVariables, renderTemplate, templateVariables } from '../../../src/discovery/template.js';
+import { assertTemplateVariables, renderTemplate, templateVariables } from '../../../src/discovery/packs/template.js';
 
 function thrown(action: () => unknown): PackError {
   try {

@@ -1,0 +1,154 @@
+/**
+ * Pack generation: a domain pack proposed for one warehouse, built on the general pack's prompts.
+ *
+ * Entry point for every caller (`assay pack generate`, the API's pack-generate, `assay eval`):
+ *
+ *   generatePack({ tables | warehouse, slug, describe?, goal?, llm? }): Promise<GeneratedPack>
+ *
+ * - `tables` (described tables, e.g. a project's schema cache) or `warehouse` (a Warehouse port; its
+ *   tables are listed and described here).
+ * - `llm`: a bound model (LlmBinding). Leave it out for the offline analyst: the areas are then derived
+ *   deterministically from the schema (see deterministic-proposal.ts). With a model, one budgeted call
+ *   proposes the areas; an unusable reply gets one reformat retry, then the deterministic proposal is
+ *   used and `notes` says so.
+ * - Returns `pack` (a DomainPack validated by the same loader as the shipped packs) and `files` (the
+ *   pack directory as `{ 'pack.json': …, 'prompts/<name>.md': … }`: write them to a directory and pass
+ *   its path as the pack of `assay run --pack DIR` or `runDiscovery`).
+ */
+import type { LlmCallRecord } from '../../../domain/index.js';
+import { ValidationError } from '../../../errors/index.js';
+import { discoverSchema } from '../../../schema/index.js';
+import type { TableSchema, Warehouse } from '../../../warehouse/port.js';
+import type { LlmBinding } from '../../context.js';
+import { loadPack, loadPackFromFiles } from '../pack-loader.js';
+import type { DomainPack } from '../pack-schema.js';
+import { proposeFromFacts, suggestProfile } from './deterministic-proposal.js';
+import { PackGenerationError } from './errors.js';
+import { proposalFailureNote, proposeWithModel } from './model-proposal.js';
+import { renderPackFiles } from './pack-files.js';
+import { packContentHash } from './project-pack.js';
+import { MAX_NAME_CHARS, cleanLine, type PackProposal, type SuggestedProfile } from './proposal.js';
+import { readWarehouseFacts } from './warehouse-facts.js';
+
+export { choosePackForTables, type PackChoice } from './pack-match.js';
+export { PackGenerationError } from './errors.js';
+export type { PackProposal, ProposedArea, SuggestedProfile } from './proposal.js';
+export {
+  acceptPackDraft,
+  freezePackVersion,
+  frozenManifestVersion,
+  isProjectPackRef,
+  loadProjectPack,
+  packContentHash,
+  parseProjectPackRef,
+  projectPackRef,
+  resolvePack,
+  type FrozenPack,
+} from './project-pack.js';
+
+/** The base pack every generated pack specialises. */
+export const GENERAL_PACK_SLUG = 'general';
+/** describe/goal text kept at most this long: it is rendered into every prompt of the pack. */
+export const MAX_TEAM_TEXT_CHARS = 2_000;
+
+export interface GeneratePackInput {
+  /** Described tables (a schema cache, a discovery already made). Takes precedence over `warehouse`. */
+  tables?: readonly TableSchema[];
+  /** The warehouse to list and describe when `tables` is not given. */
+  warehouse?: Warehouse;
+  /** The pack's slug (kebab-case); see {@link packSlugFrom}. */
+  slug: string;
+  /** Pack name; derived from the main tables when left out. */
+  name?: string;
+  /** What the team says the data is. */
+  describe?: string;
+  /** What the team wants to learn. */
+  goal?: string;
+  /** A bound model; leave out for the deterministic (offline analyst) path. */
+  llm?: LlmBinding;
+  /** The pack whose prompts are specialised. @defaultValue the shipped `general` pack */
+  basePack?: DomainPack;
+  signal?: AbortSignal;
+  /** Told about every model call (usage accounting). */
+  onLlmCall?: (record: LlmCallRecord) => void;
+}
+
+export interface GeneratedPack {
+  /** Validated by the pack loader, exactly as a shipped pack is. */
+  pack: DomainPack;
+  /** `pack.json` and `prompts/<name>.md`, keyed by path inside the pack directory. */
+  files: Record<string, string>;
+  proposal: PackProposal;
+  /** Suggested values for the profile form (also the profile schema's defaults). */
+  profile: SuggestedProfile;
+  /** `llm` when the model's proposal was used, `offline` when the areas were derived from the schema. */
+  generator: 'offline' | 'llm';
+  notes: string[];
+  /** Content hash of `pack` (16 hex characters). */
+  hash: string;
+  /** Tables read (before copies and empty tables were set aside). */
+  tableCount: number;
+}
+
+/** `Shop Analytics!` → `shop-analytics`: a pack slug the loader accepts (kebab-case, starting with a letter). */
+export function packSlugFrom(text: string): string {
+  const slug = text
+    .toLowerCase()
+    .replace(/[^a-z0-9]+/g, '-')
+    .replace(/^[^a-z]+|-+$/g, '')
+    .slice(0, 60)
+    .replace(/-+$/, '');
+  return slug.length > 0 ? slug : 'generated';
+}
+
+function teamText(text: string | undefined, field: string): string | undefined {
+  if (text === undefined) return undefined;
+  const cleaned = cleanLine(text, MAX_TEAM_TEXT_CHARS);
+  if (cleaned.length === 0) throw new ValidationError(`${field} must not be empty when given`, [{ path: field, message: 'empty' }]);
+  return cleaned;
+}
+
+export async function generatePack(input: GeneratePackInput): Promise<GeneratedPack> {
+  if (packSlugFrom(input.slug) !== input.slug)
+    throw new ValidationError(`pack slug "${input.slug}" must be kebab-case (a-z, 0-9, -), e.g. "${packSlugFrom(input.slug)}"`, [
+      { path: 'slug', message: 'not kebab-case' },
+    ]);
+  const tables =
+    input.tables ?? (input.warehouse ? await discoverSchema(input.warehouse, input.signal ? { signal: input.signal } : {}) : undefined);
+  if (!tables)
+    throw new ValidationError('generatePack needs the warehouse or its described tables', [{ path: 'tables', message: 'missing' }]);
+  if (tables.length === 0) throw new PackGenerationError('the warehouse has no tables to build a pack on');
+  const base = input.basePack ?? loadPack(GENERAL_PACK_SLUG);
+  const describe = teamText(input.describe, 'describe');
+  const goal = teamText(input.goal, 'goal');
+  const facts = readWarehouseFacts(tables);
+  const render = (proposal: PackProposal) => renderPackFiles(base, proposal, { slug: input.slug, describe, goal });
+  const label = `generated:${input.slug}`;
+
+  const notes: string[] = [];
+  let proposal: PackProposal | undefined;
+  if (input.llm) {
+    const outcome = await proposeWithModel({
+      binding: input.llm,
+      tables,
+      facts,
+      archetypes: base.areas,
+      profile: suggestProfile(facts, { describe, goal }),
+      describe,
+      goal,
+      validatePack: (candidate) => loadPackFromFiles(render(candidate), label),
+      signal: input.signal,
+      onLlmCall: input.onLlmCall,
+    });
+    if (outcome.ok) {
+      proposal = outcome.proposal;
+      notes.push(...outcome.notes);
+    } else notes.push(proposalFailureNote(outcome.reason));
+  }
+  const generator = proposal ? 'llm' : 'offline';
+  proposal ??= proposeFromFacts(facts, { archetypes: base.areas, describe, goal, name: input.name });
+  if (input.name !== undefined) proposal = { ...proposal, name: cleanLine(input.name, MAX_NAME_CHARS) };
+  const files = render(proposal);
+  const pack = loadPackFromFiles(files, label);
+  return { pack, files, proposal, profile: proposal.profile, generator, notes, hash: packContentHash(pack), tableCount: tables.length };
+}

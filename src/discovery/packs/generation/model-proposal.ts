@@ -1,0 +1,241 @@
+/**
+ * The proposal from a configured model: one budgeted call (the Level-0 catalog under the run's catalog
+ * budget, then column roles of the largest tables, both shrinking first), the reply validated as a
+ * proposal and as a pack; one reformat retry that names every problem; otherwise the caller falls back
+ * to the deterministic proposal. Model errors (auth, rate limits) propagate: they are not a bad proposal.
+ */
+import { z } from 'zod';
+import type { LlmCallRecord } from '../../../domain/index.js';
+import { AssayError } from '../../../errors/index.js';
+import { callLlm } from '../../../llm/budgeted-call.js';
+import type { PromptSection } from '../../../llm/prompt-builder.js';
+import { renderCatalog } from '../../../schema/index.js';
+import type { TableSchema } from '../../../warehouse/port.js';
+import type { LlmBinding } from '../../context.js';
+import { parsedObjects } from '../../parsing/json-extract.js';
+import type { AnalysisArea } from '../pack-schema.js';
+import { catalogBudgetTokens } from '../../phases/run-setting.js';
+import {
+  MAX_AREA_KEYWORDS,
+  MAX_CONTEXT_LINES,
+  MAX_DESCRIPTION_CHARS,
+  MAX_FOCUS_LINES,
+  MAX_GENERATED_AREAS,
+  MAX_NAME_CHARS,
+  MIN_GENERATED_AREAS,
+  checkProposal,
+  cleanLine,
+  type PackProposal,
+  type ProposedArea,
+  type SuggestedProfile,
+} from './proposal.js';
+import type { WarehouseFacts } from './warehouse-facts.js';
+
+/** Output room for a proposal of six areas with focus lines. */
+const PROPOSAL_MAX_OUTPUT_TOKENS = 4_096;
+/** Columns listed per table in the column section; the widest tables would otherwise crowd out the rest. */
+const COLUMNS_PER_TABLE = 40;
+/** Distinct sample values shown per segment column. */
+const SAMPLE_VALUES_PER_COLUMN = 3;
+/** A rejected reply echoed back to the model at most this long. */
+const ECHOED_REPLY_MAX_CHARS = 2_000;
+
+const replySchema = z.object({
+  name: z.string().trim().min(1),
+  description: z.string().trim().min(1),
+  areas: z
+    .array(
+      z.object({
+        archetype: z.string().trim().min(1),
+        name: z.string().trim().min(1),
+        description: z.string().trim().min(1),
+        keywords: z.array(z.string()),
+        focus: z.array(z.string()).default([]),
+      }),
+    )
+    .min(1),
+  context: z.array(z.string()).default([]),
+});
+
+const REPLY_SHAPE = `{"name": "short pack name", "description": "one sentence", "areas": [{"archetype": "durations", "name": "Time from opened_at to closed_at", "description": "one sentence naming tables and columns", "keywords": ["opened_at", "closed_at", "incidents"], "focus": ["what to measure, one line each"]}], "context": ["what is known about the warehouse, one line each"]}`;
+
+function instructions(archetypes: readonly AnalysisArea[]): string {
+  return [
+    'You design an analysis pack for Assay, an engine that explores a SQL warehouse with queries and then analyses the evidence area by area.',
+    `Propose between ${MIN_GENERATED_AREAS} and ${MAX_GENERATED_AREAS} analysis areas that fit THIS warehouse. Each area specialises one of these archetypes (use its id as "archetype"):`,
+    ...archetypes.map((area) => `- ${area.id}: ${area.name}. ${area.description}`),
+    '',
+    'Rules:',
+    `1. keywords: 3 to ${MAX_AREA_KEYWORDS} per area, each exactly a table name or a column name shown below, lower-case. They route the exploration's queries to the area, so choose the names the area's queries will touch.`,
+    '2. Do not assume a business the names do not show: a table of tickets is not a purchase funnel, a table of sensor readings has no customers.',
+    "3. Use durations only where two timestamps bound a record's life (opened, created or started before closed, resolved or completed), or where a column already holds a duration.",
+    '4. name: a short title; description: one sentence naming the tables and columns; focus: up to six lines telling the analyst what to measure; context: up to twelve lines about the warehouse for the explorer.',
+    "5. Take the team's description and goal into account when they are given: order the areas by how much they serve the goal, most important first.",
+  ].join('\n');
+}
+
+function columnLines(facts: WarehouseFacts): string {
+  const lines = facts.tables.map((table) => {
+    const columns = table.columns.slice(0, COLUMNS_PER_TABLE).map((column) => {
+      const role = column.role === 'time' ? `${column.timeRole === 'other' ? '' : `${column.timeRole} `}time` : column.role;
+      const values =
+        column.role === 'segment'
+          ? [...new Set(table.schema.samples.map((row) => row[column.name]).filter((value) => typeof value === 'string'))].slice(
+              0,
+              SAMPLE_VALUES_PER_COLUMN,
+            )
+          : [];
+      return `${column.name} (${role}${column.status ? ', status' : ''}${values.length > 0 ? `: ${values.map((value) => JSON.stringify(value)).join(', ')}` : ''})`;
+    });
+    const more = table.columns.length > COLUMNS_PER_TABLE ? `, … ${table.columns.length - COLUMNS_PER_TABLE} more` : '';
+    return `${table.qualified} | ${table.rows < 0 ? 'unknown' : table.rows} rows${table.lookup ? ' | lookup' : ''} | ${columns.join(', ')}${more}`;
+  });
+  return `Columns of the ${facts.tables.length} largest live tables (role in parentheses):\n${lines.join('\n')}`;
+}
+
+export interface ModelProposalInput {
+  binding: LlmBinding;
+  tables: readonly TableSchema[];
+  facts: WarehouseFacts;
+  archetypes: readonly AnalysisArea[];
+  profile: SuggestedProfile;
+  describe?: string | undefined;
+  goal?: string | undefined;
+  /** Renders and loads the proposal as a pack: a proposal the pack loader refuses is unusable too. */
+  validatePack(proposal: PackProposal): void;
+  signal?: AbortSignal | undefined;
+  onLlmCall?: ((record: LlmCallRecord) => void) | undefined;
+}
+
+export type ModelProposalOutcome = { ok: true; proposal: PackProposal; notes: string[] } | { ok: false; reason: string };
+
+type ParsedReply = { ok: true; proposal: PackProposal; notes: string[] } | { ok: false; reason: string };
+
+/** The reply as a proposal: ids from archetypes, keywords lower-cased with unknown names dropped (and noted). */
+function parseReply(text: string, input: ModelProposalInput): ParsedReply {
+  const candidates = parsedObjects(text);
+  const candidate = candidates.find((object) => 'areas' in object) ?? candidates[0];
+  if (!candidate) return { ok: false, reason: 'the reply holds no JSON object' };
+  const parsed = replySchema.safeParse(candidate);
+  if (!parsed.success) {
+    const issues = parsed.error.issues.slice(0, 5).map((issue) => `${issue.path.join('.') || '(root)'}: ${issue.message}`);
+    return { ok: false, reason: issues.join('; ') };
+  }
+  const notes: string[] = [];
+  const used = new Map<string, number>();
+  const areas: ProposedArea[] = parsed.data.areas.map((area, index) => {
+    const seen = (used.get(area.archetype) ?? 0) + 1;
+    used.set(area.archetype, seen);
+    const lowered = [...new Set(area.keywords.map((keyword) => keyword.trim().toLowerCase()).filter(Boolean))];
+    const keywords = lowered.filter((keyword) => input.facts.realNames.has(keyword)).slice(0, MAX_AREA_KEYWORDS);
+    const dropped = lowered.filter((keyword) => !input.facts.realNames.has(keyword));
+    if (dropped.length > 0) notes.push(`area "${area.name}": dropped keywords that are not table or column names: ${dropped.join(', ')}`);
+    return {
+      archetype: area.archetype,
+      id: seen === 1 ? area.archetype : `${area.archetype}_${seen}`,
+      name: cleanLine(area.name, MAX_NAME_CHARS),
+      description: cleanLine(area.description, MAX_DESCRIPTION_CHARS),
+      keywords,
+      // the model's order is its ranking: first area first
+      priority: MAX_GENERATED_AREAS + 4 - index,
+      focus: area.focus.slice(0, MAX_FOCUS_LINES).map((line) => cleanLine(line, 600)),
+    };
+  });
+  const proposal: PackProposal = {
+    name: cleanLine(parsed.data.name, MAX_NAME_CHARS),
+    description: cleanLine(parsed.data.description, MAX_DESCRIPTION_CHARS),
+    areas,
+    // the team's own words go into the base context, not here
+    context: parsed.data.context.slice(0, MAX_CONTEXT_LINES).map((line) => cleanLine(line, 1_000)),
+    profile: input.profile,
+  };
+  const problems = checkProposal(proposal, { realNames: input.facts.realNames, archetypes: input.archetypes.map((area) => area.id) });
+  if (problems.length > 0) return { ok: false, reason: problems.join('; ') };
+  try {
+    input.validatePack(proposal);
+  } catch (error) {
+    if (error instanceof AssayError) return { ok: false, reason: error.message };
+    throw error;
+  }
+  return { ok: true, proposal, notes };
+}
+
+export async function proposeWithModel(input: ModelProposalInput): Promise<ModelProposalOutcome> {
+  const { entry } = input.binding;
+  const catalogBudget = catalogBudgetTokens(entry.contextWindow);
+  const catalog = renderCatalog(input.tables, { budgetTokens: catalogBudget, tokenFamily: entry.family });
+  const team = [
+    input.describe ? `What the team says about the data: ${input.describe}` : 'The team gave no description of the data.',
+    input.goal ? `What the team wants to learn: ${input.goal}` : 'The team gave no goal: propose the areas that best fit the data.',
+  ].join('\n');
+  const sections: PromptSection[] = [
+    { id: 'instructions', role: 'system', text: instructions(input.archetypes), priority: 100, shrink: 'none' },
+    { id: 'team', role: 'user', text: team, priority: 90, shrink: 'truncate', minTokens: 64 },
+    {
+      id: 'catalog',
+      role: 'user',
+      text: `The table catalog (one line per table: name | columns | rows | joins):\n${catalog.text}`,
+      priority: 60,
+      shrink: {
+        compact: (_text, targetTokens) =>
+          `The table catalog (one line per table: name | columns | rows | joins):\n${renderCatalog(input.tables, { budgetTokens: targetTokens, tokenFamily: entry.family }).text}`,
+      },
+      minTokens: 256,
+    },
+    { id: 'columns', role: 'user', text: columnLines(input.facts), priority: 50, shrink: 'truncate', minTokens: 128 },
+    {
+      id: 'ask',
+      role: 'user',
+      text: `Reply with exactly one JSON object of this shape and nothing else:\n${REPLY_SHAPE}`,
+      priority: 95,
+      shrink: 'none',
+    },
+  ];
+  const ask = async (promptSections: readonly PromptSection[]): Promise<string> => {
+    const { response } = await callLlm({
+      provider: input.binding.provider,
+      catalogEntry: entry,
+      sections: promptSections,
+      maxOutputTokens: PROPOSAL_MAX_OUTPUT_TOKENS,
+      temperature: 0,
+      phase: 'other',
+      signal: input.signal,
+      ...(input.onLlmCall ? { onRecord: input.onLlmCall } : {}),
+    });
+    return response.text;
+  };
+
+  const first = await ask(sections);
+  const firstParsed = parseReply(first, input);
+  if (firstParsed.ok) return firstParsed;
+  const retry = await ask([
+    ...sections,
+    {
+      id: 'rejected',
+      role: 'assistant',
+      text: first.slice(0, ECHOED_REPLY_MAX_CHARS) || '(empty reply)',
+      priority: 85,
+      shrink: 'truncate',
+      minTokens: 32,
+    },
+    {
+      id: 'reformat',
+      role: 'user',
+      text: `That reply cannot be used: ${firstParsed.reason}. Reply again with only the corrected JSON object of the shape above; every keyword must be a table or column name from the lists.`,
+      priority: 95,
+      shrink: 'none',
+    },
+  ]);
+  const retried = parseReply(retry, input);
+  if (retried.ok)
+    return {
+      ...retried,
+      notes: [`the model's first reply was unusable (${firstParsed.reason}); its reformatted reply was used`, ...retried.notes],
+    };
+  return { ok: false, reason: retried.reason };
+}
+
+/** For callers that want the reason of an unexpected failure as text. */
+export function proposalFailureNote(reason: string): string {
+  return `the model's proposal was unusable after one reformat retry (${reason}); the areas were derived from the schema without a model`;
+}

@@ -1,0 +1,134 @@
+/**
+ * Parsing the analysis and recommendation replies: find the JSON object with the expected list,
+ * coerce the forgivable (numbers as strings, severity case), validate each item with zod, and
+ * report what was dropped. A reply without the list at all asks for a reformat retry.
+ */
+import { z } from 'zod';
+import { severitySchema } from '../../domain/index.js';
+import { isPlainObject, parsedObjects, collectJsonCandidates, parseLenientJson } from './json-extract.js';
+
+export type ListParseResult<T> =
+  | { ok: true; items: T[]; dropped: Array<{ index: number; reason: string }> }
+  | { ok: false; reason: string };
+
+function toNumber(value: unknown): unknown {
+  if (typeof value === 'string') {
+    const cleaned = value.replace(/[,_\s%]/g, '');
+    if (cleaned !== '' && Number.isFinite(Number(cleaned))) return Number(cleaned);
+  }
+  return value;
+}
+
+const looseNumber = z.preprocess(toNumber, z.number().finite());
+const unitInterval = z.preprocess((value) => {
+  const number = toNumber(value);
+  // a model writing 85 for 0.85 means a percentage
+  return typeof number === 'number' && number > 1 && number <= 100 ? number / 100 : number;
+}, z.number().min(0).max(1));
+
+/** What we accept from the model for one insight (ids, area and dates are ours to assign). */
+export const rawInsightSchema = z.object({
+  name: z.string().trim().min(1),
+  description: z.string().default(''),
+  severity: z.preprocess((value) => (typeof value === 'string' ? value.trim().toLowerCase() : value), severitySchema),
+  affected_count: looseNumber.nullable().optional(),
+  risk_score: unitInterval.nullable().optional(),
+  confidence: unitInterval.nullable().optional(),
+  metrics: z.record(z.string(), z.union([z.number(), z.string(), z.boolean(), z.null()])).optional(),
+  indicators: z.array(z.string()).optional(),
+  target_segment: z.string().optional(),
+  source_steps: z.array(z.preprocess(toNumber, z.number().int().min(1))).default([]),
+  /** Checked against the claim schema when the insight is built: a malformed claim is dropped, not the insight. */
+  claim: z.unknown().optional(),
+});
+export type RawInsight = z.infer<typeof rawInsightSchema>;
+
+export const rawRecommendationSchema = z.object({
+  title: z.string().trim().min(1),
+  description: z.string().default(''),
+  priority: z.preprocess(toNumber, z.number().int().min(1).max(5)),
+  category: z.string().optional(),
+  target_segment: z.string().optional(),
+  segment_size: looseNumber.nullable().optional(),
+  expected_impact: z
+    .object({
+      metric: z.string().optional(),
+      estimated_improvement: z.preprocess((v) => (typeof v === 'number' ? String(v) : v), z.string()).optional(),
+      reasoning: z.string().optional(),
+    })
+    .optional(),
+  actions: z.array(z.string()).optional(),
+  related_insight_ids: z.array(z.string()).default([]),
+  effort: z
+    .preprocess((value) => (typeof value === 'string' ? value.trim().toLowerCase() : value), z.enum(['low', 'medium', 'high']))
+    .nullable()
+    .optional(),
+  success_metrics: z.array(z.string()).optional(),
+  confidence: unitInterval.nullable().optional(),
+});
+export type RawRecommendation = z.infer<typeof rawRecommendationSchema>;
+
+function findList(reply: string, key: string): unknown[] | undefined {
+  const objects = parsedObjects(reply).filter((object) => Array.isArray(object[key]));
+  const last = objects[objects.length - 1];
+  if (last) return last[key] as unknown[];
+  // a bare array of items is accepted too
+  const trimmed = reply
+    .trim()
+    .replace(/^```[a-zA-Z]*\s*/, '')
+    .replace(/```\s*$/, '');
+  if (trimmed.startsWith('[')) {
+    const value = parseLenientJson(trimmed);
+    if (Array.isArray(value)) return value;
+  }
+  return undefined;
+}
+
+function formatIssues(error: z.ZodError): string {
+  return error.issues.map((issue) => `${issue.path.join('.') || '(item)'}: ${issue.message}`).join('; ');
+}
+
+function parseList<T>(reply: string, key: string, schema: z.ZodType<T>): ListParseResult<T> {
+  const list = findList(reply, key);
+  if (!list) {
+    const hasJson = collectJsonCandidates(reply).length > 0;
+    return {
+      ok: false,
+      reason: hasJson ? `no JSON object with a "${key}" array was found` : 'the reply contains no parseable JSON object',
+    };
+  }
+  const items: T[] = [];
+  const dropped: Array<{ index: number; reason: string }> = [];
+  list.forEach((entry, index) => {
+    if (!isPlainObject(entry)) {
+      dropped.push({ index, reason: 'not an object' });
+      return;
+    }
+    const parsed = schema.safeParse(entry);
+    if (parsed.success) items.push(parsed.data);
+    else dropped.push({ index, reason: formatIssues(parsed.error) });
+  });
+  if (items.length === 0 && dropped.length > 0) {
+    return {
+      ok: false,
+      reason: `every ${key} entry was invalid (${dropped
+        .slice(0, 3)
+        .map((d) => `#${d.index}: ${d.reason}`)
+        .join(' | ')})`,
+    };
+  }
+  return { ok: true, items, dropped };
+}
+
+export function parseInsights(reply: string): ListParseResult<RawInsight> {
+  return parseList(reply, 'insights', rawInsightSchema);
+}
+
+export function parseRecommendations(reply: string): ListParseResult<RawRecommendation> {
+  return parseList(reply, 'recommendations', rawRecommendationSchema);
+}
+
+/** The nudge after an unusable analysis or recommendations reply. */
+export function listReformatNudge(key: 'insights' | 'recommendations', reason: string): string {
+  return `Your last reply could not be used: ${reason}. Reply with exactly one JSON object of the form {"${key}": [ ... ]} following the item shape given above, and nothing else. If there is nothing solid to report, reply {"${key}": []}.`;
+}

@@ -1,0 +1,332 @@
+/**
+ * One exploration step: rebuild the conversation from the stored steps (compacted), ask the model
+ * for one action (with reformat retries), carry it out, and persist the step before anything else
+ * happens. Idempotent per (run, step): a redelivered job whose step is already stored does nothing.
+ */
+import { compactConversation, type ConversationMessage } from '../../compaction/conversation.js';
+import { compactResult } from '../../compaction/compact-result.js';
+import { digestOneLiner } from '../../compaction/render.js';
+import { indexStep } from '../../compaction/run-step-index.js';
+import type { ExplorationStep, Run } from '../../domain/index.js';
+import { CancelledError, LlmError, describeError } from '../../errors/index.js';
+import type { PromptSection } from '../../llm/prompt-builder.js';
+import { DEFAULT_SCHEMA_BUDGET_LIMITS } from '../../schema/budget.js';
+import { lookupSchema } from '../../schema/lookup.js';
+import { searchTables } from '../../schema/search.js';
+import { capRowsByBytes } from '../../warehouse/row-cap.js';
+import { EXPLORER_ACTIONS, parseAction, reformatNudge, type ExplorationAction } from '../parsing/action-parser.js';
+import { assertRunActive, modelFor, requireProject, type DiscoveryDeps, type ProjectSchema } from '../context.js';
+import { rethrowUnlessFinal } from '../pipeline/error-policy.js';
+import { askUntilParsed } from '../parsing/ask-until-parsed.js';
+import { loadRunSetting, type RunSetting } from './run-setting.js';
+import { createSqlFixer } from '../sql/sql-fix-prompt.js';
+import { executeWithFixes } from '../sql/sql-executor.js';
+import { minStepsNudge, renderAssistantTurn, renderKickoff, renderResultTurn, type ExplorationBudgets } from '../parsing/turn-format.js';
+import { timedPhase } from './phase-timing.js';
+
+/** Reformat nudges per step after an unparseable reply (reference: 3 retries, 4 attempts). */
+export const MAX_REFORMAT_RETRIES = 3;
+/** Exploration stops after this many consecutive steps whose replies could not be parsed. */
+const MAX_CONSECUTIVE_PARSE_FAILURES = 3;
+/** Output budget of one exploration turn (reference: 4096). */
+export const EXPLORATION_MAX_OUTPUT_TOKENS = 4_096;
+
+export interface ExploreStepOutcome {
+  /** True when exploration is over (done, max steps, LLM failure). */
+  finished: boolean;
+  step: ExplorationStep;
+}
+
+function budgetsOf(run: Run): ExplorationBudgets {
+  return {
+    maxSteps: run.settings.max_steps,
+    minSteps: run.settings.min_steps,
+    lookupsLeft: Math.max(0, DEFAULT_SCHEMA_BUDGET_LIMITS.maxLookups - run.schema_budget.lookups_used),
+    searchesLeft: Math.max(0, DEFAULT_SCHEMA_BUDGET_LIMITS.maxSearches - run.schema_budget.searches_used),
+  };
+}
+
+/** The conversation so far, as prompt sections: system first, older turns give way first. */
+export function explorationSections(systemPrompt: string, steps: readonly ExplorationStep[], run: Run): PromptSection[] {
+  const messages: ConversationMessage[] = [{ role: 'user', content: renderKickoff(budgetsOf(run)) }];
+  steps.forEach((step, index) => {
+    const assistant = renderAssistantTurn(step);
+    if (assistant !== null) messages.push({ role: 'assistant', content: assistant, kind: 'assistant' });
+    const isLast = index === steps.length - 1;
+    const oneLiner = step.action === 'query' && !step.error ? digestOneLiner(step) : '';
+    messages.push({
+      role: 'user',
+      content: renderResultTurn(step, oneLiner, isLast ? budgetsOf(run) : null),
+      kind: step.action === 'query' && !step.error ? 'query_result' : 'tool_result',
+      ...(oneLiner ? { digestOneLiner: `Step ${step.step} result (query): ${oneLiner}` } : {}),
+    });
+  });
+  const compacted = compactConversation(messages);
+  const sections: PromptSection[] = [{ id: 'system', role: 'system', text: systemPrompt, priority: 100, shrink: 'none' }];
+  compacted.forEach((message, index) => {
+    const isKickoff = index === 0;
+    const isRecent = index >= compacted.length - 2;
+    sections.push({
+      id: isKickoff ? 'kickoff' : `turn-${index}`,
+      role: message.role === 'assistant' ? 'assistant' : 'user',
+      text: message.content,
+      priority: isKickoff ? 90 : isRecent ? 80 : 10 + index / compacted.length,
+      shrink: isKickoff ? 'none' : isRecent ? 'truncate' : 'drop',
+      ...(isRecent ? { minTokens: 64 } : {}),
+    });
+  });
+  return sections;
+}
+
+interface ActionAttempt {
+  action?: ExplorationAction;
+  error?: string;
+  /** LLM failed after retries (not a parse failure). */
+  llmFailed?: boolean;
+}
+
+async function askForAction(
+  deps: DiscoveryDeps,
+  run: Run,
+  stepNumber: number,
+  sections: PromptSection[],
+  signal?: AbortSignal,
+): Promise<ActionAttempt> {
+  try {
+    const answer = await askUntilParsed(deps, {
+      runId: run.id,
+      ...modelFor(deps, 'exploration'),
+      phase: 'exploration',
+      sections,
+      maxOutputTokens: EXPLORATION_MAX_OUTPUT_TOKENS,
+      signal,
+      step: stepNumber,
+      retries: MAX_REFORMAT_RETRIES,
+      parse: (reply) => {
+        const parsed = parseAction(reply, EXPLORER_ACTIONS);
+        return parsed.ok ? { ok: true, value: parsed.action } : parsed;
+      },
+      nudge: (reason) => reformatNudge(reason, EXPLORER_ACTIONS),
+    });
+    return answer.ok
+      ? { action: answer.value }
+      : { error: `no usable action after ${MAX_REFORMAT_RETRIES + 1} attempts: ${answer.reason}` };
+  } catch (error) {
+    if (error instanceof CancelledError) throw error;
+    if (error instanceof LlmError && error.kind === 'aborted') throw new CancelledError('exploration aborted', { cause: error });
+    // a rate limit or a transient failure is the driver's to retry; only a final failure becomes an error step
+    rethrowUnlessFinal(error);
+    return { error: `the model call failed: ${describeError(error)}`, llmFailed: true };
+  }
+}
+
+function baseStep(
+  run: Run,
+  stepNumber: number,
+  deps: DiscoveryDeps,
+  action: ExplorationAction,
+): Pick<ExplorationStep, 'run_id' | 'step' | 'timestamp' | 'thinking' | 'query_purpose' | 'fix_attempts' | 'fixed'> {
+  return {
+    run_id: run.id,
+    step: stepNumber,
+    timestamp: deps.now().toISOString(),
+    thinking: action.thinking,
+    query_purpose: action.type === 'query' ? action.purpose : '',
+    fix_attempts: 0,
+    fixed: false,
+  };
+}
+
+async function runQueryAction(
+  deps: DiscoveryDeps,
+  run: Run,
+  schema: ProjectSchema,
+  stepNumber: number,
+  action: Extract<ExplorationAction, { type: 'query' }>,
+  signal?: AbortSignal,
+): Promise<ExplorationStep> {
+  const outcome = await executeWithFixes({
+    warehouse: deps.warehouse,
+    sql: action.query,
+    fix: createSqlFixer(deps, { runId: run.id, tables: schema.tables, step: stepNumber, signal }),
+    queryOptions: { maxRows: deps.config.sql.maxRows, timeoutMs: deps.config.sql.timeoutMs, ...(signal ? { signal } : {}) },
+  });
+  const step: ExplorationStep = {
+    ...baseStep(run, stepNumber, deps, action),
+    action: 'query',
+    query: outcome.originalSql,
+    executed_query: outcome.executedSql,
+    fix_attempts: outcome.fixAttempts,
+    fixed: outcome.result !== undefined && outcome.fixAttempts > 0,
+  };
+  if (!outcome.result) return { ...step, error: outcome.error ?? 'query failed' };
+  const { result } = outcome;
+  const kept = capRowsByBytes(result.rows, deps.config.sql.maxStoredBytes);
+  return {
+    ...step,
+    row_count: result.rowCount,
+    truncated: result.truncated,
+    columns: result.columns,
+    rows: kept.rows,
+    compact: compactResult(result.columns, result.rows),
+    elapsed_ms: result.elapsedMs,
+  };
+}
+
+async function carryOut(
+  deps: DiscoveryDeps,
+  run: Run,
+  setting: RunSetting,
+  stepNumber: number,
+  action: ExplorationAction,
+  signal?: AbortSignal,
+): Promise<{ step: ExplorationStep; finished: boolean; budget?: Run['schema_budget']; counter?: 'lookup' | 'search' }> {
+  switch (action.type) {
+    case 'query':
+      return { step: await runQueryAction(deps, run, setting.schema, stepNumber, action, signal), finished: false };
+    case 'lookup_schema': {
+      const result = lookupSchema(action.tables, { tables: setting.schema.tables, budget: run.schema_budget });
+      const step: ExplorationStep = {
+        ...baseStep(run, stepNumber, deps, action),
+        action: 'lookup_schema',
+        tables: action.tables,
+        result_text: result.text,
+      };
+      return { step, finished: false, budget: result.budget, ...(result.debited ? { counter: 'lookup' as const } : {}) };
+    }
+    case 'search_tables': {
+      const result = await searchTables(action.query, {
+        topK: action.topK,
+        embedder: deps.embedder,
+        index: deps.vectorIndex,
+        collection: setting.schema.collection,
+        budget: run.schema_budget,
+        ...(signal ? { signal } : {}),
+      });
+      const step: ExplorationStep = {
+        ...baseStep(run, stepNumber, deps, action),
+        action: 'search_tables',
+        search_query: action.query,
+        result_text: result.text,
+      };
+      return { step, finished: false, budget: result.budget, ...(result.debited ? { counter: 'search' as const } : {}) };
+    }
+    case 'done': {
+      if (stepNumber < run.settings.min_steps) {
+        const step: ExplorationStep = {
+          ...baseStep(run, stepNumber, deps, action),
+          action: 'complete_rejected',
+          summary: action.summary,
+          result_text: minStepsNudge(stepNumber, run.settings.min_steps, run.settings.max_steps),
+        };
+        return { step, finished: false };
+      }
+      return { step: { ...baseStep(run, stepNumber, deps, action), action: 'done', summary: action.summary }, finished: true };
+    }
+  }
+}
+
+/**
+ * Runs exploration step `stepNumber` of a run. Never loses earlier steps: a model failure becomes an
+ * `error` step and ends exploration cleanly; the run goes on to analysis with what it has.
+ */
+async function exploreStepUntimed(
+  deps: DiscoveryDeps,
+  runId: string,
+  stepNumber: number,
+  signal?: AbortSignal,
+): Promise<ExploreStepOutcome> {
+  const run = await assertRunActive(deps, runId, signal);
+  const steps = await deps.store.listSteps(runId);
+  const existing = steps.find((step) => step.step === stepNumber);
+  if (existing) return { finished: isFinalStep(existing, run), step: existing };
+  const previous = steps.filter((step) => step.step < stepNumber);
+  const project = await requireProject(deps, run.project_id);
+  const setting = await loadRunSetting(deps, run, project, signal);
+
+  const sections = explorationSections(setting.explorationSystemPrompt, previous, run);
+  const attempt = await askForAction(deps, run, stepNumber, sections, signal);
+  let step: ExplorationStep;
+  let finished = false;
+  let doneReason: Run['exploration_done_reason'];
+  let budget: Run['schema_budget'] | undefined;
+  let counter: 'lookup' | 'search' | undefined;
+  if (!attempt.action) {
+    step = {
+      run_id: run.id,
+      step: stepNumber,
+      action: 'error',
+      timestamp: deps.now().toISOString(),
+      thinking: '',
+      query_purpose: '',
+      fix_attempts: 0,
+      fixed: false,
+      error: attempt.error ?? 'unknown error',
+    };
+    const recentFailures = [...previous.slice(-(MAX_CONSECUTIVE_PARSE_FAILURES - 1)), step].filter(
+      (candidate) => candidate.action === 'error',
+    ).length;
+    if (attempt.llmFailed || recentFailures >= MAX_CONSECUTIVE_PARSE_FAILURES) {
+      finished = true;
+      doneReason = 'llm_error';
+    }
+  } else {
+    const carried = await carryOut(deps, run, setting, stepNumber, attempt.action, signal);
+    step = carried.step;
+    finished = carried.finished;
+    budget = carried.budget;
+    counter = carried.counter;
+    if (finished) doneReason = 'done';
+  }
+  if (!finished && stepNumber >= run.settings.max_steps) {
+    finished = true;
+    doneReason = 'max_steps';
+  }
+
+  // persist the step first: everything after it (index, counters) is redone safely on redelivery
+  await deps.store.upsertStep(step);
+  let indexed = false;
+  if (step.action === 'query' && !step.error) {
+    try {
+      await indexStep({ embedder: deps.embedder, index: deps.vectorIndex, runId, step, ...(signal ? { signal } : {}) });
+      indexed = true;
+    } catch (error) {
+      deps.logger.warn({ runId, step: stepNumber, err: error }, 'step could not be indexed; the picker will still see it by keyword');
+    }
+  }
+  await deps.store.updateRun(runId, (current) => ({
+    ...current,
+    steps_completed: Math.max(current.steps_completed, stepNumber),
+    progress: Math.max(current.progress, Math.min(60, 10 + (50 * stepNumber) / current.settings.max_steps)),
+    phase_detail: `exploration step ${stepNumber} of ${current.settings.max_steps}`,
+    ...(budget ? { schema_budget: budget } : {}),
+    ...(finished && doneReason ? { exploration_done_reason: doneReason } : {}),
+    ...(step.action === 'error' && doneReason === 'llm_error' ? { error: `exploration stopped at step ${stepNumber}: ${step.error}` } : {}),
+    counters: {
+      ...current.counters,
+      total_queries: current.counters.total_queries + (step.action === 'query' ? 1 : 0),
+      successful_queries: current.counters.successful_queries + (step.action === 'query' && !step.error ? 1 : 0),
+      failed_queries: current.counters.failed_queries + (step.action === 'query' && step.error ? 1 : 0),
+    },
+    telemetry: {
+      ...current.telemetry,
+      schema_lookup_calls: current.telemetry.schema_lookup_calls + (counter === 'lookup' ? 1 : 0),
+      schema_search_calls: current.telemetry.schema_search_calls + (counter === 'search' ? 1 : 0),
+      analysis_step_index_upserts: current.telemetry.analysis_step_index_upserts + (indexed ? 1 : 0),
+    },
+  }));
+  return { finished, step };
+}
+
+/** Whether a stored step ended exploration (for a redelivered job). */
+/** Whether exploration ends with this stored step. */
+export function isFinalStep(step: ExplorationStep, run: Run): boolean {
+  return (
+    step.action === 'done' ||
+    step.step >= run.settings.max_steps ||
+    (step.action === 'error' && run.exploration_done_reason === 'llm_error')
+  );
+}
+
+/** exploreStep, with its wall time added to `telemetry.phase_durations_ms.exploration`. */
+export const exploreStep = timedPhase('exploration', exploreStepUntimed);

@@ -1,0 +1,251 @@
+/**
+ * Phase 7: compacted insights in, 3–8 recommendations out. Rejected insights are left out; every
+ * related_insight_id must name a real insight (unknown ids are dropped and logged); segment sizes are
+ * checked against the verified counts of the insights a recommendation addresses.
+ */
+import type { Insight, Recommendation, Run } from '../../domain/index.js';
+import { CancelledError, LlmError, describeError } from '../../errors/index.js';
+import type { PromptSection } from '../../llm/prompt-builder.js';
+import { assertRunActive, modelFor, requireProject, type DiscoveryDeps } from '../context.js';
+import type { AreaFindings } from '../../compaction/telescope/index.js';
+import { askWithDrillDown, mergeTelescopeTelemetry, openFindingsTelescope, telescopeFigures } from './telescope-evidence.js';
+import { listReformatNudge, parseRecommendations, type RawRecommendation } from '../parsing/output-parser.js';
+import { rethrowUnlessFinal } from '../pipeline/error-policy.js';
+import { renderRecommendationsPrompt } from '../packs/prompt-assembly.js';
+import { loadRunSetting } from './run-setting.js';
+import { timedPhase } from './phase-timing.js';
+
+/** Upper bound on recommendations kept (the prompt asks for 3–8). */
+export const MAX_RECOMMENDATIONS = 8;
+/** Insights shown to the recommender, most severe first; the rest are summarised by count. */
+export const MAX_INSIGHTS_IN_PROMPT = 60;
+const DESCRIPTION_MAX_CHARS = 300;
+const RECOMMENDATION_MAX_OUTPUT_TOKENS = 8_192;
+/** Reformat retries for an unusable recommendations reply. */
+const RECOMMENDATION_REFORMAT_RETRIES = 2;
+const SEVERITY_RANK: Record<Insight['severity'], number> = { critical: 0, high: 1, medium: 2, low: 3 };
+
+/** The insights recommendations may build on: everything not rejected by verification. */
+export function usableInsights(run: Pick<Run, 'areas'>): Insight[] {
+  return run.areas.flatMap((area) => area.insights).filter((insight) => insight.validation?.status !== 'rejected');
+}
+
+/** One line on how an insight was verified: the claim against the recount, or why there was none. */
+export function verificationLine(insight: Insight): string {
+  const validation = insight.validation;
+  if (!validation) return 'not verified';
+  const check = validation.claim_check;
+  const claim = insight.claim;
+  if (check && claim) {
+    const label = claim.metric.label ?? claim.metric.kind;
+    return `${validation.status}: ${label} claimed ${claim.value} vs ${claim.comparison_value} (${claim.direction}), recounted ${check.value ?? 'n/a'} vs ${check.comparison_value ?? 'n/a'}`;
+  }
+  return `${validation.status}: ${validation.reasoning.slice(0, 160)}`;
+}
+
+/** The usable insights grouped by area, as the audit_findings strategy takes them. */
+export function areaFindings(run: Pick<Run, 'areas'>, insights: readonly Insight[]): AreaFindings[] {
+  const usable = new Set(insights.map((insight) => insight.id));
+  return run.areas
+    .map((area) => ({
+      areaId: area.area_id,
+      areaName: area.area_name,
+      findings: area.insights
+        .filter((insight) => usable.has(insight.id))
+        .map((insight) => ({
+          id: insight.id,
+          name: insight.name,
+          severity: insight.severity,
+          verification: verificationLine(insight),
+          source_steps: insight.source_steps,
+        })),
+    }))
+    .filter((area) => area.findings.length > 0);
+}
+
+/** One compact JSON line per insight, most severe first. */
+export function compactInsights(insights: readonly Insight[]): string {
+  const ordered = [...insights]
+    .sort((a, b) => SEVERITY_RANK[a.severity] - SEVERITY_RANK[b.severity] || a.id.localeCompare(b.id))
+    .slice(0, MAX_INSIGHTS_IN_PROMPT);
+  const lines = ordered.map((insight) =>
+    JSON.stringify({
+      id: insight.id,
+      area: insight.analysis_area,
+      name: insight.name,
+      severity: insight.severity,
+      affected_count: insight.affected_count,
+      verification: insight.validation ? { status: insight.validation.status, verified_count: insight.validation.verified_count } : null,
+      target_segment: insight.target_segment,
+      description:
+        insight.description.length > DESCRIPTION_MAX_CHARS
+          ? `${insight.description.slice(0, DESCRIPTION_MAX_CHARS)}…`
+          : insight.description,
+    }),
+  );
+  return `[\n${lines.join(',\n')}\n]`;
+}
+
+export function insightsSummary(insights: readonly Insight[]): string {
+  const byArea = new Map<string, number>();
+  for (const insight of insights) byArea.set(insight.analysis_area, (byArea.get(insight.analysis_area) ?? 0) + 1);
+  return `Total: ${insights.length} insights (${[...byArea.entries()].map(([area, count]) => `${area}: ${count}`).join(', ')})`;
+}
+
+/** The largest count verification confirmed or measured among the given insights, or null. */
+function maxVerifiedCount(related: readonly Insight[]): number | null {
+  const counts = related
+    .map((insight) => insight.validation)
+    .filter((validation) => validation && (validation.status === 'confirmed' || validation.status === 'adjusted'))
+    .map((validation) => validation!.verified_count)
+    .filter((count): count is number => typeof count === 'number');
+  return counts.length > 0 ? Math.max(...counts) : null;
+}
+
+export function toRecommendations(
+  raw: readonly RawRecommendation[],
+  insights: readonly Insight[],
+): { recommendations: Recommendation[]; droppedIds: string[] } {
+  const byId = new Map(insights.map((insight) => [insight.id, insight]));
+  const droppedIds: string[] = [];
+  const ordered = raw
+    .map((item, index) => ({ item, index }))
+    .sort((a, b) => a.item.priority - b.item.priority || a.index - b.index)
+    .slice(0, MAX_RECOMMENDATIONS);
+  const recommendations = ordered.map(({ item }, index): Recommendation => {
+    const related = [...new Set(item.related_insight_ids)].filter((id) => {
+      if (byId.has(id)) return true;
+      droppedIds.push(id);
+      return false;
+    });
+    const maxVerified = maxVerifiedCount(related.map((id) => byId.get(id)!));
+    const segmentSize = item.segment_size ?? null;
+    return {
+      id: `rec-${index + 1}`,
+      title: item.title,
+      description: item.description,
+      priority: item.priority,
+      category: item.category ?? '',
+      target_segment: item.target_segment ?? '',
+      segment_size: segmentSize,
+      expected_impact: {
+        metric: item.expected_impact?.metric ?? '',
+        estimated_improvement: item.expected_impact?.estimated_improvement ?? '',
+        reasoning: item.expected_impact?.reasoning ?? '',
+      },
+      actions: item.actions ?? [],
+      related_insight_ids: related,
+      effort: item.effort ?? null,
+      success_metrics: item.success_metrics ?? [],
+      confidence: item.confidence ?? null,
+      segment_check:
+        maxVerified === null || segmentSize === null
+          ? { status: 'unverifiable', max_verified_count: maxVerified }
+          : { status: segmentSize > maxVerified * 1.2 ? 'exceeds_verified' : 'consistent', max_verified_count: maxVerified },
+    };
+  });
+  return { recommendations, droppedIds: [...new Set(droppedIds)] };
+}
+
+async function recommendUntimed(deps: DiscoveryDeps, runId: string, signal?: AbortSignal): Promise<Recommendation[]> {
+  const run = await assertRunActive(deps, runId, signal);
+  if (run.recommendation_log.status === 'completed' || run.recommendation_log.status === 'skipped') return run.recommendations;
+  const insights = usableInsights(run);
+  if (insights.length === 0) {
+    await deps.store.updateRun(runId, (current) => ({
+      ...current,
+      recommendation_log: { ...current.recommendation_log, status: 'skipped', error: 'no usable insights to base recommendations on' },
+    }));
+    return [];
+  }
+  await deps.store.updateRun(runId, (current) => ({
+    ...current,
+    phase: 'recommendations',
+    phase_detail: 'writing recommendations',
+    progress: Math.max(current.progress, 85),
+  }));
+  try {
+    const project = await requireProject(deps, run.project_id);
+    const setting = await loadRunSetting(deps, run, project, signal);
+    const prompt = renderRecommendationsPrompt(setting.pack, {
+      discoveryDate: deps.now().toISOString().slice(0, 10),
+      insightsSummary: insightsSummary(insights),
+      insightsData: compactInsights(insights),
+    });
+    const sections: PromptSection[] = [
+      { id: 'base-context', role: 'system', text: setting.baseContext, priority: 50, shrink: 'truncate', minTokens: 200 },
+      { id: 'recommendations', role: 'user', text: prompt, priority: 100, shrink: 'truncate', minTokens: 2_000 },
+    ];
+    const { entry } = modelFor(deps, 'recommendations').binding;
+    const telescope =
+      deps.config.compaction.evidence === 'telescope'
+        ? await openFindingsTelescope(deps, {
+            runId,
+            source: setting.schema.warehouseHash,
+            steps: await deps.store.listSteps(runId),
+            findings: areaFindings(run, insights),
+            family: entry.family,
+            ...(signal ? { signal } : {}),
+          })
+        : undefined;
+    if (telescope) {
+      sections.push({ id: 'evidence', role: 'user', text: telescope.firstViewText, priority: 70, shrink: 'truncate', minTokens: 500 });
+    }
+    const { answer, promptTokensTotal } = await askWithDrillDown(deps, telescope, {
+      runId,
+      ...modelFor(deps, 'recommendations'),
+      phase: 'recommendations',
+      sections,
+      maxOutputTokens: RECOMMENDATION_MAX_OUTPUT_TOKENS,
+      signal,
+      retries: RECOMMENDATION_REFORMAT_RETRIES,
+      parse: (reply) => {
+        const parsed = parseRecommendations(reply);
+        return parsed.ok ? { ok: true, value: parsed } : parsed;
+      },
+      nudge: (reason: string) => listReformatNudge('recommendations', reason),
+      expansionBudgetTokens: Math.max(500, Math.floor(entry.contextWindow / 8)),
+      family: entry.family,
+    });
+    if (telescope) {
+      const figures = telescopeFigures(telescope, entry.family, promptTokensTotal);
+      await deps.store.updateRun(runId, (current) => ({
+        ...current,
+        telemetry: {
+          ...current.telemetry,
+          telescope: mergeTelescopeTelemetry(current.telemetry.telescope, 'recommendations', figures, telescope.compactor.stats()),
+        },
+      }));
+    }
+    if (!answer.ok || answer.value.kind !== 'answer') {
+      const reason = answer.ok ? 'the model kept asking to expand nodes' : answer.reason;
+      throw new LlmError(`recommendations reply unusable after ${RECOMMENDATION_REFORMAT_RETRIES + 1} attempts: ${reason}`, {
+        kind: 'malformed_output',
+        isRetryable: false,
+        provider: deps.llm.provider.provider,
+      });
+    }
+    const parsed = answer.value.value;
+    const retries = answer.retries;
+    const { recommendations, droppedIds } = toRecommendations(parsed.items, insights);
+    if (droppedIds.length > 0) deps.logger.warn({ runId, droppedIds }, 'recommendations referenced unknown insight ids; dropped');
+    await deps.store.updateRun(runId, (current) => ({
+      ...current,
+      recommendations,
+      recommendation_log: { status: 'completed', dropped_insight_ids: droppedIds, parse_retries: retries },
+    }));
+    return recommendations;
+  } catch (error) {
+    if (error instanceof CancelledError) throw error;
+    rethrowUnlessFinal(error);
+    deps.logger.error({ runId, err: error }, 'recommendations failed');
+    await deps.store.updateRun(runId, (current) => ({
+      ...current,
+      recommendation_log: { ...current.recommendation_log, status: 'failed', error: describeError(error) },
+    }));
+    return [];
+  }
+}
+
+/** recommend, with its wall time added to `telemetry.phase_durations_ms.recommendations`. */
+export const recommend = timedPhase('recommendations', recommendUntimed);
