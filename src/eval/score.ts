@@ -6,7 +6,7 @@
  * findings cost. `assay eval --min-recall` turns recall into an exit code.
  */
 import type { DiscoveryResult, ExplorationStep, Insight } from '../domain/index.js';
-import type { PlantedPattern } from '../warehouse/demo/index.js';
+import type { PlantedPattern } from '../demo/index.js';
 
 /** Keywords an insight must contain to count as finding a pattern (or all of them, if fewer). */
 export const MIN_KEYWORD_MATCHES = 3;

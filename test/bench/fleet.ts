@@ -42,7 +42,7 @@ import { loadPack } from '../../src/discovery/packs/pack-loader.js';
 import { isTerminal, type Run } from '../../src/domain/index.js';
 import { openRunStore } from '../../src/store/index.js';
 import type { RunStore } from '../../src/store/port.js';
-import { generateDemoWarehouse } from '../../src/warehouse/demo/index.js';
+import { generateDemoWarehouse } from '../../src/demo/index.js';
 import { REDIS_SKIP_REASON, redisServerMissing, startRedisServer } from '../integration/fleet/redis-server.js';
 import {
   ProcessGroup,

@@ -17,7 +17,7 @@ import path from 'node:path';
 import { DuckDBInstance } from '@duckdb/node-api';
 import { renderTable } from '../../src/cli/context.js';
 import { discoverSchema } from '../../src/schema/discovery.js';
-import { generateDemoWarehouse } from '../../src/warehouse/demo/index.js';
+import { generateDemoWarehouse } from '../../src/demo/index.js';
 import { openWarehouse, type Warehouse } from '../../src/warehouse/index.js';
 import { round, writeBenchResult, type Bench } from './bench.js';
 

@@ -15,7 +15,7 @@ import { composeRuntime } from '../../src/composition.js';
 import { loadConfig } from '../../src/config/index.js';
 import { scoreRun } from '../../src/eval/score.js';
 import { silentLogger } from '../../src/logging/index.js';
-import { generateDemoWarehouse, readDemoTruths } from '../../src/warehouse/demo/index.js';
+import { generateDemoWarehouse, readDemoTruths } from '../../src/demo/index.js';
 import { type Bench, round, writeBenchResult } from './bench.js';
 
 const KINDS = ['ecommerce', 'gaming', 'social'] as const;

@@ -9,7 +9,7 @@ import { join } from 'node:path';
 import Table from 'cli-table3';
 import { estimateTokens } from '../../src/llm/tokens.js';
 import { renderCatalog } from '../../src/schema/catalog.js';
-import { generateDemoWarehouse } from '../../src/warehouse/demo/index.js';
+import { generateDemoWarehouse } from '../../src/demo/index.js';
 import { buildCalibrationCorpus } from '../unit/llm/tokens-corpus.js';
 import { table } from '../unit/schema/fixtures.js';
 import { type Bench, medianTime, round, writeBenchResult } from './bench.js';

@@ -14,7 +14,7 @@ import { COMPACT_ASST_KEEP, COMPACT_HISTORY_MAX_CHARS, COMPACT_KEEP_TAIL, COMPAC
 import { digestOneLiner } from '../../src/compaction/render.js';
 import { renderAssistantTurn, renderResultTurn } from '../../src/discovery/parsing/turn-format.js';
 import { runDiscoveryLocally } from '../../src/fleet/local/runner.js';
-import { generateDemoWarehouse } from '../../src/warehouse/demo/index.js';
+import { generateDemoWarehouse } from '../../src/demo/index.js';
 import { createHarness, type Harness } from '../support/engine-harness.js';
 
 /**

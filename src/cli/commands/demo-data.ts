@@ -1,9 +1,9 @@
 /** `assay demo-data`: generate a deterministic demo DuckDB warehouse with planted patterns and its truths file. */
 import type { Command } from 'commander';
 import { ValidationError } from '../../errors/index.js';
-import { DEMO_KINDS, parseDemoKind } from '../../warehouse/demo/demo-kind.js';
-import { DEFAULT_DEMO_SCALE, DEFAULT_DEMO_SEED } from '../../warehouse/demo/demo-size.js';
-import type { DemoWarehouseSummary } from '../../warehouse/demo/index.js';
+import { DEMO_KINDS, parseDemoKind } from '../../demo/demo-kind.js';
+import { DEFAULT_DEMO_SCALE, DEFAULT_DEMO_SEED } from '../../demo/demo-size.js';
+import type { DemoWarehouseSummary } from '../../demo/index.js';
 import { printJson, renderTable } from '../output.js';
 
 interface DemoDataCommandOptions {
@@ -76,7 +76,7 @@ export function register(program: Command): void {
         scale: parseNumberOption('scale', options.scale, false),
         overwrite: options.force === true,
       };
-      const { generateDemoWarehouse } = await import('../../warehouse/demo/index.js');
+      const { generateDemoWarehouse } = await import('../../demo/index.js');
       const summary = await generateDemoWarehouse(request);
       if (options.json === true) printJson(summary);
       else process.stdout.write(formatDemoSummary(summary));

@@ -12,7 +12,7 @@ export function register(program: Command): void {
     .option('--quiet', 'no progress output')
     .action(async (options: { out: string; maxSteps: number; quiet?: boolean }, command: Command) => {
       const [{ generateDemoWarehouse }, { cliConfig, cliLogger }, { runDiscovery }, { printRunSummary }] = await Promise.all([
-        import('../../warehouse/demo/index.js'),
+        import('../../demo/index.js'),
         import('../context.js'),
         import('../discovery-session.js'),
         import('../run-summary.js'),

@@ -24,7 +24,7 @@ async function evalDemo(kind: EvalKind, options: EvalOptions, command: Command):
     await Promise.all([
       import('../../eval/score.js'),
       import('../../composition.js'),
-      import('../../warehouse/demo/index.js'),
+      import('../../demo/index.js'),
       import('../context.js'),
       import('../discovery-session.js'),
     ]);

@@ -6,7 +6,7 @@
 import { existsSync, mkdirSync, rmSync } from 'node:fs';
 import { dirname } from 'node:path';
 import { WarehouseError } from '../../errors/index.js';
-import { numericCell, queryRows, withNewDuckDbFile } from '../../warehouse/demo/duckdb-file.js';
+import { numericCell, queryRows, withNewDuckDbFile } from '../../demo/duckdb-file.js';
 import { quoteIdentifier } from '../../warehouse/tenant-filter.js';
 import type { FlagTable } from './flag.js';
 

@@ -11,7 +11,7 @@ import { createApiKey } from '../../../src/api/auth/keys.js';
 import { serveApi, type ServedApi } from '../../../src/cli/commands/api.js';
 import { loadConfig } from '../../../src/config/index.js';
 import { silentLogger } from '../../../src/logging/index.js';
-import { generateDemoWarehouse } from '../../../src/warehouse/demo/index.js';
+import { generateDemoWarehouse } from '../../../src/demo/index.js';
 import { parseSseFrames, readAll } from '../../unit/api/sse.js';
 
 /** Enough exploration for the offline analyst to find the planted patterns, small enough to stay fast. */

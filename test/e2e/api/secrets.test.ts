@@ -17,7 +17,7 @@ import { lookupModel } from '../../../src/llm/catalog.js';
 import { createOfflineAnalyst } from '../../../src/llm/offline-analyst/index.js';
 import { startLlmSimulator, type LlmSimulator } from '../../../src/llm/simulator/index.js';
 import { createLogger } from '../../../src/logging/index.js';
-import { generateDemoWarehouse } from '../../../src/warehouse/demo/index.js';
+import { generateDemoWarehouse } from '../../../src/demo/index.js';
 import { startTestPostgres } from '../../support/postgres.js';
 
 const LLM_KEY = 'sk-PLANTED-llm-key-7f3a9c';

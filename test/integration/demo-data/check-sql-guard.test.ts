@@ -1,7 +1,7 @@
 import { describe, expect, it } from 'vitest';
 import { assertSafeSql } from '../../../src/warehouse/index.js';
-import { demoDatasetFor } from '../../../src/warehouse/demo/datasets/index.js';
-import { DEMO_KINDS } from '../../../src/warehouse/demo/index.js';
+import { demoDatasetFor } from '../../../src/demo/datasets/index.js';
+import { DEMO_KINDS } from '../../../src/demo/index.js';
 
 describe("when an eval runs the planted patterns' checks through the agent's guarded SQL path", () => {
   for (const kind of DEMO_KINDS) {

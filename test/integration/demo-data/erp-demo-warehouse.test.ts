@@ -8,7 +8,7 @@ import {
   readDemoTruths,
   verifyDemoTruths,
   type DemoWarehouseSummary,
-} from '../../../src/warehouse/demo/index.js';
+} from '../../../src/demo/index.js';
 
 /** The ERP demo builds 1,500 tables; on a loaded 2-core machine one generation can take ~15 s. */
 const ERP_TIMEOUT_MS = 90_000;

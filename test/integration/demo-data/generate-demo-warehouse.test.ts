@@ -10,7 +10,7 @@ import {
   verifyDemoTruths,
   type DemoKind,
   type DemoWarehouseSummary,
-} from '../../../src/warehouse/demo/index.js';
+} from '../../../src/demo/index.js';
 
 let workDir: string;
 

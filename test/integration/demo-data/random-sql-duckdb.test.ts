@@ -1,6 +1,6 @@
 import { DuckDBInstance, type DuckDBConnection } from '@duckdb/node-api';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { randomMacrosSql, weightedPickSql } from '../../../src/warehouse/demo/random-sql.js';
+import { randomMacrosSql, weightedPickSql } from '../../../src/demo/random-sql.js';
 
 let instance: DuckDBInstance;
 let connection: DuckDBConnection;

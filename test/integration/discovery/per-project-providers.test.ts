@@ -17,7 +17,7 @@ import { loadConfig } from '../../../src/config/index.js';
 import type { Run } from '../../../src/domain/index.js';
 import { startLocalRunLauncher, type LocalRunLauncher } from '../../../src/fleet/local/launcher.js';
 import { silentLogger } from '../../../src/logging/index.js';
-import { generateDemoWarehouse } from '../../../src/warehouse/demo/index.js';
+import { generateDemoWarehouse } from '../../../src/demo/index.js';
 import { openWarehouse } from '../../../src/warehouse/index.js';
 import { copyDemo } from '../../support/postgres-demo.js';
 import { startTestPostgres } from '../../support/postgres.js';

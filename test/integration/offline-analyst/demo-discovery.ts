@@ -12,7 +12,7 @@ import { loadConfig } from '../../../src/config/index.js';
 import type { DiscoveryResult, ExplorationStep, Run } from '../../../src/domain/index.js';
 import { scoreRun, type EvalScore } from '../../../src/eval/score.js';
 import { silentLogger } from '../../../src/logging/index.js';
-import { generateDemoWarehouse, readDemoTruths } from '../../../src/warehouse/demo/index.js';
+import { generateDemoWarehouse, readDemoTruths } from '../../../src/demo/index.js';
 
 export type DemoKind = 'ecommerce' | 'gaming' | 'social';
 

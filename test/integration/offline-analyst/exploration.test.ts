@@ -7,7 +7,7 @@ import { extractCount } from '../../../src/discovery/phases/verify-insight.js';
 import { parseInsights } from '../../../src/discovery/parsing/output-parser.js';
 import { createOfflineAnalyst } from '../../../src/llm/offline-analyst/index.js';
 import { discoverSchema } from '../../../src/schema/discovery.js';
-import { generateDemoWarehouse } from '../../../src/warehouse/demo/index.js';
+import { generateDemoWarehouse } from '../../../src/demo/index.js';
 import { openWarehouse } from '../../../src/warehouse/index.js';
 import type { Warehouse } from '../../../src/warehouse/port.js';
 import {

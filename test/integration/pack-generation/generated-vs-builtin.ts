@@ -14,7 +14,7 @@ import { loadConfig } from '../../../src/config/index.js';
 import { generatePack, type GeneratedPack } from '../../../src/discovery/packs/generation/index.js';
 import { scoreRun, type EvalScore } from '../../../src/eval/score.js';
 import { silentLogger } from '../../../src/logging/index.js';
-import { generateDemoWarehouse, readDemoTruths, truthsPathFor } from '../../../src/warehouse/demo/index.js';
+import { generateDemoWarehouse, readDemoTruths, truthsPathFor } from '../../../src/demo/index.js';
 import { openWarehouse } from '../../../src/warehouse/index.js';
 
 export type DemoKind = 'ecommerce' | 'gaming' | 'social';

@@ -11,7 +11,7 @@ import { afterAll, beforeAll, describe, expect, it, vi } from 'vitest';
 import { generatePack } from '../../../src/discovery/packs/generation/index.js';
 import { loadPack } from '../../../src/discovery/packs/pack-loader.js';
 import { discoverSchema } from '../../../src/schema/index.js';
-import { generateDemoWarehouse } from '../../../src/warehouse/demo/index.js';
+import { generateDemoWarehouse } from '../../../src/demo/index.js';
 import { openWarehouse } from '../../../src/warehouse/index.js';
 import type { TableSchema } from '../../../src/warehouse/port.js';
 import { runCli } from '../../support/run-cli.js';

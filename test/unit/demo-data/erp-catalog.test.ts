@@ -1,11 +1,5 @@
 import { describe, expect, it } from 'vitest';
-import {
-  ERP_TABLE_COUNT,
-  erpEntities,
-  erpFillerTables,
-  erpSchemas,
-  stableUnitHash,
-} from '../../../src/warehouse/demo/datasets/erp-catalog.js';
+import { ERP_TABLE_COUNT, erpEntities, erpFillerTables, erpSchemas, stableUnitHash } from '../../../src/demo/datasets/erp-catalog.js';
 
 describe('when the ERP catalogue is cut to the filler count', () => {
   const excluded = new Set(['sales.order_lines', 'finance.gl_entries', 'inventory.items']);

@@ -1,8 +1,8 @@
 import { describe, expect, it } from 'vitest';
 import { ValidationError } from '../../../src/errors/index.js';
-import { DEMO_KINDS, describeExpectation, meetsExpectation, parseDemoKind } from '../../../src/warehouse/demo/index.js';
-import { demoDatasetFor } from '../../../src/warehouse/demo/datasets/index.js';
-import { plantedPatternSchema } from '../../../src/warehouse/demo/planted-pattern.js';
+import { DEMO_KINDS, describeExpectation, meetsExpectation, parseDemoKind } from '../../../src/demo/index.js';
+import { demoDatasetFor } from '../../../src/demo/datasets/index.js';
+import { plantedPatternSchema } from '../../../src/demo/planted-pattern.js';
 
 describe('when a check value is compared with its expectation', () => {
   it('applies >, < and an inclusive between', () => {

@@ -1,5 +1,5 @@
 import { describe, expect, it } from 'vitest';
-import { randomMacrosSql, sqlList, sqlLiteral, uniformPickSql, weightedPickSql } from '../../../src/warehouse/demo/random-sql.js';
+import { randomMacrosSql, sqlList, sqlLiteral, uniformPickSql, weightedPickSql } from '../../../src/demo/random-sql.js';
 
 describe('when a JS value becomes a SQL literal', () => {
   it('quotes strings and doubles embedded quotes', () => {

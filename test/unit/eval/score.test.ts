@@ -1,7 +1,7 @@
 import { describe, expect, it } from 'vitest';
 import { containsKeyword, matchPattern, scoreRun } from '../../../src/eval/score.js';
 import { discoveryResultSchema, insightSchema, type ExplorationStep } from '../../../src/domain/index.js';
-import type { PlantedPattern } from '../../../src/warehouse/demo/index.js';
+import type { PlantedPattern } from '../../../src/demo/index.js';
 
 const pattern: PlantedPattern = {
   id: 'mobile-abandon',

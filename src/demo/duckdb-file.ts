@@ -1,6 +1,6 @@
 /** Opening a DuckDB file for the demo generator and its checks, with DuckDB failures as WarehouseError. */
 import { DuckDBInstance, type DuckDBConnection } from '@duckdb/node-api';
-import { WarehouseError } from '../../errors/index.js';
+import { WarehouseError } from '../errors/index.js';
 
 export type DuckDbRow = Record<string, unknown>;
 

@@ -1,5 +1,5 @@
 /** The kinds of demo warehouse `assay demo-data` can generate, and parsing of user input into one. */
-import { ValidationError } from '../../errors/index.js';
+import { ValidationError } from '../errors/index.js';
 
 export const DEMO_KINDS = ['ecommerce', 'gaming', 'social', 'erp'] as const;
 export type DemoKind = (typeof DEMO_KINDS)[number];

@@ -3,7 +3,7 @@
  * holds, and per-table checksums. Opens the DuckDB file read-only; used by evals and tests.
  */
 import { readFile } from 'node:fs/promises';
-import { NotFoundError, ValidationError } from '../../errors/index.js';
+import { NotFoundError, ValidationError } from '../errors/index.js';
 import { withDuckDbFile } from './duckdb-file.js';
 import { runPatternChecks, type PatternCheckResult } from './pattern-checks.js';
 import { demoTruthsSchema, type DemoTruths } from './planted-pattern.js';

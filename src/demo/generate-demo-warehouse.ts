@@ -9,7 +9,7 @@
 import { existsSync } from 'node:fs';
 import { rename, rm, writeFile } from 'node:fs/promises';
 import { resolve } from 'node:path';
-import { AssayError, ConflictError, ValidationError } from '../../errors/index.js';
+import { AssayError, ConflictError, ValidationError } from '../errors/index.js';
 import { demoDatasetFor } from './datasets/index.js';
 import { parseDemoKind, type DemoKind } from './demo-kind.js';
 import { runSql, withNewDuckDbFile } from './duckdb-file.js';
