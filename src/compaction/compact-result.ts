@@ -10,7 +10,10 @@
  *   values of several kinds, make the column `mixed` (count-only statistics).
  * - Nulls: null, missing keys, NaN and ±Infinity all count toward null_count and never enter statistics.
  * - Distinct: exact up to EXACT_DISTINCT_CAP values per column, then a HyperLogLog estimate (≈0.8 % standard
- *   error) with `distinct_approx: true`.
+ *   error) with `distinct_approx: true`. Numbers are counted exactly while all of them are kept for the
+ *   quantiles (up to QUANTILE_EXACT_CAP). Timestamps count by instant (`…10:00+02:00` and `…08:00Z` are
+ *   one value). Past 2,048 distinct strings a string is remembered by a 53-bit fingerprint (a collision,
+ *   which would undercount by one, has odds of about one in 10^8 at 10,000 strings).
  * - Quantiles: exact, linear interpolation (Hyndman & Fan type 7) up to QUANTILE_EXACT_CAP values per column,
  *   then from a fixed-seed reservoir sample (rank error ≈ ±1.1 % at three sigma) with `quantiles_approx: true`.
  *   Min and max are always exact. All five are rounded together to 6 significant digits unless all are
@@ -23,14 +26,21 @@
  *   result order; `column_count` and `omitted_columns` say what was left out) and shown rows carry at most
  *   ROW_MAX_COLUMNS of those columns.
  * Pure: no clock, no locale, no randomness beyond a fixed seed; key order is fixed, so the same input
- * serialises to the same bytes. One pass over the rows, O(rows × columns) time, memory bounded per column.
+ * serialises to the same bytes. O(rows × columns) time, memory bounded per column.
+ *
+ * Speed (`npm run bench -- compaction`): the digest should cost no more than JSON.stringify of the same
+ * rows. One pass over the rows; each column keeps typed state (a Float64Array of numbers, hash tables
+ * over typed arrays, counters) and reads its cells in a loop specialised to its declared kind (see
+ * `RowFeed`), so nothing is allocated per cell. The one exception to "one pass": a wide result held in
+ * an array (more than DIGEST_MAX_COLUMNS columns) first counts nulls, to summarise only the columns it
+ * will show; a streamed one accumulates every column and chooses at the end, with the same result.
  */
 import type { Cell, ColumnKind, ColumnSummary, CompactResult, Row, ValueCount } from '../domain/index.js';
 import { clipText } from './clip.js';
-import { DistinctCounter, type DistinctValue } from './distinct-counter.js';
+import { DistinctCounter } from './distinct-counter.js';
 import { kindOfEngineType } from './engine-type.js';
 import { parseIsoTimestamp } from './iso-timestamp.js';
-import { QuantileSample } from './quantile-sample.js';
+import { QUANTILE_EXACT_CAP, QuantileSample, countDistinct } from './quantile-sample.js';
 import { stableNumbers } from './stable-number.js';
 
 /** Results this small are inlined whole: a digest would not be shorter and the rows say more. */
@@ -58,33 +68,61 @@ export interface ResultColumn {
 
 /** Build the digest of one query result. `rows` may be any iterable, so huge results can be streamed. */
 export function compactResult(columns: readonly ResultColumn[], rows: Iterable<Row>): CompactResult {
-  const accumulators = uniqueColumns(columns).map((column) => new ColumnAccumulator(column.name, kindOfEngineType(column.type)));
-  const firstRows: Row[] = [];
-  const lastRows = new RowRing(HEAD_TAIL_ROW_COUNT);
-  let rowCount = 0;
-  for (const row of rows) {
-    for (const accumulator of accumulators) accumulator.add(row[accumulator.name]);
-    if (rowCount < COMPACT_INLINE_THRESHOLD) firstRows.push(row);
-    lastRows.push(row);
-    rowCount += 1;
+  const rowArray = Array.isArray(rows) ? (rows as readonly Row[]) : undefined;
+  const unique = uniqueColumns(columns).map((column) => ({ name: column.name, kind: kindOfEngineType(column.type) }));
+  let summarised: ColumnAccumulator[];
+  let omitted: string[] = [];
+  let rowCount: number;
+  let firstRows: Row[];
+  let lastRows: Row[];
+  if (rowArray !== undefined) {
+    rowCount = rowArray.length;
+    let chosen = unique;
+    if (unique.length > DIGEST_MAX_COLUMNS) {
+      // A wide result held in memory: count nulls first (cheap), then gather statistics only for the
+      // columns that will be summarised, instead of for all of them and discarding most.
+      const nulls = unique.map((column) => countNulls(rowArray, column.name, column.kind));
+      const kept = new Set(densestPositions(nulls));
+      chosen = unique.filter((_, position) => kept.has(position));
+      omitted = unique.filter((_, position) => !kept.has(position)).map((column) => column.name);
+    }
+    summarised = chosen.map((column) => createAccumulator(column.name, column.kind, rowCount));
+    const feed = new RowFeed(summarised, chosen.length === unique.length);
+    for (let index = 0; index < rowCount; index += 1) feed.add(rowArray[index] as Row);
+    feed.flush();
+    firstRows = rowArray.slice(0, COMPACT_INLINE_THRESHOLD);
+    lastRows = rowArray.slice(Math.max(0, rowCount - HEAD_TAIL_ROW_COUNT));
+  } else {
+    // A stream is read once: every column is accumulated, and the densest are chosen at the end.
+    const accumulators = unique.map((column) => createAccumulator(column.name, column.kind, undefined));
+    const feed = new RowFeed(accumulators, true);
+    const ring = new RowRing(HEAD_TAIL_ROW_COUNT);
+    firstRows = [];
+    rowCount = 0;
+    for (const row of rows) {
+      feed.add(row);
+      if (rowCount < COMPACT_INLINE_THRESHOLD) firstRows.push(row);
+      ring.push(row);
+      rowCount += 1;
+    }
+    feed.flush();
+    lastRows = ring.toArray();
+    const kept = new Set(densestPositions(accumulators.map((accumulator) => accumulator.nullCount)));
+    summarised = accumulators.filter((_, position) => kept.has(position));
+    omitted = accumulators.filter((_, position) => !kept.has(position)).map((accumulator) => accumulator.name);
   }
 
-  const summarised = selectSummarisedColumns(accumulators);
   const shownNames = summarised.slice(0, ROW_MAX_COLUMNS).map((accumulator) => accumulator.name);
   const digest: CompactResult = {
     row_count: rowCount,
     columns: summarised.map((accumulator) => accumulator.summary(rowCount)),
     head_rows: rowCount <= COMPACT_INLINE_THRESHOLD ? [] : firstRows.slice(0, HEAD_TAIL_ROW_COUNT).map((row) => shownRow(row, shownNames)),
   };
-  if (rowCount > COMPACT_INLINE_THRESHOLD) digest.tail_rows = lastRows.toArray().map((row) => shownRow(row, shownNames));
+  if (rowCount > COMPACT_INLINE_THRESHOLD) digest.tail_rows = lastRows.map((row) => shownRow(row, shownNames));
   else digest.all_rows = firstRows.map((row) => shownRow(row, shownNames));
-  if (summarised.length < accumulators.length) {
-    const kept = new Set(summarised);
-    digest.column_count = accumulators.length;
-    digest.omitted_columns = accumulators
-      .filter((accumulator) => !kept.has(accumulator))
-      .slice(0, OMITTED_COLUMN_NAMES_MAX)
-      .map((accumulator) => clipText(accumulator.name, CELL_MAX_CHARS));
+  if (omitted.length > 0) {
+    digest.column_count = unique.length;
+    digest.omitted_columns = omitted.slice(0, OMITTED_COLUMN_NAMES_MAX).map((name) => clipText(name, CELL_MAX_CHARS));
   }
   return digest;
 }
@@ -105,17 +143,44 @@ function uniqueColumns(columns: readonly ResultColumn[]): ResultColumn[] {
   });
 }
 
-/** The least-null columns (ties: result order), kept in result order so the digest reads like the query. */
-function selectSummarisedColumns(accumulators: ColumnAccumulator[]): ColumnAccumulator[] {
-  if (accumulators.length <= DIGEST_MAX_COLUMNS) return accumulators;
-  const densest = new Set(
-    accumulators
-      .map((accumulator, position) => ({ accumulator, position }))
-      .sort((left, right) => left.accumulator.nullCount - right.accumulator.nullCount || left.position - right.position)
-      .slice(0, DIGEST_MAX_COLUMNS)
-      .map((entry) => entry.accumulator),
-  );
-  return accumulators.filter((accumulator) => densest.has(accumulator));
+/**
+ * Positions of the DIGEST_MAX_COLUMNS least-null columns (ties: result order), in result order so the
+ * digest reads like the query; every position when there are no more than that.
+ */
+function densestPositions(nullCounts: readonly number[]): number[] {
+  const positions = nullCounts.map((_, position) => position);
+  if (positions.length <= DIGEST_MAX_COLUMNS) return positions;
+  return positions
+    .sort((left, right) => (nullCounts[left] as number) - (nullCounts[right] as number) || left - right)
+    .slice(0, DIGEST_MAX_COLUMNS)
+    .sort((left, right) => left - right);
+}
+
+/** Nulls of one column, counted exactly as its accumulator would count them (see `isNullCell`). */
+function countNulls(rows: readonly Row[], name: string, declaredKind: ColumnKind | undefined): number {
+  let nulls = 0;
+  for (let index = 0; index < rows.length; index += 1) if (isNullCell((rows[index] as Row)[name], declaredKind)) nulls += 1;
+  return nulls;
+}
+
+/** Null, missing, NaN, ±Infinity, and in a declared number column the text of a non-finite number. */
+function isNullCell(cell: unknown, declaredKind: ColumnKind | undefined): boolean {
+  if (cell === null || cell === undefined) return true;
+  switch (typeof cell) {
+    case 'number':
+      return cell - cell !== 0;
+    case 'bigint': {
+      const value = Number(cell);
+      return value - value !== 0;
+    }
+    case 'string': {
+      if (declaredKind !== 'number') return false;
+      const value = parseDecimal(cell);
+      return value - value !== 0 && NON_FINITE_LITERALS.has(cell.trim());
+    }
+    default:
+      return false;
+  }
 }
 
 function shownRow(row: Row, names: readonly string[]): Row {
@@ -139,6 +204,96 @@ function textOfValue(value: unknown): string {
     return JSON.stringify(value) ?? String(value);
   } catch {
     return String(value);
+  }
+}
+
+/** Rows whose cells are gathered per column before each column takes them in one call. */
+const CHUNK_ROWS = 256;
+/**
+ * Above this many columns a row is read column by column by name instead of by walking its keys: V8
+ * keeps objects with more than 128 properties as hash tables, where `for…in` has no fast path.
+ */
+const KEY_WALK_MAX_COLUMNS = 128;
+
+/**
+ * Hands the cells of each row to their columns, a chunk of rows at a time. Each cell goes into its
+ * column's buffer; every CHUNK_ROWS rows each column takes its buffer in one `addCells` call, a loop
+ * specialised to the column's kind that sees one kind of cell, instead of one generic call per cell
+ * that sees numbers, strings, booleans and nulls by turns.
+ *
+ * Rows of up to KEY_WALK_MAX_COLUMNS columns, all of them wanted, are read by walking their own keys with `for…in`, which V8
+ * serves from the shape's enumeration cache, instead of one lookup by name per column (a megamorphic
+ * keyed load that costs more than the statistics of a number cell). When the keys are exactly the
+ * columns in order, as they are for rows built by a driver or by JSON.parse, matching a key is one
+ * pointer comparison; any other row takes the slow path. Either way a column the row lacks reads as
+ * `undefined` (null) and keys that are no column are ignored.
+ */
+class RowFeed {
+  private readonly names: string[];
+  private readonly positions: Map<string, number>;
+  private readonly buffers: unknown[][];
+  private readonly walkKeys: boolean;
+  /** Wide rows only: the chunk's rows, read column by column at `flush`. */
+  private readonly chunk: Row[] = [];
+  private rows = 0;
+
+  /** `everyColumn`: the accumulators are all the result's columns (else some are skipped, and keys are no guide). */
+  constructor(
+    private readonly accumulators: readonly ColumnAccumulator[],
+    everyColumn: boolean,
+  ) {
+    this.names = accumulators.map((accumulator) => accumulator.name);
+    this.positions = new Map(this.names.map((name, position) => [name, position]));
+    this.buffers = accumulators.map(() => new Array<unknown>(CHUNK_ROWS).fill(null));
+    this.walkKeys = everyColumn && accumulators.length <= KEY_WALK_MAX_COLUMNS;
+  }
+
+  add(row: Row): void {
+    const at = this.rows;
+    if (this.walkKeys) this.addByKeys(row, at);
+    else this.chunk[at] = row;
+    this.rows = at + 1;
+    if (this.rows === CHUNK_ROWS) this.flush();
+  }
+
+  /** Hand every buffered cell over; call after the last row. */
+  flush(): void {
+    const count = this.rows;
+    if (count === 0) return;
+    for (let column = 0; column < this.accumulators.length; column += 1) {
+      const buffer = this.buffers[column] as unknown[];
+      if (!this.walkKeys) {
+        const name = this.names[column] as string;
+        for (let index = 0; index < count; index += 1) buffer[index] = (this.chunk[index] as Row)[name];
+      }
+      (this.accumulators[column] as ColumnAccumulator).addCells(buffer, count);
+    }
+    this.rows = 0;
+  }
+
+  private addByKeys(row: Row, at: number): void {
+    const names = this.names;
+    const buffers = this.buffers;
+    const width = names.length;
+    let position = 0;
+    for (const key in row) {
+      if (position === width || key !== names[position]) {
+        position = -1;
+        break;
+      }
+      (buffers[position] as unknown[])[at] = row[key];
+      position += 1;
+    }
+    if (position !== width) this.addByName(row, at);
+  }
+
+  /** A row whose keys are not exactly the columns in order. */
+  private addByName(row: Row, at: number): void {
+    for (const buffer of this.buffers) buffer[at] = undefined;
+    for (const key in row) {
+      const column = this.positions.get(key);
+      if (column !== undefined) (this.buffers[column] as unknown[])[at] = row[key];
+    }
   }
 }
 
@@ -177,94 +332,176 @@ const KIND_BY_SEEN: ReadonlyMap<number, ColumnKind> = new Map([
   [SEEN_TIMESTAMP, 'timestamp'],
 ]);
 
+/** Local copy for the hot loop (an imported binding may be a getter call under some module loaders). */
+const NUMBERS_KEPT = QUANTILE_EXACT_CAP;
+
 const NON_FINITE_LITERALS = new Set(['NaN', 'Infinity', '+Infinity', '-Infinity', 'inf', '-inf', 'nan']);
 
-/** Streaming statistics of one column; everything it keeps is bounded, whatever the row count. */
+/**
+ * Streaming statistics of one column; everything it keeps is bounded, whatever the row count. The state
+ * is plain numbers and typed arrays: a number cell is a store into the quantile buffer and two
+ * comparisons, a string cell one map lookup, a boolean one increment; nothing is allocated per cell.
+ * This class reads any cell (`add`), for columns whose kind is inferred from the values; the subclasses
+ * below read the cells of a declared kind in a tighter loop and hand anything unexpected to `add`.
+ */
 class ColumnAccumulator {
   nullCount = 0;
-  private seen = 0;
-  private readonly distinct = new DistinctCounter();
-  private readonly numbers = new QuantileSample();
+  protected seen = 0;
+  private trueCount = 0;
+  private falseCount = 0;
+  protected readonly distinct: DistinctCounter;
+  private numbers: QuantileSample | undefined;
+  /** Timestamps as instants, while there are at most NUMBERS_KEPT of them. */
+  private instants: Float64Array | undefined;
+  private instantCount = 0;
+  private instantsInOrder = true;
+  private lastInstant = Number.NEGATIVE_INFINITY;
   private minNumber = Number.POSITIVE_INFINITY;
   private maxNumber = Number.NEGATIVE_INFINITY;
-  private minTime: { epochMs: number; text: string } | undefined;
-  private maxTime: { epochMs: number; text: string } | undefined;
+  private minTimeMs = Number.POSITIVE_INFINITY;
+  private minTimeText = '';
+  private maxTimeMs = Number.NEGATIVE_INFINITY;
+  private maxTimeText = '';
+  private readonly acceptsNumbers: boolean;
+  private readonly acceptsBooleans: boolean;
+  private readonly readsTimestamps: boolean;
 
   constructor(
     readonly name: string,
     private readonly declaredKind: ColumnKind | undefined,
-  ) {}
+    /** The row count when known up front, so the quantile buffer is allocated once. */
+    private readonly expectedRows: number | undefined,
+  ) {
+    // Numbers are counted by the quantile buffer until it overflows (QUANTILE_EXACT_CAP), so only the rest is expected here.
+    this.distinct = new DistinctCounter(
+      TOP_VALUE_CARDINALITY,
+      declaredKind === 'number' ? Math.max(0, (expectedRows ?? 0) - QUANTILE_EXACT_CAP) : (expectedRows ?? 0),
+    );
+    this.acceptsNumbers = declaredKind === undefined || declaredKind === 'number';
+    this.acceptsBooleans = declaredKind === undefined || declaredKind === 'boolean';
+    this.readsTimestamps = declaredKind === undefined || declaredKind === 'timestamp';
+  }
+
+  /** Take the first `count` cells of `cells`, one per row, in row order (`undefined`: the row lacks the column). */
+  addCells(cells: readonly unknown[], count: number): void {
+    for (let index = 0; index < count; index += 1) this.add(cells[index]);
+  }
 
   add(cell: unknown): void {
-    if (cell === null || cell === undefined) {
-      this.nullCount += 1;
-      return;
-    }
     switch (typeof cell) {
       case 'number':
-        if (!Number.isFinite(cell)) this.nullCount += 1;
-        else if (this.declaredKind === undefined || this.declaredKind === 'number') this.addNumber(cell);
-        else this.addContradiction(cell);
+        if (cell - cell !== 0)
+          this.nullCount += 1; // NaN and ±Infinity
+        else if (this.acceptsNumbers) this.addNumber(cell);
+        else this.addContradictingNumber(cell);
         return;
       case 'string':
-        this.addString(cell);
+        if (this.declaredKind === 'number') this.addNumericText(cell);
+        else this.addString(cell);
         return;
       case 'boolean':
-        if (this.declaredKind === undefined || this.declaredKind === 'boolean') {
-          this.seen |= SEEN_BOOLEAN;
-          this.distinct.add(cell);
-        } else this.addContradiction(cell);
+        this.addBoolean(cell);
+        return;
+      case 'undefined':
+        this.nullCount += 1;
         return;
       case 'bigint':
         // Beyond 2^53 the statistics lose precision, which is fine for a digest.
         this.add(Number(cell));
         return;
       default:
-        this.addContradiction(textOfValue(cell));
+        if (cell === null) this.nullCount += 1;
+        else this.addContradictingText(textOfValue(cell));
     }
   }
 
-  private addString(text: string): void {
-    if (this.declaredKind === 'number') {
-      // Engines hand big integers and decimals over as strings to keep them exact in JSON.
-      const trimmed = text.trim();
-      const value = trimmed === '' ? Number.NaN : Number(trimmed);
-      if (Number.isFinite(value)) this.addNumber(value);
-      else if (NON_FINITE_LITERALS.has(trimmed)) this.nullCount += 1;
-      else this.addContradiction(text);
-      return;
-    }
-    // A string seen before was classified then; only new strings need the timestamp check.
-    if (!this.distinct.add(text)) return;
-    if (this.declaredKind === 'string') {
-      this.seen |= SEEN_STRING;
-      return;
-    }
-    const epochMs = this.declaredKind === undefined || this.declaredKind === 'timestamp' ? parseIsoTimestamp(text) : undefined;
-    if (epochMs !== undefined) this.addTimestamp(text, epochMs);
-    else if (this.declaredKind === undefined) this.seen |= SEEN_STRING;
-    else this.seen |= SEEN_CONTRADICTION;
+  protected addBoolean(value: boolean): void {
+    if (value) this.trueCount += 1;
+    else this.falseCount += 1;
+    this.seen |= this.acceptsBooleans ? SEEN_BOOLEAN : SEEN_CONTRADICTION;
   }
 
-  private addNumber(value: number): void {
+  protected addNumber(value: number): void {
     this.seen |= SEEN_NUMBER;
-    this.distinct.add(value);
-    this.numbers.add(value);
     if (value < this.minNumber) this.minNumber = value;
     if (value > this.maxNumber) this.maxNumber = value;
+    let numbers = this.numbers;
+    if (numbers === undefined) {
+      numbers = new QuantileSample(this.expectedRows);
+      this.numbers = numbers;
+    }
+    const count = numbers.count;
+    if (count >= NUMBERS_KEPT) {
+      // The buffer stops holding every value: from here on distinct numbers are counted as they come.
+      if (count === NUMBERS_KEPT) for (const kept of numbers.keptValues()) this.distinct.addNumber(kept);
+      this.distinct.addNumber(value);
+    }
+    numbers.add(value);
   }
 
-  /** Called once per distinct text while counting is exact (the caller already counted it). */
-  private addTimestamp(text: string, epochMs: number): void {
+  /** Engines hand big integers and decimals over as strings to keep them exact in JSON. */
+  protected addNumericText(text: string): void {
+    const value = parseDecimal(text);
+    if (value - value === 0) this.addNumber(value);
+    else if (NON_FINITE_LITERALS.has(text.trim())) this.nullCount += 1;
+    else this.addContradictingText(text);
+  }
+
+  protected addString(text: string): void {
+    if (this.readsTimestamps) {
+      // Every cell is checked (a cheap shape test rejects most non-dates): a timestamp counts by its instant.
+      const epochMs = parseIsoTimestamp(text);
+      if (epochMs !== undefined) this.addTimestamp(text, epochMs);
+      else if (this.declaredKind === undefined) {
+        this.seen |= SEEN_STRING;
+        this.distinct.addString(text);
+      } else this.addContradictingText(text);
+      return;
+    }
+    this.seen |= this.declaredKind === 'string' ? SEEN_STRING : SEEN_CONTRADICTION;
+    this.distinct.addString(text);
+  }
+
+  protected addTimestamp(text: string, epochMs: number): void {
     this.seen |= SEEN_TIMESTAMP;
+    // Like numbers, instants are kept (up to NUMBERS_KEPT) and counted at the end; in order, as results
+    // ordered by time are, counting is one comparison per value.
+    const count = this.instantCount;
+    if (count < NUMBERS_KEPT) {
+      let instants = this.instants;
+      if (instants === undefined || count === instants.length) {
+        const larger = new Float64Array(Math.min(NUMBERS_KEPT, Math.max(this.expectedRows ?? 0, 256, count * 2)));
+        if (instants !== undefined) larger.set(instants);
+        instants = larger;
+        this.instants = larger;
+      }
+      instants[count] = epochMs;
+      if (epochMs < this.lastInstant) this.instantsInOrder = false;
+      this.lastInstant = epochMs;
+    } else {
+      if (count === NUMBERS_KEPT) for (const kept of this.instants as Float64Array) this.distinct.addInstant(kept);
+      this.distinct.addInstant(epochMs);
+    }
+    this.instantCount = count + 1;
     // Strict comparisons keep the first-seen text among equal instants: deterministic for a given row order.
-    if (this.minTime === undefined || epochMs < this.minTime.epochMs) this.minTime = { epochMs, text };
-    if (this.maxTime === undefined || epochMs > this.maxTime.epochMs) this.maxTime = { epochMs, text };
+    if (epochMs < this.minTimeMs) {
+      this.minTimeMs = epochMs;
+      this.minTimeText = text;
+    }
+    if (epochMs > this.maxTimeMs) {
+      this.maxTimeMs = epochMs;
+      this.maxTimeText = text;
+    }
   }
 
-  private addContradiction(value: DistinctValue): void {
+  private addContradictingNumber(value: number): void {
     this.seen |= SEEN_CONTRADICTION;
-    this.distinct.add(value);
+    this.distinct.addNumber(value);
+  }
+
+  protected addContradictingText(text: string): void {
+    this.seen |= SEEN_CONTRADICTION;
+    this.distinct.addString(text);
   }
 
   private kind(): ColumnKind {
@@ -272,20 +509,27 @@ class ColumnAccumulator {
     return KIND_BY_SEEN.get(this.seen) ?? 'mixed';
   }
 
+  /** Call once, after the last row. */
   summary(rowCount: number): ColumnSummary {
     const kind = this.kind();
+    const numbers = this.numbers?.summarise();
     const summary: ColumnSummary = {
       name: clipText(this.name, CELL_MAX_CHARS),
       kind,
       null_count: this.nullCount,
-      distinct: this.distinct.distinct,
+      distinct: this.distinctCount(numbers?.distinct),
     };
     if (!this.distinct.exact) summary.distinct_approx = true;
     const nonNull = rowCount - this.nullCount;
-    if (kind === 'number' && nonNull > 0) this.addNumberStatistics(summary);
-    if (kind === 'timestamp' && this.minTime !== undefined && this.maxTime !== undefined) {
-      summary.min_time = clipText(this.minTime.text, CELL_MAX_CHARS);
-      summary.max_time = clipText(this.maxTime.text, CELL_MAX_CHARS);
+    if (kind === 'number' && nonNull > 0 && numbers?.quartiles !== undefined) {
+      const { p25, median, p75 } = numbers.quartiles;
+      const [min, p25Shown, medianShown, p75Shown, max] = stableNumbers([this.minNumber, p25, median, p75, this.maxNumber]);
+      Object.assign(summary, { min, p25: p25Shown, median: medianShown, p75: p75Shown, max });
+      if (this.numbers?.approximate) summary.quantiles_approx = true;
+    }
+    if (kind === 'timestamp' && this.minTimeMs !== Number.POSITIVE_INFINITY) {
+      summary.min_time = clipText(this.minTimeText, CELL_MAX_CHARS);
+      summary.max_time = clipText(this.maxTimeText, CELL_MAX_CHARS);
     }
     if (kind === 'string' || kind === 'boolean') {
       const top = this.topValues();
@@ -294,25 +538,169 @@ class ColumnAccumulator {
     return summary;
   }
 
-  private addNumberStatistics(summary: ColumnSummary): void {
-    const quartiles = this.numbers.quartiles();
-    if (quartiles === undefined) return;
-    const [min, p25, median, p75, max] = stableNumbers([this.minNumber, quartiles.p25, quartiles.median, quartiles.p75, this.maxNumber]);
-    Object.assign(summary, { min, p25, median, p75, max });
-    if (this.numbers.approximate) summary.quantiles_approx = true;
+  /** `keptDistinct`: the distinct numbers while every number is still in the quantile buffer. */
+  /**
+   * Values the counter saw, plus the numbers and instants still only in their buffers: counted there
+   * while the counter is exact, else added to the sketch the other values overflowed into.
+   * `keptDistinct`: the distinct numbers while every number is still in the quantile buffer.
+   */
+  private distinctCount(keptDistinct: number | undefined): number {
+    const booleans = (this.trueCount > 0 ? 1 : 0) + (this.falseCount > 0 ? 1 : 0);
+    const keptNumbers = keptDistinct !== undefined ? this.numbers?.keptValues() : undefined;
+    const keptInstants =
+      this.instantCount <= NUMBERS_KEPT && this.instants !== undefined ? this.instants.subarray(0, this.instantCount) : undefined;
+    if (this.distinct.exact) {
+      const instants = keptInstants === undefined ? 0 : this.instantsInOrder ? changesInOrder(keptInstants) : countDistinct(keptInstants);
+      return this.distinct.distinct + (keptDistinct ?? 0) + instants + booleans;
+    }
+    if (keptNumbers !== undefined) for (const value of keptNumbers) this.distinct.addNumber(value);
+    if (keptInstants !== undefined) for (const value of keptInstants) this.distinct.addInstant(value);
+    return this.distinct.distinct + booleans;
   }
 
   /** Most frequent first; equal counts by value (false before true; strings by UTF-16 code units, not locale). */
   private topValues(): ValueCount[] | undefined {
-    if (!this.distinct.exact || this.distinct.distinct === 0 || this.distinct.distinct > TOP_VALUE_CARDINALITY) return undefined;
-    return (this.distinct.valueCounts() ?? [])
+    const booleans = (this.trueCount > 0 ? 1 : 0) + (this.falseCount > 0 ? 1 : 0);
+    if (!this.distinct.exact || this.distinct.distinct + booleans > TOP_VALUE_CARDINALITY) return undefined;
+    const counts: Array<[string | boolean, number]> = this.distinct.stringCounts() ?? [];
+    if (this.falseCount > 0) counts.push([false, this.falseCount]);
+    if (this.trueCount > 0) counts.push([true, this.trueCount]);
+    if (counts.length === 0) return undefined;
+    return counts
       .sort(([leftValue, leftCount], [rightValue, rightCount]) => rightCount - leftCount || compareValues(leftValue, rightValue))
       .slice(0, TOP_VALUE_COUNT)
       .map(([value, count]) => ({ value: typeof value === 'string' ? clipText(value, CELL_MAX_CHARS) : value, count }));
   }
 }
 
-function compareValues(left: DistinctValue, right: DistinctValue): number {
+/** A declared number column: numbers, and decimal text (how engines send exact decimals and big integers). */
+class NumberColumn extends ColumnAccumulator {
+  override addCells(cells: readonly unknown[], count: number): void {
+    for (let index = 0; index < count; index += 1) {
+      const cell = cells[index];
+      if (typeof cell === 'number') {
+        if (cell - cell === 0) this.addNumber(cell);
+        else this.nullCount += 1; // NaN and ±Infinity
+      } else if (typeof cell === 'string') this.addNumericText(cell);
+      else if (cell === null || cell === undefined) this.nullCount += 1;
+      else this.add(cell);
+    }
+  }
+}
+
+/** A declared string column: every distinct string is counted, none is read as a date. */
+class StringColumn extends ColumnAccumulator {
+  override addCells(cells: readonly unknown[], count: number): void {
+    for (let index = 0; index < count; index += 1) {
+      const cell = cells[index];
+      if (typeof cell === 'string') {
+        this.seen |= SEEN_STRING;
+        this.distinct.addString(cell);
+      } else if (cell === null || cell === undefined) this.nullCount += 1;
+      else this.add(cell);
+    }
+  }
+}
+
+/** A declared timestamp column: ISO-8601 text, counted and ordered by instant. */
+class TimestampColumn extends ColumnAccumulator {
+  override addCells(cells: readonly unknown[], count: number): void {
+    for (let index = 0; index < count; index += 1) {
+      const cell = cells[index];
+      if (typeof cell === 'string') {
+        const epochMs = parseIsoTimestamp(cell);
+        if (epochMs !== undefined) this.addTimestamp(cell, epochMs);
+        else this.addContradictingText(cell);
+      } else if (cell === null || cell === undefined) this.nullCount += 1;
+      else this.add(cell);
+    }
+  }
+}
+
+/** A declared boolean column. */
+class BooleanColumn extends ColumnAccumulator {
+  override addCells(cells: readonly unknown[], count: number): void {
+    for (let index = 0; index < count; index += 1) {
+      const cell = cells[index];
+      if (typeof cell === 'boolean') this.addBoolean(cell);
+      else if (cell === null || cell === undefined) this.nullCount += 1;
+      else this.add(cell);
+    }
+  }
+}
+
+function createAccumulator(name: string, declaredKind: ColumnKind | undefined, expectedRows: number | undefined): ColumnAccumulator {
+  switch (declaredKind) {
+    case 'number':
+      return new NumberColumn(name, declaredKind, expectedRows);
+    case 'string':
+      return new StringColumn(name, declaredKind, expectedRows);
+    case 'timestamp':
+      return new TimestampColumn(name, declaredKind, expectedRows);
+    case 'boolean':
+      return new BooleanColumn(name, declaredKind, expectedRows);
+    default:
+      return new ColumnAccumulator(name, declaredKind, expectedRows);
+  }
+}
+
+/** Distinct values of an ascending array: one more at every change. */
+function changesInOrder(values: Float64Array): number {
+  if (values.length === 0) return 0;
+  let distinct = 1;
+  for (let index = 1; index < values.length; index += 1) if (values[index] !== values[index - 1]) distinct += 1;
+  return distinct;
+}
+
+function compareValues(left: string | boolean, right: string | boolean): number {
   if (left === right) return 0;
   return left < right ? -1 : 1;
+}
+
+/**
+ * `String.prototype.charCodeAt`, held in a constant and called with `.call`. Once any loaded module
+ * defines a `class … extends String` (ioredis does, and the fleet workers load it), V8 stops inlining
+ * `text.charCodeAt(i)` and every call costs about four times as much; a call through the constant keeps
+ * the inlined builtin either way.
+ */
+const charCodeAt = String.prototype.charCodeAt;
+const CHAR_0 = 48;
+const CHAR_DOT = 46;
+const CHAR_MINUS = 45;
+/** Powers of ten that are exact doubles. */
+const EXACT_POWERS_OF_TEN = Array.from({ length: 23 }, (_, exponent) => 10 ** exponent);
+
+/**
+ * `Number(text.trim())` for the decimal strings engines send (`-1234.50`), several times faster: with at
+ * most 15 digits the digits form an exact integer and one division by an exact power of ten rounds
+ * correctly, so the result is the very double `Number` returns. Anything else goes to `Number`.
+ */
+function parseDecimal(text: string): number {
+  const length = text.length;
+  if (length === 0 || length > 16) return numberOfText(text);
+  let index = charCodeAt.call(text, 0) === CHAR_MINUS ? 1 : 0;
+  if (index === length) return numberOfText(text);
+  let digits = 0;
+  let mantissa = 0;
+  let fractionDigits = -1;
+  for (; index < length; index += 1) {
+    const code = charCodeAt.call(text, index);
+    if (code === CHAR_DOT && fractionDigits < 0) {
+      fractionDigits = 0;
+      continue;
+    }
+    const digit = code - CHAR_0;
+    if (digit < 0 || digit > 9) return numberOfText(text);
+    mantissa = mantissa * 10 + digit;
+    digits += 1;
+    if (fractionDigits >= 0) fractionDigits += 1;
+  }
+  if (digits === 0 || digits > 15) return numberOfText(text);
+  const value = fractionDigits > 0 ? mantissa / (EXACT_POWERS_OF_TEN[fractionDigits] as number) : mantissa;
+  return charCodeAt.call(text, 0) === CHAR_MINUS ? -value : value;
+}
+
+function numberOfText(text: string): number {
+  const trimmed = text.trim();
+  return trimmed === '' ? Number.NaN : Number(trimmed);
 }

@@ -2,12 +2,16 @@
  * The single source of truth for how exploration steps appear in analysis prompts: the
  * `{{QUERY_RESULTS}}` block, and the one-line digest used for old results in the exploration loop.
  *
- * Each step renders once to a compact JSON object and the string is cached per step object, so the
- * budget estimate and the prompt measure the very same characters (no second serialisation to drift).
- * Rows inside a digest are rendered column-wise (`row_columns` once, then arrays of cells): the keys of
- * every shown row are otherwise repeated up to 20 times, which is most of a small digest's size.
+ * Each step renders once to one line of JSON and the string is cached per step object, so the budget
+ * estimate and the prompt measure the very same characters (no second serialisation to drift). No key
+ * is repeated inside a step: each column's statistics are one line of text (`columnCore`, numbers all
+ * through `formatNumber`), and rows are arrays under one `row_columns` header. Every step fits a byte
+ * budget (DIGEST_BUDGET_BYTES, or COMPLETE_DIGEST_BUDGET_BYTES for a result shown whole), filled in
+ * priority order (`renderPromptStep`), so the least useful detail is what a large result loses.
+ * The offline analyst reads this format back (src/llm/offline-analyst/readers/digests.ts), and the packs'
+ * analysis prompts describe it ("How to read the evidence").
  */
-import type { Cell, CompactResult, ExplorationStep, Row } from '../domain/index.js';
+import type { ColumnSummary, CompactResult, ExplorationStep, Row, ValueCount } from '../domain/index.js';
 import { estimateTokens, type TokenFamily } from '../llm/tokens.js';
 import { clipText } from './clip.js';
 import { columnsFromRows, compactResult } from './compact-result.js';
@@ -44,10 +48,10 @@ const renderedDigests = new WeakMap<ExplorationStep, string>();
  * any, and the digest. Rendering with the step's own digest is cached per step object.
  */
 export function renderStepDigest(step: ExplorationStep, compact?: CompactResult): string {
-  if (compact !== undefined) return JSON.stringify(promptStep(step, compact));
+  if (compact !== undefined) return renderPromptStep(step, compact);
   const cached = renderedDigests.get(step);
   if (cached !== undefined) return cached;
-  const rendered = JSON.stringify(promptStep(step, stepCompact(step)));
+  const rendered = renderPromptStep(step, stepCompact(step));
   renderedDigests.set(step, rendered);
   return rendered;
 }
@@ -68,43 +72,220 @@ export function estimateStepTokens(step: ExplorationStep, family: TokenFamily = 
   return estimateTokens(renderStepDigest(step), family);
 }
 
-interface PromptStep {
-  step: number;
-  purpose: string;
-  sql: string;
-  row_count: number;
-  truncated?: true;
-  error?: string;
-  columns?: CompactResult['columns'];
-  column_count?: number;
-  omitted_columns?: string[];
-  row_columns?: string[];
-  all_rows?: Cell[][];
-  head_rows?: Cell[][];
-  tail_rows?: Cell[][];
+/**
+ * Bytes a rendered step may spend: everything but the characters of the step's own texts (purpose, SQL
+ * and error, which have their own caps), so a step with empty texts renders to at most this many. About
+ * 1.5 KB keeps a 2,000-row result at 150× or more below its JSON, and the column statistics of a
+ * typical 10-column result plus a few example rows fit.
+ */
+export const DIGEST_BUDGET_BYTES = 1_536;
+/**
+ * The same for a result small enough to be shown whole (`all_rows`): those rows are the answer, not a
+ * sample, and cutting them would turn a complete aggregate into a sample of one.
+ */
+export const COMPLETE_DIGEST_BUDGET_BYTES = 4_096;
+/** Share of the budget the column statistics may take before the first and last rows get their turn. */
+const COLUMN_SHARE = 2 / 3;
+
+/**
+ * One step as one line of JSON, filled in priority order within its byte budget so it never exceeds it
+ * and the least useful detail goes first:
+ * 1. step, purpose, sql, row_count (and `truncated`, `error`): always.
+ * 2. one line per column (name, kind, nulls, distinct, min/p25/median/p75/max or the time range), in
+ *    result order, up to two thirds of the budget;
+ * 3. the rows: every row of a small result; of a long one the first and the last row;
+ * 4. the remaining column lines; 5. the top values of low-cardinality columns;
+ * 6. more rows of a long result, from both ends inwards; 7. the names of the columns not shown.
+ * Anything that does not fit is left out and said so (`column_count`, a result shown whole that does not
+ * fit loses `all_rows` and shows its first rows as `head_rows`).
+ */
+function renderPromptStep(step: ExplorationStep, compact: CompactResult | undefined): string {
+  const purpose = JSON.stringify(clipText(step.query_purpose, RENDERED_PURPOSE_MAX_CHARS));
+  const sql = JSON.stringify(clipText(executedSql(step), RENDERED_SQL_MAX_CHARS));
+  const rowCount = step.row_count ?? compact?.row_count ?? 0;
+  let head = `{"step":${step.step},"purpose":${purpose},"sql":${sql},"row_count":${rowCount}`;
+  if (step.truncated === true) head += ',"truncated":true';
+  const error = step.error === undefined ? undefined : JSON.stringify(clipText(step.error, RENDERED_ERROR_MAX_CHARS));
+  if (error !== undefined) head += `,"error":${error}`;
+  if (compact === undefined) return `${head}}`;
+  // The texts' characters are outside the budget (they have their own caps); their quotes are inside.
+  const textBytes = [purpose, sql, error].reduce((sum, text) => sum + (text === undefined ? 0 : byteLength(text) - 2), 0);
+  return head + renderDigestFields(compact, byteLength(head) + 1 - textBytes);
 }
 
-function promptStep(step: ExplorationStep, compact: CompactResult | undefined): PromptStep {
-  const rendered: PromptStep = {
-    step: step.step,
-    purpose: clipText(step.query_purpose, RENDERED_PURPOSE_MAX_CHARS),
-    sql: clipText(executedSql(step), RENDERED_SQL_MAX_CHARS),
-    row_count: step.row_count ?? compact?.row_count ?? 0,
+/** A JSON array under one key whose size is known before it is written. */
+class ArrayField {
+  readonly items: string[] = [];
+  private readonly overhead: number;
+
+  /** `key`: the longest key the field may be written under (its cost is what is budgeted). */
+  constructor(private readonly key: string) {
+    this.overhead = byteLength(`,"${key}":[]`);
+  }
+
+  /** Bytes adding `item` (already JSON) would cost. */
+  cost(item: string): number {
+    return byteLength(item) + (this.items.length === 0 ? this.overhead : 1);
+  }
+
+  text(key: string = this.key): string {
+    return this.items.length === 0 ? '' : `,"${key}":[${this.items.join(',')}]`;
+  }
+}
+
+/** The digest's fields after the step's head: `used` bytes (head and closing brace, without texts) are spent. */
+function renderDigestFields(compact: CompactResult, spentBefore: number): string {
+  const complete = compact.all_rows !== undefined;
+  const budget = complete ? COMPLETE_DIGEST_BUDGET_BYTES : DIGEST_BUDGET_BYTES;
+  const totalColumns = compact.column_count ?? compact.columns.length;
+  // Reserve `column_count` up front: it is written whenever a column goes unshown, which only the fill can tell.
+  let used = spentBefore + byteLength(`,"column_count":${totalColumns}`);
+  const fits = (cost: number): boolean => used + cost <= budget;
+
+  const cores = compact.columns.map(columnCore);
+  const tops = compact.columns.map((column) => column.top ?? []);
+  const topShown = compact.columns.map(() => 0);
+  const columnsField = new ArrayField('columns');
+  const lineOf = (index: number): string => JSON.stringify(cores[index] + topText(tops[index] ?? [], topShown[index] ?? 0));
+  const shownColumns = (): number => columnsField.items.length;
+  const addColumnsUpTo = (limit: number): void => {
+    while (shownColumns() < cores.length) {
+      const cost = columnsField.cost(lineOf(shownColumns()));
+      if (used + cost > limit) return;
+      columnsField.items.push(lineOf(shownColumns()));
+      used += cost;
+    }
   };
-  if (step.truncated === true) rendered.truncated = true;
-  if (step.error !== undefined) rendered.error = clipText(step.error, RENDERED_ERROR_MAX_CHARS);
-  if (compact === undefined) return rendered;
-  rendered.columns = compact.columns;
-  if (compact.column_count !== undefined) rendered.column_count = compact.column_count;
-  if (compact.omitted_columns !== undefined) rendered.omitted_columns = compact.omitted_columns;
-  const shownRows = [...(compact.all_rows ?? []), ...compact.head_rows, ...(compact.tail_rows ?? [])];
-  const rowColumns = shownRows.length > 0 ? Object.keys(shownRows[0] as Row) : [];
-  if (rowColumns.length > 0) rendered.row_columns = rowColumns;
-  const asArrays = (rows: Row[]): Cell[][] => rows.map((row) => rowColumns.map((name) => row[name] ?? null));
-  if (compact.all_rows !== undefined) rendered.all_rows = asArrays(compact.all_rows);
-  if (compact.head_rows.length > 0) rendered.head_rows = asArrays(compact.head_rows);
-  if (compact.tail_rows !== undefined) rendered.tail_rows = asArrays(compact.tail_rows);
-  return rendered;
+
+  const sourceRows = complete ? (compact.all_rows ?? []) : compact.head_rows;
+  const tailRows = complete ? [] : (compact.tail_rows ?? []);
+  const rowColumns = Object.keys(sourceRows[0] ?? tailRows[0] ?? {});
+  const rowColumnsField = new ArrayField('row_columns');
+  // Budgeted under the longer key: a small result that loses rows is written as `head_rows`.
+  const headField = new ArrayField('head_rows');
+  const tailField = new ArrayField('tail_rows');
+  const asArray = (row: Row): string => JSON.stringify(rowColumns.map((name) => row[name] ?? null));
+  /** Adds one row (with `row_columns` before the first); false when it does not fit. */
+  const addRow = (field: ArrayField, row: Row): boolean => {
+    const item = asArray(row);
+    const header = rowColumnsField.items.length === 0 ? byteLength(`,"row_columns":${JSON.stringify(rowColumns)}`) : 0;
+    const cost = field.cost(item) + header;
+    if (!fits(cost)) return false;
+    if (header > 0) rowColumnsField.items.push(...rowColumns.map((name) => JSON.stringify(name)));
+    field.items.push(item);
+    used += cost;
+    return true;
+  };
+  let headNext = 0;
+  let tailNext = tailRows.length - 1;
+  /** The next row from the head, then from the tail, inwards; false once neither end has a row that fits. */
+  const addSampleRows = (count: number): void => {
+    let added = 0;
+    let headOpen = true;
+    let tailOpen = true;
+    while (added < count && (headOpen || tailOpen)) {
+      if (headOpen && headNext < sourceRows.length && addRow(headField, sourceRows[headNext] as Row)) {
+        headNext += 1;
+        added += 1;
+      } else headOpen = false;
+      if (added >= count) break;
+      if (tailOpen && tailNext >= 0 && addRow(tailField, tailRows[tailNext] as Row)) {
+        tailNext -= 1;
+        added += 1;
+      } else tailOpen = false;
+    }
+  };
+
+  addColumnsUpTo(Math.floor(budget * COLUMN_SHARE));
+  if (rowColumns.length > 0) {
+    if (complete) while (headNext < sourceRows.length && addRow(headField, sourceRows[headNext] as Row)) headNext += 1;
+    else addSampleRows(2);
+  }
+  addColumnsUpTo(budget);
+  // Top values, column by column, as many of each column's list as fit.
+  for (let index = 0; index < shownColumns(); index += 1) {
+    const top = tops[index] ?? [];
+    while ((topShown[index] ?? 0) < top.length) {
+      const before = columnsField.items[index] as string;
+      topShown[index] = (topShown[index] ?? 0) + 1;
+      const after = lineOf(index);
+      const cost = byteLength(after) - byteLength(before);
+      if (!fits(cost)) {
+        topShown[index] = (topShown[index] ?? 0) - 1;
+        break;
+      }
+      columnsField.items[index] = after;
+      used += cost;
+    }
+  }
+  if (!complete && rowColumns.length > 0) addSampleRows(Number.POSITIVE_INFINITY);
+
+  const omitted = [...compact.columns.slice(shownColumns()).map((column) => column.name), ...(compact.omitted_columns ?? [])];
+  const omittedField = new ArrayField('omitted_columns');
+  for (const name of omitted) {
+    const item = JSON.stringify(name);
+    const cost = omittedField.cost(item);
+    if (!fits(cost)) break;
+    omittedField.items.push(item);
+    used += cost;
+  }
+
+  // A small result that lost rows is a sample now: its rows are the first ones, not all of them.
+  const rowsKey = complete && headField.items.length === sourceRows.length ? 'all_rows' : 'head_rows';
+  tailField.items.reverse();
+  const columnCount = shownColumns() < totalColumns ? `,"column_count":${totalColumns}` : '';
+  return `${columnCount}${columnsField.text()}${rowColumnsField.text()}${headField.text(rowsKey)}${tailField.text()}${omittedField.text()}}`;
+}
+
+function byteLength(text: string): number {
+  return Buffer.byteLength(text, 'utf8');
+}
+
+/**
+ * One column's statistics as one line: `revenue: number, 12 null, 1207 distinct, min 0, p25 0, median
+ * 30.03, p75 91.86, max 412.34`. Counts only where they say something (no `0 null`); `~` marks an
+ * estimate (distinct counts above the exact cap, quartiles from a sample); all numbers go through
+ * `formatNumber`, so the same value always reads the same.
+ */
+export function columnCore(column: ColumnSummary): string {
+  const parts = [`${column.name}: ${column.kind}`];
+  if (column.kind === 'null') return parts[0] as string;
+  if (column.null_count > 0) parts.push(`${formatNumber(column.null_count)} null`);
+  parts.push(`${column.distinct_approx ? '~' : ''}${formatNumber(column.distinct)} distinct`);
+  if (column.min !== undefined && column.max !== undefined) {
+    const estimate = column.quantiles_approx ? '~' : '';
+    parts.push(`min ${formatNumber(column.min)}`);
+    if (column.p25 !== undefined) parts.push(`p25 ${estimate}${formatNumber(column.p25)}`);
+    if (column.median !== undefined) parts.push(`median ${estimate}${formatNumber(column.median)}`);
+    if (column.p75 !== undefined) parts.push(`p75 ${estimate}${formatNumber(column.p75)}`);
+    parts.push(`max ${formatNumber(column.max)}`);
+  }
+  if (column.min_time !== undefined && column.max_time !== undefined) parts.push(`from ${column.min_time} to ${column.max_time}`);
+  return parts.join(', ');
+}
+
+/** `, top mobile 1187, tablet 426` for the first `count` top values; nothing for none. */
+function topText(top: readonly ValueCount[], count: number): string {
+  if (count === 0) return '';
+  return `, top ${top
+    .slice(0, count)
+    .map((entry) => `${formatTopValue(entry.value)} ${formatNumber(entry.count)}`)
+    .join(', ')}`;
+}
+
+/** A top value as written in a column line: bare when unambiguous, JSON-quoted when empty or holding separators. */
+function formatTopValue(value: ValueCount['value']): string {
+  if (typeof value !== 'string') return typeof value === 'number' ? formatNumber(value) : String(value);
+  return value === '' || /[,"\\\p{Cc}]|^\s|\s$/u.test(value) ? JSON.stringify(value) : value;
+}
+
+/**
+ * The one number format of the prompt rendering: the shortest text that reads back as the same double
+ * (ECMAScript's Number-to-String, locale-free), `0` for `-0`. Statistics arrive already rounded to 6
+ * significant digits (`stableNumbers`), so no float noise reaches the prompt.
+ */
+export function formatNumber(value: number): string {
+  return Object.is(value, -0) ? '0' : String(value);
 }
 
 /**

@@ -1,6 +1,7 @@
 import fc from 'fast-check';
 import { describe, expect, it } from 'vitest';
 import { TOP_VALUE_CARDINALITY, compactResult } from '../../../src/compaction/compact-result.js';
+import { parseIsoTimestamp } from '../../../src/compaction/iso-timestamp.js';
 import type { Cell, Row } from '../../../src/domain/index.js';
 
 const cell: fc.Arbitrary<Cell> = fc.oneof(
@@ -150,6 +151,96 @@ describe('compactResult properties', () => {
         const second = JSON.stringify(compactResult(structuredClone(columns), structuredClone(rows)));
         expect(second).toBe(first);
       }),
+    );
+  });
+
+  it('reads a streamed result exactly as the same rows in an array, wide ones included', () => {
+    const wide = fc.integer({ min: 1, max: 60 }).chain((width) =>
+      fc.record({
+        width: fc.constant(width),
+        rows: fc.array(fc.array(cell, { minLength: width, maxLength: width }), { maxLength: 40 }),
+      }),
+    );
+    fc.assert(
+      fc.property(wide, ({ width, rows }) => {
+        const columns = Array.from({ length: width }, (_, index) => ({
+          name: `c${index}`,
+          ...(index % 3 === 0 ? { type: 'DOUBLE' } : {}),
+        }));
+        const table = rows.map((cells) => Object.fromEntries(columns.map((column, index) => [column.name, cells[index] ?? null])) as Row);
+        function* stream(): Generator<Row> {
+          yield* table;
+        }
+        expect(JSON.stringify(compactResult(columns, stream()))).toBe(JSON.stringify(compactResult(columns, table)));
+      }),
+      { numRuns: 60 },
+    );
+  });
+
+  it('reads decimal text in a number column as Number() does', () => {
+    const decimal = fc.oneof(
+      fc.double({ noNaN: true, noDefaultInfinity: true, min: -1e12, max: 1e12 }).map((value) => value.toFixed(2)),
+      fc.integer().map(String),
+      fc.stringMatching(/^-?[0-9]{0,17}(\.[0-9]{0,9})?$/),
+    );
+    fc.assert(
+      fc.property(fc.array(decimal, { minLength: 1, maxLength: 50 }), (texts) => {
+        const fromText = compactResult(
+          [{ name: 'amount', type: 'DECIMAL(18,2)' }],
+          texts.map((amount) => ({ amount })),
+        ).columns[0];
+        // The same values handed over as numbers (what Number() reads), unreadable text as a contradiction.
+        const fromNumbers = compactResult(
+          [{ name: 'amount', type: 'DECIMAL(18,2)' }],
+          texts.map((amount) => {
+            const value = amount.trim() === '' ? Number.NaN : Number(amount);
+            return { amount: Number.isFinite(value) ? value : amount };
+          }),
+        ).columns[0];
+        expect(fromText).toEqual(fromNumbers);
+      }),
+    );
+  });
+
+  it('reads ISO-8601 text as the full pattern does (the fast path for common shapes agrees with it)', () => {
+    const pattern = /^(\d{4})-(\d{2})-(\d{2})(?:[T ](\d{2}):(\d{2})(?::(\d{2})(?:[.,](\d{1,9}))?)?\s?(Z|z|[+-]\d{2}(?::?\d{2})?)?)?$/;
+    const reference = (value: string): number | undefined => {
+      if (value.length < 10 || value.length > 40) return undefined;
+      const match = pattern.exec(value);
+      if (!match) return undefined;
+      const [, year, month, day, hour = '0', minute = '0', second = '0', fraction = '', offset] = match;
+      if (Number(month) < 1 || Number(month) > 12 || Number(day) < 1 || Number(day) > 31) return undefined;
+      if (Number(hour) > 24 || Number(minute) > 59 || Number(second) > 60) return undefined;
+      const digits = offset === undefined || /^[Zz]$/.test(offset) ? '' : offset.slice(1).replace(':', '');
+      const offsetMinutes =
+        digits === '' ? 0 : (offset?.startsWith('-') ? -1 : 1) * (Number(digits.slice(0, 2)) * 60 + Number(digits.slice(2, 4) || '0'));
+      const fractionMs = fraction === '' ? 0 : Number(`0.${fraction}`) * 1000;
+      return (
+        Date.UTC(Number(year), Number(month) - 1, Number(day), Number(hour), Number(minute), Number(second)) +
+        fractionMs -
+        offsetMinutes * 60_000
+      );
+    };
+    const two = (max: number) => fc.integer({ min: 0, max }).map((value) => String(value).padStart(2, '0'));
+    const timestamp = fc
+      .record({
+        year: fc.integer({ min: 0, max: 9999 }).map((value) => String(value).padStart(4, '0')),
+        month: two(14),
+        day: two(33),
+        time: fc.option(fc.tuple(fc.constantFrom('T', ' ', 't'), two(26), two(61), two(62)), { nil: undefined }),
+        fraction: fc.option(fc.tuple(fc.constantFrom('.', ','), fc.stringMatching(/^[0-9]{0,11}$/)), { nil: undefined }),
+        zone: fc.constantFrom('', 'Z', 'z', ' ', '+02:00', '-0130', 'ZZ', ' Z', '+5'),
+      })
+      .map(({ year, month, day, time, fraction, zone }) => {
+        if (time === undefined) return `${year}-${month}-${day}${zone}`;
+        const [separator, hour, minute, second] = time;
+        return `${year}-${month}-${day}${separator}${hour}:${minute}:${second}${fraction ? fraction.join('') : ''}${zone}`;
+      });
+    fc.assert(
+      fc.property(timestamp, (value) => {
+        expect(parseIsoTimestamp(value)).toBe(reference(value));
+      }),
+      { numRuns: 2000 },
     );
   });
 });

@@ -200,6 +200,30 @@ describe('compactResult', () => {
     });
   });
 
+  describe('when a column has thousands of distinct strings, below the exact cap', () => {
+    it('still counts them exactly (by fingerprint past the first 2,048)', () => {
+      const rows = rowsOf(12_000, (index) => ({ email: `user${index % 7_000}@example.com` }));
+      const column = compactResult([{ name: 'email', type: 'VARCHAR' }], rows).columns[0];
+      expect(column?.distinct).toBe(7_000);
+      expect(column?.distinct_approx).toBeUndefined();
+    });
+  });
+
+  describe('when timestamps are written differently', () => {
+    it('counts distinct instants, not distinct texts', () => {
+      const digest = compactResult(
+        [{ name: 't', type: 'TIMESTAMP WITH TIME ZONE' }],
+        [{ t: '2024-03-01T10:00:00+02:00' }, { t: '2024-03-01 08:00:00Z' }, { t: '2024-03-01T08:00:00.000Z' }, { t: '2024-03-02' }],
+      );
+      expect(digest.columns[0]).toMatchObject({
+        kind: 'timestamp',
+        distinct: 2,
+        min_time: '2024-03-01T10:00:00+02:00',
+        max_time: '2024-03-02',
+      });
+    });
+  });
+
   describe('when a numeric column has more values than the quantile cap', () => {
     it('estimates quartiles within 2 % of rank from the reservoir, with exact min and max', () => {
       const count = QUANTILE_EXACT_CAP * 10;

@@ -46,6 +46,21 @@ describe('golden digests', () => {
     expectGolden('wide-250.digest.json', pretty(compactResult(columns, rows)));
   });
 
+  it('sessions-2000 rendered: a long result as the prompt shows it, within its byte budget', () => {
+    const { columns, rows } = sessionsResult();
+    const step = explorationStepSchema.parse({
+      run_id: 'r1',
+      step: 7,
+      action: 'query',
+      timestamp: '2024-03-04T00:00:00Z',
+      query_purpose: 'Sessions in March with their orders and revenue',
+      query: 'SELECT * FROM sessions',
+      row_count: rows.length,
+      compact: compactResult(columns, rows),
+    });
+    expectGolden('sessions-2000.rendered.txt', `${renderQueryResults([step])}\n`);
+  });
+
   it('query-results block: the rendered prompt shape for a query, a failed query and a lookup', () => {
     const { columns, rows } = readInput('orders-small');
     const base = { run_id: 'r1', timestamp: '2024-03-04T00:00:00Z', thinking: 'look at orders' };

@@ -1,6 +1,8 @@
 import { describe, expect, it } from 'vitest';
 import { compactResult } from '../../../src/compaction/compact-result.js';
 import {
+  COMPLETE_DIGEST_BUDGET_BYTES,
+  DIGEST_BUDGET_BYTES,
   DIGEST_ONE_LINER_MAX_CHARS,
   RENDERED_SQL_MAX_CHARS,
   digestOneLiner,
@@ -9,6 +11,7 @@ import {
   renderStepDigest,
 } from '../../../src/compaction/render.js';
 import { estimateTokens } from '../../../src/llm/tokens.js';
+import { readDigests } from '../../../src/llm/offline-analyst/readers/digests.js';
 import { lookupStep, queryStep } from './steps.js';
 import { sessionsResult } from './fixtures.js';
 
@@ -82,5 +85,97 @@ describe('digestOneLiner', () => {
   it('describes failures and non-query steps', () => {
     expect(digestOneLiner(queryStep(4, { error: 'Catalog Error:\n  no table' }))).toBe('step 4 · error: Catalog Error: no table');
     expect(digestOneLiner(lookupStep(5, ['orders', 'customers']))).toBe('step 5 · lookup_schema orders, customers');
+  });
+});
+
+/** Bytes the budget covers: the rendered step without the characters of its own texts (purpose, SQL, error). */
+function budgetedBytes(rendered: string): number {
+  const parsed = JSON.parse(rendered) as { purpose?: string; sql?: string; error?: string };
+  const texts = [parsed.purpose, parsed.sql, parsed.error].filter((text): text is string => text !== undefined);
+  return Buffer.byteLength(rendered) - texts.reduce((sum, text) => sum + Buffer.byteLength(JSON.stringify(text)) - 2, 0);
+}
+
+describe('the digest budget', () => {
+  it('renders each column as one line of statistics', () => {
+    const step = queryStep(1, { rows: [1, 2, 3, 4].map((x) => ({ x, label: x % 2 === 0 ? 'even' : 'odd' })) });
+    const { columns } = JSON.parse(renderStepDigest(step)) as { columns: string[] };
+    expect(columns).toEqual([
+      'x: number, 4 distinct, min 1, p25 1.75, median 2.5, p75 3.25, max 4',
+      'label: string, 2 distinct, top even 2, odd 2',
+    ]);
+  });
+
+  it('keeps a 2,000-row result within DIGEST_BUDGET_BYTES, dropping sample rows before any column line', () => {
+    const { columns, rows } = sessionsResult(2000);
+    const step = queryStep(1, {
+      columns: columns.map((c) => ({ name: c.name, type: c.type ?? '' })),
+      rows,
+      query_purpose: '',
+      executed_query: '',
+    });
+    const rendered = renderStepDigest(step);
+    expect(Buffer.byteLength(rendered)).toBeLessThanOrEqual(DIGEST_BUDGET_BYTES);
+    const parsed = JSON.parse(rendered) as { columns: string[]; head_rows: unknown[]; tail_rows: unknown[]; column_count?: number };
+    expect(parsed.columns).toHaveLength(10);
+    expect(parsed.column_count).toBeUndefined();
+    expect(parsed.head_rows.length).toBeGreaterThanOrEqual(1);
+    expect(parsed.tail_rows.length).toBeGreaterThanOrEqual(1);
+    expect(parsed.head_rows.length + parsed.tail_rows.length).toBeLessThan(10);
+  });
+
+  it('keeps a small result whole within COMPLETE_DIGEST_BUDGET_BYTES', () => {
+    const rows = Array.from({ length: 20 }, (_, index) => ({ country: `country ${index}`, orders: index * 37, revenue: index * 1234.5 }));
+    const parsed = JSON.parse(renderStepDigest(queryStep(1, { rows }))) as { all_rows?: unknown[]; head_rows?: unknown[] };
+    expect(parsed.all_rows).toHaveLength(20);
+    expect(parsed.head_rows).toBeUndefined();
+  });
+
+  it('shows a small result that does not fit as its first rows, not as all_rows', () => {
+    const rows = Array.from({ length: 20 }, (_, index) =>
+      Object.fromEntries(Array.from({ length: 20 }, (_, column) => [`column_${column}`, `${'v'.repeat(40)}${index}`])),
+    );
+    const rendered = renderStepDigest(queryStep(1, { rows }));
+    const parsed = JSON.parse(rendered) as { all_rows?: unknown[]; head_rows?: unknown[] };
+    expect(parsed.all_rows).toBeUndefined();
+    expect(parsed.head_rows?.length).toBeGreaterThan(0);
+    expect(parsed.head_rows?.length).toBeLessThan(20);
+    expect(budgetedBytes(rendered)).toBeLessThanOrEqual(COMPLETE_DIGEST_BUDGET_BYTES);
+  });
+
+  it('cuts columns last, and says how many there were', () => {
+    const row = Object.fromEntries(Array.from({ length: 40 }, (_, index) => [`a_fairly_long_metric_name_${index}`, index * 1.5]));
+    const rows = Array.from({ length: 100 }, (_, index) =>
+      Object.fromEntries(Object.entries(row).map(([key, value]) => [key, value + index])),
+    );
+    const rendered = renderStepDigest(queryStep(1, { rows }));
+    const parsed = JSON.parse(rendered) as { columns: string[]; column_count?: number; omitted_columns?: string[] };
+    expect(parsed.columns.length).toBeLessThan(40);
+    expect(parsed.columns.length).toBeGreaterThan(5);
+    expect(parsed.column_count).toBe(40);
+    expect(budgetedBytes(rendered)).toBeLessThanOrEqual(DIGEST_BUDGET_BYTES);
+  });
+
+  it('reads back through the offline analyst: statistics, rows and whether they are complete', () => {
+    const small = queryStep(1, { rows: [1, 2, 3].map((x) => ({ name: `n: ${x}`, x })) });
+    const { columns, rows } = sessionsResult(300);
+    const large = queryStep(2, { columns: columns.map((c) => ({ name: c.name, type: c.type ?? '' })), rows });
+    const [first, second] = readDigests(renderQueryResults([small, large]));
+    expect(first?.columns).toEqual([
+      { name: 'name', kind: 'string' },
+      { name: 'x', kind: 'number', min: 1, median: 2, max: 3 },
+    ]);
+    expect(first?.complete).toBe(true);
+    expect(first?.rows).toEqual([
+      { name: 'n: 1', x: 1 },
+      { name: 'n: 2', x: 2 },
+      { name: 'n: 3', x: 3 },
+    ]);
+    expect(second?.complete).toBe(false);
+    expect(second?.columns.find((column) => column.name === 'user_id')).toMatchObject({
+      kind: 'number',
+      min: expect.any(Number),
+      max: expect.any(Number),
+    });
+    expect(second?.rows.length).toBeGreaterThan(0);
   });
 });
