@@ -1,8 +1,10 @@
-import { readdir, rm } from 'node:fs/promises';
-import { join } from 'node:path';
+import { createHash } from 'node:crypto';
+import { mkdir, readdir, rm } from 'node:fs/promises';
+import { dirname, join, resolve } from 'node:path';
 import { z } from 'zod';
 import {
   apiKeyRecordSchema,
+  isTerminal,
   discoveryResultSchema,
   explorationStepSchema,
   feedbackSchema,
@@ -17,10 +19,14 @@ import {
 } from '../domain/index.js';
 import { NotFoundError, ValidationError } from '../errors/index.js';
 import { KeyedLock } from '../concurrency/keyed-lock.js';
-import { readJsonFile, writeFileAtomic } from '../common/atomic-file.js';
+import { readJsonFile, readTextFile, syncDirectory, writeFileAtomic } from '../common/atomic-file.js';
 import { SAFE_ID, assertSafeId } from './ids.js';
+import { applyJsonOperations, cloneJson, diffJson, jsonEqual, type JsonOperation } from './json-document.js';
+import { JournalFiles, journalLine, readJournal } from './journal.js';
 import { lockStoreDirectory } from './process-lock.js';
 import type { CacheEntry, RunStore } from './port.js';
+import { RecentMap } from './recent-map.js';
+import { reviseRun } from './run-revision.js';
 
 const cacheEntrySchema = z.object({ value: z.unknown(), stored_at: z.string(), expires_at: z.string() });
 
@@ -44,23 +50,254 @@ async function readParsed<S extends z.ZodType>(schema: S, path: string): Promise
   return raw === null ? null : (schema.parse(raw) as z.infer<S>);
 }
 
+/** Runs (with their steps) kept in memory at once; others are read from their files when asked for. */
+const CACHED_RUNS = 32;
+/** A run's journal is folded into a new run.json once it is this large and larger than twice the snapshot. */
+const JOURNAL_FOLD_MIN_BYTES = 256 * 1024;
+
+const STEPS_JOURNAL = 'steps.jsonl';
+
+function digest(text: string): string {
+  return createHash('sha1').update(text).digest('hex');
+}
+
+/** The first line of a run journal: which run.json (by digest) its operations apply to. */
+const journalHeaderSchema = z.object({ base: z.string() });
+const journalEntrySchema = z.object({ ops: z.array(z.unknown()) });
+
+/** A run as this process holds it: the validated document and where its files stand. */
+interface RunEntry {
+  run: Run;
+  /** Digest of run.json as last written or read: the base of the journal. */
+  snapshotDigest: string;
+  snapshotBytes: number;
+  /** 0 when there is no journal. */
+  journalBytes: number;
+  /** run.json must be written whole before anything is appended (torn or stale journal, or a run.json that is not the validated form). */
+  needsSnapshot: boolean;
+}
+
+interface SharedStore {
+  store: RunStore;
+  opens: number;
+}
+
+const openStores = new Map<string, SharedStore>();
+
 /**
- * RunStore on local files under `<dir>`: one JSON document per project, run, step, result, and
- * feedback list; writes are atomic renames, so a crash never leaves a torn document.
+ * RunStore on local files under `<dir>`, for one process (it takes the directory's lock). Projects,
+ * results, feedback, API keys and cache entries are one JSON document each, written by atomic rename.
+ *
+ * A run is `runs/<id>/run.json` plus an append-only journal `run.journal`: each update appends the
+ * operations that turn the previous version into the new one (an appended LLM call, a changed status),
+ * not the whole document. The journal names the run.json it applies to by digest; it is folded into a new
+ * run.json (atomic rename) when it grows large and when the run ends, so a finished run is one
+ * run.json again. Steps are appended to `steps.jsonl` (the last line of a step number wins; step files
+ * `steps/00001.json` of older stores are still read). Since this process is the only writer, runs and
+ * steps in use are kept in memory, validated: reads copy them instead of reading and parsing files
+ * (opens of one directory within the process share that memory).
+ *
+ * Crash safety: a killed process leaves whole files or journals whose last line is cut short, which
+ * reading drops (see journal.ts). Appends are not fsynced one by one; the run's files are fsynced
+ * (journal, steps, then their directory) when the run's status or phase changes, and a run.json written
+ * whole is fsynced with its directory. A machine crash can so lose the updates since the last phase change,
+ * which a resumed run does again; a process crash loses nothing that was written.
  */
 export function createEmbeddedRunStore(options: { dir: string }): RunStore {
-  const root = options.dir;
-  const release = lockStoreDirectory(root);
+  const release = lockStoreDirectory(options.dir);
+  const key = resolve(options.dir);
+  let shared = openStores.get(key);
+  if (!shared) {
+    shared = { store: openDirectory(options.dir), opens: 0 };
+    openStores.set(key, shared);
+  }
+  shared.opens++;
+  const { store } = shared;
+  let closed = false;
+  return {
+    ...store,
+    async close() {
+      if (closed) return;
+      closed = true;
+      try {
+        if (--(shared as SharedStore).opens === 0) {
+          openStores.delete(key);
+          await store.close();
+        }
+      } finally {
+        release();
+      }
+    },
+  };
+}
+
+/** The directory's store, shared by every open of it in this process (so they see one another's writes). */
+function openDirectory(root: string): RunStore {
   const mutex = new KeyedLock();
   const projectPath = (id: string) => join(root, 'projects', `${id}.json`);
   const runDir = (id: string) => join(root, 'runs', id);
   const runPath = (id: string) => join(runDir(id), 'run.json');
-  const stepPath = (runId: string, step: number) => join(runDir(runId), 'steps', `${String(step).padStart(5, '0')}.json`);
+  const journalPath = (id: string) => join(runDir(id), 'run.journal');
+  const stepsJournalPath = (runId: string) => join(runDir(runId), STEPS_JOURNAL);
+  const legacyStepsDir = (runId: string) => join(runDir(runId), 'steps');
   const resultPath = (runId: string) => join(runDir(runId), 'result.json');
   const feedbackPath = (projectId: string) => join(root, 'feedback', `${projectId}.json`);
   const apiKeyPath = (id: string) => join(root, 'api-keys', `${id}.json`);
   const cachePath = (namespace: string, key: string) => join(root, 'cache', cacheName(namespace), `${encodeURIComponent(key)}.json`);
   const write = (path: string, value: unknown) => writeFileAtomic(path, `${JSON.stringify(value, null, 1)}\n`);
+
+  const runs = new RecentMap<RunEntry>(CACHED_RUNS);
+  /** Projects and cache entries read or written, validated (this process is the only writer). */
+  const projects = new RecentMap<Project>(CACHED_RUNS);
+  const cached = new RecentMap<CacheEntry>(CACHED_RUNS);
+  let cacheWrites = 0;
+  const steps = new RecentMap<Map<number, ExplorationStep>>(CACHED_RUNS);
+  const journals = new JournalFiles();
+  /** Directories given new names (a journal created) since their last fsync. */
+  const unsyncedDirectories = new Set<string>();
+  /** steps.jsonl files known to exist (so the first append to a new one also fsyncs its directory at the checkpoint). */
+  const stepJournals = new Set<string>();
+
+  /** fsync what a run has appended since the last checkpoint: steps, journal, then the names in its directory. */
+  async function checkpoint(id: string, options: { journal: boolean } = { journal: true }): Promise<void> {
+    for (const path of options.journal ? [stepsJournalPath(id), journalPath(id)] : [stepsJournalPath(id)]) await journals.sync(path);
+    if (unsyncedDirectories.has(runDir(id))) {
+      await syncDirectory(runDir(id));
+      unsyncedDirectories.delete(runDir(id));
+    }
+  }
+
+  async function appendTo(path: string, text: string, created: boolean): Promise<void> {
+    if (created) unsyncedDirectories.add(dirname(path));
+    await journals.append(path, text);
+  }
+
+  /** Reads a run from its files (run.json, then its journal). Call under the run's lock. */
+  async function loadRun(id: string): Promise<RunEntry | null> {
+    const snapshot = await readTextFile(runPath(id));
+    if (snapshot === null) return null;
+    const snapshotDigest = digest(snapshot);
+    const journal = await readTextFile(journalPath(id));
+    const operations: JsonOperation[][] = [];
+    // the journal is appended to only while every line of it applies
+    let journalUsable = journal !== null;
+    if (journal !== null) {
+      const { entries, torn } = readJournal(journal);
+      const header = journalHeaderSchema.safeParse(entries[0]);
+      if (!header.success || header.data.base !== snapshotDigest) {
+        // left by a fold that crashed after writing run.json: run.json already holds all of it
+        await journals.close(journalPath(id));
+        await rm(journalPath(id), { force: true });
+        journalUsable = false;
+      } else {
+        journalUsable = !torn;
+        for (const entry of entries.slice(1)) {
+          const parsed = journalEntrySchema.safeParse(entry);
+          if (!parsed.success) {
+            journalUsable = false;
+            break;
+          }
+          operations.push(parsed.data.ops as JsonOperation[]);
+        }
+      }
+    }
+    let document = JSON.parse(snapshot) as unknown;
+    for (let index = 0; index < operations.length; index++) {
+      try {
+        document = applyJsonOperations(document, operations[index] as JsonOperation[]);
+      } catch {
+        // an entry that does not apply (not written by this store): keep the entries before it
+        document = operations.slice(0, index).reduce((current, ops) => applyJsonOperations(current, ops), JSON.parse(snapshot) as unknown);
+        journalUsable = false;
+        break;
+      }
+    }
+    const run = runSchema.parse(document);
+    // operations appended to a run.json that is not exactly the validated document (an older version wrote it) would not replay
+    const canonical = jsonEqual(document, run);
+    return {
+      run,
+      snapshotDigest,
+      snapshotBytes: snapshot.length,
+      journalBytes: journalUsable && journal !== null ? Buffer.byteLength(journal) : 0,
+      needsSnapshot: !canonical || (journal !== null && !journalUsable),
+    };
+  }
+
+  /** The run in memory, read from its files the first time. Call under the run's lock. */
+  async function runEntry(id: string): Promise<RunEntry | null> {
+    const cached = runs.get(id);
+    if (cached) return cached;
+    const loaded = await loadRun(id);
+    if (loaded) runs.set(id, loaded);
+    return loaded;
+  }
+
+  /** Writes run.json whole (atomic, fsynced with its directory) and drops the journal it replaces. */
+  async function writeSnapshot(id: string, run: Run): Promise<Pick<RunEntry, 'snapshotDigest' | 'snapshotBytes'>> {
+    const text = `${JSON.stringify(run, null, 1)}\n`;
+    // the steps the run counts must be durable before it; the journal is replaced
+    await checkpoint(id, { journal: false });
+    await writeFileAtomic(runPath(id), text, { syncDirectory: true });
+    await journals.close(journalPath(id));
+    await rm(journalPath(id), { force: true });
+    return { snapshotDigest: digest(text), snapshotBytes: text.length };
+  }
+
+  async function saveRevision(id: string, entry: RunEntry, next: Run): Promise<void> {
+    const previous = entry.run;
+    const phaseChanged = next.status !== previous.status || next.phase !== previous.phase;
+    const fold =
+      entry.needsSnapshot ||
+      (phaseChanged && isTerminal(next.status)) ||
+      (entry.journalBytes > JOURNAL_FOLD_MIN_BYTES && entry.journalBytes > 2 * entry.snapshotBytes);
+    if (fold) {
+      const written = await writeSnapshot(id, next);
+      Object.assign(entry, written, { run: next, journalBytes: 0, needsSnapshot: false });
+      return;
+    }
+    const created = entry.journalBytes === 0;
+    const text = `${created ? journalLine({ base: entry.snapshotDigest }) : ''}${journalLine({ ops: diffJson(previous, next) })}`;
+    try {
+      await appendTo(journalPath(id), text, created);
+    } catch (error) {
+      // part of the line may be on disk: never append after it
+      entry.needsSnapshot = true;
+      throw error;
+    }
+    entry.run = next;
+    entry.journalBytes += Buffer.byteLength(text);
+    if (phaseChanged) await checkpoint(id);
+  }
+
+  /** A run's steps by number, read the first time from steps.jsonl (and step files of older stores). Call under the run's lock. */
+  async function stepMap(runId: string): Promise<Map<number, ExplorationStep>> {
+    const cached = steps.get(runId);
+    if (cached) return cached;
+    const map = new Map<number, ExplorationStep>();
+    const legacyDir = legacyStepsDir(runId);
+    for (const file of await listJsonFiles(legacyDir)) {
+      const step = await readParsed(explorationStepSchema, join(legacyDir, file));
+      if (step) map.set(step.step, step);
+    }
+    const journal = await readTextFile(stepsJournalPath(runId));
+    if (journal !== null) {
+      stepJournals.add(stepsJournalPath(runId));
+      const { entries, torn } = readJournal(journal);
+      for (const entry of entries) {
+        const step = explorationStepSchema.parse(entry);
+        map.set(step.step, step);
+      }
+      if (torn) {
+        // rewrite it without the torn line before anything is appended after it
+        const text = [...map.values()].map((step) => journalLine(step)).join('');
+        await journals.close(stepsJournalPath(runId));
+        await writeFileAtomic(stepsJournalPath(runId), text, { syncDirectory: true });
+      }
+    }
+    steps.set(runId, map);
+    return map;
+  }
 
   async function allRuns(): Promise<Run[]> {
     let ids: string[];
@@ -70,18 +307,33 @@ export function createEmbeddedRunStore(options: { dir: string }): RunStore {
       if ((error as NodeJS.ErrnoException).code === 'ENOENT') return [];
       throw error;
     }
-    const runs = await Promise.all(ids.map((id) => readParsed(runSchema, runPath(id))));
-    return runs.filter((run): run is Run => run !== null);
+    const found = await Promise.all(
+      // runs not in memory are read without being kept, so a listing does not push the runs in use out
+      ids.map((id) => mutex.run(`run:${id}`, async () => (runs.get(id) ?? (await loadRun(id)))?.run ?? null)),
+    );
+    return found.filter((run): run is Run => run !== null).map((run) => cloneJson(run));
   }
 
   return {
     async upsertProject(project: Project) {
       assertSafeId('project', project.id);
-      await mutex.run(`project:${project.id}`, () => write(projectPath(project.id), projectSchema.parse(project)));
+      const parsed = projectSchema.parse(project);
+      await mutex.run(`project:${project.id}`, async () => {
+        await write(projectPath(project.id), parsed);
+        projects.set(project.id, parsed);
+      });
     },
     async getProject(id) {
       assertSafeId('project', id);
-      return readParsed(projectSchema, projectPath(id));
+      let known = projects.get(id);
+      if (!known) {
+        const read = await readParsed(projectSchema, projectPath(id));
+        if (!read) return null;
+        // an upsert that finished while the file was read has already put the newer project here
+        known = projects.get(id) ?? read;
+        projects.set(id, known);
+      }
+      return cloneJson(known);
     },
     async listProjects() {
       const files = await listJsonFiles(join(root, 'projects'));
@@ -92,43 +344,56 @@ export function createEmbeddedRunStore(options: { dir: string }): RunStore {
     async createRun(run: Run) {
       assertSafeId('run', run.id);
       return mutex.run(`run:${run.id}`, async () => {
-        const existing = await readParsed(runSchema, runPath(run.id));
-        if (existing) return existing;
+        const existing = await runEntry(run.id);
+        if (existing) return cloneJson(existing.run);
         const parsed = runSchema.parse(run);
-        await write(runPath(run.id), parsed);
-        return parsed;
+        await mkdir(runDir(run.id), { recursive: true });
+        const written = await writeSnapshot(run.id, parsed);
+        await syncDirectory(join(root, 'runs'));
+        runs.set(run.id, { run: parsed, ...written, journalBytes: 0, needsSnapshot: false });
+        return cloneJson(parsed);
       });
     },
     async getRun(id) {
       assertSafeId('run', id);
-      return readParsed(runSchema, runPath(id));
+      const cached = runs.get(id);
+      if (cached) return cloneJson(cached.run);
+      const entry = await mutex.run(`run:${id}`, () => runEntry(id));
+      return entry ? cloneJson(entry.run) : null;
     },
     async updateRun(id, mutate) {
       assertSafeId('run', id);
       return mutex.run(`run:${id}`, async () => {
-        const current = await readParsed(runSchema, runPath(id));
-        if (!current) throw new NotFoundError(`run ${id} does not exist`, { runId: id });
-        const next = runSchema.parse({ ...mutate(structuredClone(current)), id, updated_at: new Date().toISOString() });
-        await write(runPath(id), next);
-        return next;
+        const entry = await runEntry(id);
+        if (!entry) throw new NotFoundError(`run ${id} does not exist`, { runId: id });
+        const next = reviseRun(entry.run, mutate);
+        await saveRevision(id, entry, next);
+        return cloneJson(next);
       });
     },
     async listRuns(projectId, listOptions) {
-      const runs = (await allRuns()).filter((run) => run.project_id === projectId);
-      runs.sort((a, b) => b.created_at.localeCompare(a.created_at) || b.id.localeCompare(a.id));
-      return runs.slice(0, listOptions?.limit ?? runs.length);
+      const found = (await allRuns()).filter((run) => run.project_id === projectId);
+      found.sort((a, b) => b.created_at.localeCompare(a.created_at) || b.id.localeCompare(a.id));
+      return found.slice(0, listOptions?.limit ?? found.length);
     },
 
     async upsertStep(step: ExplorationStep) {
       assertSafeId('run', step.run_id);
-      await write(stepPath(step.run_id, step.step), explorationStepSchema.parse(step));
+      const parsed = explorationStepSchema.parse(step);
+      await mutex.run(`run:${parsed.run_id}`, async () => {
+        const map = await stepMap(parsed.run_id);
+        const path = stepsJournalPath(parsed.run_id);
+        const created = !stepJournals.has(path);
+        if (created) await mkdir(dirname(path), { recursive: true });
+        await appendTo(path, journalLine(parsed), created);
+        stepJournals.add(path);
+        map.set(parsed.step, parsed);
+      });
     },
     async listSteps(runId) {
       assertSafeId('run', runId);
-      const dir = join(runDir(runId), 'steps');
-      const files = await listJsonFiles(dir);
-      const steps = await Promise.all(files.map((file) => readParsed(explorationStepSchema, join(dir, file))));
-      return steps.filter((step): step is ExplorationStep => step !== null).sort((a, b) => a.step - b.step);
+      const map = await mutex.run(`run:${runId}`, () => stepMap(runId));
+      return [...map.values()].sort((a, b) => a.step - b.step).map((step) => cloneJson(step));
     },
 
     async putResult(result: DiscoveryResult) {
@@ -184,34 +449,60 @@ export function createEmbeddedRunStore(options: { dir: string }): RunStore {
     },
 
     async cacheGet(namespace, key) {
-      const raw = await readJsonFile(cachePath(namespace, key));
-      if (raw === null) return null;
-      const entry = cacheEntrySchema.safeParse(raw);
-      if (!entry.success || Date.parse(entry.data.expires_at) <= Date.now()) return null;
-      return entry.data as CacheEntry;
+      const path = cachePath(namespace, key);
+      let entry = cached.get(path);
+      if (!entry) {
+        const generation = cacheWrites;
+        const raw = await readJsonFile(path);
+        if (raw === null) return null;
+        const parsed = cacheEntrySchema.safeParse(raw);
+        if (!parsed.success) return null;
+        entry = parsed.data as CacheEntry;
+        // kept only if no put or delete ran while the file was read (it could be older than theirs)
+        if (generation === cacheWrites) cached.set(path, entry);
+      }
+      if (Date.parse(entry.expires_at) <= Date.now()) return null;
+      return cloneJson(entry);
     },
     async cachePut(namespace, key, value, { ttlMs }) {
       const storedAt = Date.now();
-      await write(cachePath(namespace, key), {
-        value,
+      const path = cachePath(namespace, key);
+      const entry: CacheEntry = {
+        value: cloneJson(value),
         stored_at: new Date(storedAt).toISOString(),
         expires_at: new Date(storedAt + ttlMs).toISOString(),
-      });
+      };
+      cacheWrites++;
+      cached.delete(path);
+      await write(path, entry);
+      cached.set(path, entry);
     },
     async cacheDelete(namespace, key, deleteOptions) {
       if (key !== undefined) {
-        await rm(cachePath(namespace, key), { force: true });
+        const path = cachePath(namespace, key);
+        cacheWrites++;
+        cached.delete(path);
+        await rm(path, { force: true });
         return;
       }
       const prefix = deleteOptions?.prefix ?? '';
       const dir = join(root, 'cache', cacheName(namespace));
+      cacheWrites++;
+      cached.deleteWhere((path) => dirname(path) === dir);
       for (const file of await listJsonFiles(dir)) {
         if (decodeURIComponent(file.slice(0, -'.json'.length)).startsWith(prefix)) await rm(join(dir, file), { force: true });
       }
     },
 
     async close() {
-      release();
+      try {
+        // a clean shutdown leaves everything durable
+        await journals.syncAll();
+        for (const directory of unsyncedDirectories) await syncDirectory(directory);
+        unsyncedDirectories.clear();
+      } finally {
+        await journals.closeAll();
+      }
     },
   };
 }

@@ -37,6 +37,7 @@ import { KeyedLock } from '../concurrency/keyed-lock.js';
 import { ConfigError, ConflictError, NotFoundError, ValidationError } from '../errors/index.js';
 import { SAFE_ID, assertSafeId } from './ids.js';
 import type { CacheEntry, RunStore } from './port.js';
+import { reviseRun } from './run-revision.js';
 
 /** The database used when the URL names none (`mongodb://host:27017`). */
 export const DEFAULT_MONGO_DATABASE = 'assay';
@@ -277,7 +278,7 @@ export async function createMongoRunStore(options: MongoRunStoreOptions): Promis
           // a document without a version (written by hand) matches `_version: null` until its first update
           const version = typeof _version === 'number' ? _version : null;
           const current = runSchema.parse(fields);
-          const next = runSchema.parse({ ...mutate(structuredClone(current)), id, updated_at: new Date().toISOString() });
+          const next = reviseRun(current, mutate);
           const replaced = await runs.replaceOne({ _id: id, _version: version }, { ...plain(next), _version: (version ?? 0) + 1 });
           if (replaced.matchedCount === 1) return next;
           // another process changed (or deleted) the run between the read and the write: read it again

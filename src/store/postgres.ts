@@ -1,10 +1,20 @@
 /**
  * RunStore on PostgreSQL: the store a fleet of processes and pods shares. Documents are JSONB rows;
  * steps, results, feedback, API keys and the TTL cache have their own tables, so no row grows with the
- * run. `updateRun` takes the run's row lock (`SELECT … FOR UPDATE`) for the read-modify-write: two
- * processes updating one run queue behind each other instead of overwriting each other, and no retry
- * loop is needed (a version column is still bumped, for observers). Migrations are applied in code at
+ * run. Every update bumps the row's version. `updateRun` is optimistic: it applies the mutation to the
+ * version of the run this process knows and writes it in one statement only if the row still has that
+ * version; when another process got there first, the statement returns the newer version and the
+ * mutation is applied again to it (the mutator may so run more than once: pass a pure function of the
+ * run, as for MongoDB). After a few lost races it takes the row lock (`SELECT … FOR UPDATE`) and
+ * queues behind the other writers. No update is lost either way. Migrations are applied in code at
  * open, under an advisory lock, so several pods starting at once apply each one exactly once.
+ *
+ * A run is re-read and re-validated only as far as it changed. The store keeps the runs it read or wrote
+ * last, validated, with their row version: a read asks for the document only when the row's version
+ * (and `xmin`, which tells a row deleted and made again) differ from the kept ones, an update needs no read at all while they match, and a document
+ * another process changed is validated only where it differs from the kept version. An update sends
+ * what changed — `jsonb_set` of the changed paths, the new items of an appended array — when the stored
+ * document is known to be exactly the kept one, and the whole document otherwise.
  */
 import pg from 'pg';
 import type { z } from 'zod';
@@ -23,13 +33,54 @@ import {
   type Run,
 } from '../domain/index.js';
 import { ConfigError, NotFoundError, ValidationError } from '../errors/index.js';
+import { KeyedLock } from '../concurrency/keyed-lock.js';
 import { assertSafeId } from './ids.js';
+import { cloneJson, diffJson, type JsonOperation } from './json-document.js';
 import type { CacheEntry, RunStore } from './port.js';
+import { RecentMap } from './recent-map.js';
+import { parseStoredRun, reviseRun } from './run-revision.js';
 
 /** Advisory lock key of the migrations (an arbitrary constant: "assay" in ASCII). */
 const MIGRATION_LOCK_KEY = 0x6173736179;
 /** Expired cache rows are deleted on every Nth write (reads ignore them anyway). */
 const CACHE_SWEEP_EVERY_WRITES = 200;
+/** Validated runs kept in memory per store. */
+const KEPT_RUNS = 64;
+/** An update with more changed paths than this sends the whole document. */
+const MAX_PARTIAL_OPERATIONS = 32;
+/** Version-checked writes of one update before it waits for the row lock instead. */
+const OPTIMISTIC_ATTEMPTS = 3;
+
+/** A run as this process last read or wrote it. */
+interface KeptRun {
+  version: number;
+  /** The row version's xmin: a row deleted and inserted again restarts `version`, never repeats this with it. */
+  xmin: string;
+  run: Run;
+  /** The stored document is exactly `run` (so changed paths can be applied to it). */
+  exact: boolean;
+}
+
+/**
+ * The SQL expression that turns the stored `doc` into the new document, applying `operations` (from
+ * diffJson of the kept document) in order; parameters are appended to `params`.
+ */
+export function partialDocumentSql(operations: readonly JsonOperation[], params: unknown[]): string {
+  const param = (value: unknown) => {
+    params.push(value);
+    return `$${params.length}`;
+  };
+  let expression = 'doc';
+  for (const operation of operations) {
+    const path = `${param(operation.path.map(String))}::text[]`;
+    if (operation.op === 'set') expression = `jsonb_set(${expression}, ${path}, ${param(JSON.stringify(operation.value))}::jsonb, true)`;
+    // the append comes before any set of the same array's elements, so the stored array is still the one to extend
+    else if (operation.op === 'append')
+      expression = `jsonb_set(${expression}, ${path}, (doc #> ${path}) || ${param(JSON.stringify(operation.items))}::jsonb, true)`;
+    else expression = `(${expression} #- ${path})`;
+  }
+  return expression;
+}
 
 /** Each entry moves the schema one version up; never edit a released entry, append a new one. */
 const MIGRATIONS: readonly string[] = [
@@ -117,6 +168,106 @@ export async function createPostgresRunStore(options: PostgresRunStoreOptions): 
     }
   }
 
+  const kept = new RecentMap<KeptRun>(KEPT_RUNS);
+  const runLocks = new KeyedLock();
+
+  /**
+   * The run as stored now: the kept one when the row's version and xmin still match it, else the
+   * stored document, validated where it differs from the kept version. `forUpdate` takes the row lock.
+   */
+  async function readRun(client: pg.Pool | pg.PoolClient, id: string, forUpdate: boolean): Promise<KeptRun | null> {
+    const known = kept.get(id);
+    const lock = forUpdate ? ' FOR UPDATE' : '';
+    const row = known
+      ? (
+          await client.query<{ version: number; xmin: string; doc: unknown }>(
+            `SELECT version, xmin::text AS xmin, CASE WHEN version = $2 AND xmin::text = $3 THEN NULL ELSE doc END AS doc FROM ${s}.assay_runs WHERE id = $1${lock}`,
+            [id, known.version, known.xmin],
+          )
+        ).rows[0]
+      : (
+          await client.query<{ version: number; xmin: string; doc: unknown }>(
+            `SELECT version, xmin::text AS xmin, doc FROM ${s}.assay_runs WHERE id = $1${lock}`,
+            [id],
+          )
+        ).rows[0];
+    if (!row) {
+      kept.delete(id);
+      return null;
+    }
+    if (known && row.doc === null) return known;
+    return keep(id, row, known?.run);
+  }
+
+  /** Validates a stored document (where it differs from `previous`) and keeps it as the run's current version. */
+  function keep(id: string, row: { version: number; xmin: string; doc: unknown }, previous: Run | undefined): KeptRun {
+    const report = { exact: false };
+    const run = parseStoredRun(row.doc, previous, report);
+    const fresh: KeptRun = { version: row.version, xmin: row.xmin, run, exact: report.exact };
+    kept.set(id, fresh);
+    return fresh;
+  }
+
+  /** The new document for an UPDATE: the changed paths applied to the stored one when it is exactly the kept run, else the whole of it. */
+  function newDocumentSql(current: KeptRun, revised: Run, params: unknown[]): string {
+    const operations = current.exact ? diffJson(current.run, revised) : [];
+    return current.exact && operations.length <= MAX_PARTIAL_OPERATIONS
+      ? partialDocumentSql(operations, params)
+      : `$${params.push(JSON.stringify(revised))}::jsonb`;
+  }
+
+  /** updateRun's work, one update of a run at a time within this process. */
+  async function updateKept(id: string, mutate: (run: Run) => Run): Promise<Run> {
+    try {
+      // optimistic first: one statement that writes only if the row is still the version this process knows
+      let current = kept.get(id) ?? (await readRun(pool, id, false));
+      for (let attempt = 0; current && attempt < OPTIMISTIC_ATTEMPTS; attempt++) {
+        const revised = reviseRun(current.run, mutate);
+        const params: unknown[] = [id, revised.status, current.version, current.xmin];
+        const result = await pool.query<{
+          updated: number | null;
+          updated_xmin: string | null;
+          version: number;
+          xmin: string;
+          doc: unknown;
+        }>(
+          `WITH updated AS (
+             UPDATE ${s}.assay_runs SET doc = ${newDocumentSql(current, revised, params)}, status = $2, version = version + 1
+             WHERE id = $1 AND version = $3 AND xmin::text = $4 RETURNING version, xmin::text AS xmin)
+           SELECT updated.version AS updated, updated.xmin AS updated_xmin, stored.version, stored.xmin::text AS xmin,
+             CASE WHEN updated.version IS NULL THEN stored.doc END AS doc
+           FROM ${s}.assay_runs stored LEFT JOIN updated ON true WHERE stored.id = $1`,
+          params,
+        );
+        const row = result.rows[0];
+        if (!row) break;
+        if (row.updated !== null) {
+          kept.set(id, { version: row.updated, xmin: row.updated_xmin as string, run: revised, exact: true });
+          return cloneJson(revised);
+        }
+        // another process updated the run since: apply the mutation to its version
+        current = keep(id, row, current.run);
+      }
+      // still racing (or gone): queue behind the other writers on the row lock
+      const { next, written } = await transaction(async (client) => {
+        const locked = await readRun(client, id, true);
+        if (!locked) throw new NotFoundError(`run ${id} does not exist`, { runId: id });
+        const revised = reviseRun(locked.run, mutate);
+        const params: unknown[] = [id, revised.status];
+        const updated = await client.query<{ version: number; xmin: string }>(
+          `UPDATE ${s}.assay_runs SET doc = ${newDocumentSql(locked, revised, params)}, status = $2, version = version + 1 WHERE id = $1 RETURNING version, xmin::text AS xmin`,
+          params,
+        );
+        return { next: revised, written: updated.rows[0] as { version: number; xmin: string } };
+      });
+      kept.set(id, { ...written, run: next, exact: true });
+      return cloneJson(next);
+    } catch (error) {
+      kept.delete(id);
+      throw error;
+    }
+  }
+
   const docs = async <S extends z.ZodType>(schema: S, sql: string, params: unknown[]): Promise<z.infer<S>[]> =>
     (await pool.query<{ doc: unknown }>(sql, params)).rows.map((row) => parseWith(schema, row.doc));
 
@@ -140,31 +291,26 @@ export async function createPostgresRunStore(options: PostgresRunStoreOptions): 
     async createRun(run: Run) {
       assertSafeId('run', run.id);
       const doc = runSchema.parse(run);
-      const inserted = await pool.query<{ doc: unknown }>(
-        `INSERT INTO ${s}.assay_runs (id, project_id, created_at, status, doc) VALUES ($1, $2, $3, $4, $5) ON CONFLICT (id) DO NOTHING RETURNING doc`,
+      const inserted = await pool.query<{ version: number; xmin: string }>(
+        `INSERT INTO ${s}.assay_runs (id, project_id, created_at, status, doc) VALUES ($1, $2, $3, $4, $5) ON CONFLICT (id) DO NOTHING RETURNING version, xmin::text AS xmin`,
         [doc.id, doc.project_id, doc.created_at, doc.status, doc],
       );
-      if (inserted.rows[0]) return doc;
+      const created = inserted.rows[0];
+      if (created) {
+        kept.set(doc.id, { version: created.version, xmin: created.xmin, run: doc, exact: true });
+        return cloneJson(doc);
+      }
       return (await store.getRun(run.id)) as Run;
     },
     async getRun(id) {
       assertSafeId('run', id);
-      return (await docs(runSchema, `SELECT doc FROM ${s}.assay_runs WHERE id = $1`, [id]))[0] ?? null;
+      const found = await readRun(pool, id, false);
+      return found ? cloneJson(found.run) : null;
     },
     async updateRun(id, mutate) {
       assertSafeId('run', id);
-      return transaction(async (client) => {
-        const row = (await client.query<{ doc: unknown }>(`SELECT doc FROM ${s}.assay_runs WHERE id = $1 FOR UPDATE`, [id])).rows[0];
-        if (!row) throw new NotFoundError(`run ${id} does not exist`, { runId: id });
-        const current = runSchema.parse(row.doc);
-        const next = runSchema.parse({ ...mutate(structuredClone(current)), id, updated_at: new Date().toISOString() });
-        await client.query(`UPDATE ${s}.assay_runs SET doc = $2, status = $3, version = version + 1 WHERE id = $1`, [
-          id,
-          next,
-          next.status,
-        ]);
-        return next;
-      });
+      // updates of one run from this process queue here, so only other processes can make them race
+      return runLocks.run(id, () => updateKept(id, mutate));
     },
     async listRuns(projectId, listOptions) {
       return docs(runSchema, `SELECT doc FROM ${s}.assay_runs WHERE project_id = $1 ORDER BY created_at DESC, id DESC LIMIT $2`, [

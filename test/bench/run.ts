@@ -8,10 +8,23 @@ import { compactionBench } from './compaction.js';
 import { fleetBench } from './fleet.js';
 import { insightbenchBench } from './insightbench.js';
 import { promptBoundBench } from './prompt-bound.js';
+import { schemaBench } from './schema.js';
+import { startupBench } from './startup.js';
+import { storeBench } from './store.js';
 import { telescopeBench } from './telescope.js';
 import { timingsBench } from './timings.js';
 
-const benches: Bench[] = [compactionBench, fleetBench, insightbenchBench, promptBoundBench, telescopeBench, timingsBench];
+const benches: Bench[] = [
+  compactionBench,
+  fleetBench,
+  insightbenchBench,
+  promptBoundBench,
+  schemaBench,
+  startupBench,
+  storeBench,
+  telescopeBench,
+  timingsBench,
+];
 
 async function main(names: string[]): Promise<number> {
   const unknown = names.filter((name) => !benches.some((bench) => bench.name === name));

@@ -1,6 +1,9 @@
+import fc from 'fast-check';
 import { describe, expect, it } from 'vitest';
 import type { RunStore } from '../../../src/store/index.js';
 import { runSchema, type Run } from '../../../src/domain/index.js';
+import { realisticLlmCall, realisticRun, realisticStep } from '../../support/realistic-run.js';
+import { applyEdits, edit } from '../../unit/store/mutations.js';
 
 const now = '2026-11-23T09:00:00.000Z';
 
@@ -16,9 +19,78 @@ export function makeRun(id: string, projectId = 'shop', createdAt = now): Run {
   });
 }
 
+export interface ContractOptions {
+  skipReason?: string;
+  /**
+   * Closes `store` and opens the same data afresh, as another process (or this one after a restart)
+   * would: nothing the first kept in memory is shared.
+   */
+  reopen?: (store: RunStore) => Promise<RunStore>;
+}
+
 /** The behaviour every RunStore adapter must have. */
-export function runStoreContract(name: string, open: () => Promise<RunStore>, options: { skipReason?: string } = {}): void {
+export function runStoreContract(name: string, open: () => Promise<RunStore>, options: ContractOptions = {}): void {
   describe.skipIf(options.skipReason !== undefined)(`RunStore contract: ${name}`, () => {
+    const reopen = options.reopen;
+
+    it.skipIf(reopen === undefined)('reads back, once opened afresh, exactly the run and steps that updates returned', async () => {
+      if (!reopen) return;
+      const store = await open();
+      await store.createRun({ ...realisticRun('big'), status: 'pending', phase: 'prepare' });
+      let last = await store.updateRun('big', (run) => ({ ...run, status: 'running', phase: 'exploration' }));
+      for (let index = 0; index < 12; index++) {
+        last = await store.updateRun('big', (run) => ({
+          ...run,
+          telemetry: { ...run.telemetry, llm_calls: [...run.telemetry.llm_calls, realisticLlmCall(1000 + index)] },
+        }));
+        await store.upsertStep(realisticStep('big', index + 1));
+      }
+      last = await store.updateRun('big', (run) => {
+        const [first, ...rest] = run.areas;
+        if (!first) throw new Error('the realistic run has areas');
+        const insights = first.insights.map((insight, index) =>
+          index === 1 && insight.validation ? { ...insight, validation: { ...insight.validation, status: 'rejected' as const } } : insight,
+        );
+        const { exploration_done_reason: _dropped, ...withoutReason } = run;
+        return { ...withoutReason, phase: 'validation', areas: [{ ...first, insights }, ...rest.slice(0, -1)] };
+      });
+      await store.upsertStep({ ...realisticStep('big', 3), query_purpose: 'step 3 again' });
+      const again = await reopen(store);
+      expect(await again.getRun('big')).toEqual(last);
+      expect(last.exploration_done_reason).toBeUndefined();
+      const steps = await again.listSteps('big');
+      expect(steps.map((step) => step.step)).toEqual(Array.from({ length: 12 }, (_, index) => index + 1));
+      expect(steps[2]?.query_purpose).toBe('step 3 again');
+      const finished = await again.updateRun('big', (run) => ({ ...run, status: 'completed', phase: 'complete' }));
+      const third = await reopen(again);
+      expect(await third.getRun('big')).toEqual(finished);
+      expect((await third.listRuns(finished.project_id)).map((run) => run.id)).toEqual(['big']);
+    });
+
+    it.skipIf(reopen === undefined)('keeps any sequence of valid updates exactly, and no trace of refused ones', async () => {
+      if (!reopen) return;
+      let store = await open();
+      let round = 0;
+      await fc.assert(
+        fc.asyncProperty(fc.array(fc.array(edit, { minLength: 1, maxLength: 3 }), { minLength: 1, maxLength: 4 }), async (updates) => {
+          const id = `prop-${round++}`;
+          let expected = await store.createRun(realisticRun(id));
+          for (const edits of updates) {
+            try {
+              expected = await store.updateRun(id, (run) => applyEdits(run, edits));
+            } catch (error) {
+              // an edit the schema refuses changes nothing
+              expect((error as Error).name).toBe('ZodError');
+            }
+          }
+          expect(await store.getRun(id)).toEqual(expected);
+          store = await reopen(store);
+          expect(await store.getRun(id)).toEqual(expected);
+        }),
+        { numRuns: 15 },
+      );
+    });
+
     it('creates a run once and returns the stored one on a redelivered create', async () => {
       const store = await open();
       await store.createRun(makeRun('r1'));

@@ -1,7 +1,21 @@
 import { mkdtempSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
-import { createEmbeddedRunStore } from '../../../src/store/index.js';
+import { createEmbeddedRunStore, type RunStore } from '../../../src/store/index.js';
 import { runStoreContract } from './contract.js';
 
-runStoreContract('embedded files', async () => createEmbeddedRunStore({ dir: mkdtempSync(join(tmpdir(), 'assay-store-')) }));
+const directories = new WeakMap<RunStore, string>();
+
+function openIn(dir: string): RunStore {
+  const store = createEmbeddedRunStore({ dir });
+  directories.set(store, dir);
+  return store;
+}
+
+runStoreContract('embedded files', async () => openIn(mkdtempSync(join(tmpdir(), 'assay-store-'))), {
+  async reopen(store) {
+    const dir = directories.get(store) as string;
+    await store.close();
+    return openIn(dir);
+  },
+});

@@ -1,4 +1,4 @@
-import { mkdtemp, readdir, rm, writeFile } from 'node:fs/promises';
+import { appendFile, mkdtemp, readdir, readFile, rm, stat, writeFile } from 'node:fs/promises';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { afterEach, describe, expect, it } from 'vitest';
@@ -72,5 +72,55 @@ describe('the embedded vector index on disk', () => {
     await Promise.all(Array.from({ length: 20 }, (_, n) => index.upsert('busy', [{ id: `p${n}`, vector: [1, n], payload: { n } }])));
     const reopened = createEmbeddedVectorIndex({ dir });
     expect((await reopened.listCollections())[0]?.pointCount).toBe(20);
+  });
+
+  it('appends upserts to a journal instead of rewriting the collection, and reads both back', async () => {
+    const dir = await tempDir();
+    const index = createEmbeddedVectorIndex({ dir });
+    await index.ensureCollection('steps', 3);
+    const file = join(dir, 'steps.collection.json');
+    const before = await readFile(file, 'utf8');
+    for (let n = 0; n < 30; n++) await index.upsert('steps', [{ id: `step-${n}`, vector: [1, n, 0], payload: { step: n } }]);
+    await index.upsert('steps', [{ id: 'step-3', vector: [0, 0, 1], payload: { step: 3, redone: true } }]);
+    expect(await readFile(file, 'utf8')).toBe(before);
+    expect((await stat(join(dir, 'steps.collection.jsonl'))).size).toBeGreaterThan(0);
+    const hits = await index.search('steps', [0, 0, 1], { topK: 1 });
+    await index.close();
+
+    const reopened = createEmbeddedVectorIndex({ dir });
+    expect(await reopened.search('steps', [0, 0, 1], { topK: 1 })).toEqual(hits);
+    expect(hits[0]?.payload).toEqual({ step: 3, redone: true });
+    expect((await reopened.listCollections())[0]?.pointCount).toBe(30);
+  });
+
+  it('drops a journal line cut short by a crash, and folds the journal at the next upsert', async () => {
+    const dir = await tempDir();
+    const index = createEmbeddedVectorIndex({ dir });
+    await index.ensureCollection('c', 2);
+    await index.upsert('c', [{ id: 'a', vector: [1, 0], payload: {} }]);
+    await index.close();
+    await appendFile(join(dir, 'c.collection.jsonl'), '{"points":[{"id":"b","vec');
+
+    const reopened = createEmbeddedVectorIndex({ dir });
+    expect((await reopened.listCollections())[0]?.pointCount).toBe(1);
+    await reopened.upsert('c', [{ id: 'b', vector: [0, 1], payload: {} }]);
+    expect((await readdir(dir)).sort()).toEqual(['c.collection.json']);
+    const third = createEmbeddedVectorIndex({ dir });
+    expect((await third.search('c', [0, 1], { topK: 2 })).map((hit) => hit.id)).toEqual(['b', 'a']);
+  });
+
+  it('never replays the journal of a deleted collection into one created again under its name', async () => {
+    const dir = await tempDir();
+    const index = createEmbeddedVectorIndex({ dir });
+    await index.ensureCollection('run', 2);
+    await index.upsert('run', [{ id: 'old', vector: [1, 0], payload: {} }]);
+    const journal = await readFile(join(dir, 'run.collection.jsonl'), 'utf8');
+    await index.deleteCollection('run');
+    // as if the delete had stopped after removing the collection file
+    await writeFile(join(dir, 'run.collection.jsonl'), journal);
+    await index.ensureCollection('run', 2);
+    await index.upsert('run', [{ id: 'new', vector: [0, 1], payload: {} }]);
+    const reopened = createEmbeddedVectorIndex({ dir });
+    expect((await reopened.search('run', [1, 1], { topK: 5 })).map((hit) => hit.id)).toEqual(['new']);
   });
 });
