@@ -44,6 +44,13 @@ interface ExplorationView {
   memo: AnalystMemo;
   searchHits: string[];
   largeCatalog: boolean;
+  /** How long the encoded notes may be: a reply must fit the request's output limit, as a model's must. */
+  noteChars: number;
+}
+
+/** Hex notes take about one token per two characters; the rest of the reply (thinking, SQL) gets 1,500 tokens. */
+function noteCharsFor(maxOutputTokens: number): number {
+  return Math.max(1_000, (maxOutputTokens - 1_500) * 2);
 }
 
 function applyProfile(memo: AnalystMemo, row: Record<string, unknown>): void {
@@ -97,6 +104,7 @@ function readView(request: LlmRequest): ExplorationView {
     memo,
     searchHits,
     largeCatalog: catalogOmitsTables(system) || readCatalog(system).length >= LARGE_CATALOG_TABLES,
+    noteChars: noteCharsFor(request.maxOutputTokens),
   };
 }
 
@@ -128,13 +136,19 @@ function lookupRounds(memo: AnalystMemo): number {
   return memo.done.filter((key) => key.startsWith('lookup:')).length;
 }
 
-function withNotes(thinking: string, memo: AnalystMemo): string {
-  return `${thinking} ${encodeMemo(memo)}`;
+/** A cautious token count of a reply: hex notes at two characters a token, the rest at three. */
+function replyTokens(reply: string): number {
+  const notes = /\[notes:[0-9a-f]*\]/.exec(reply)?.[0].length ?? 0;
+  return Math.ceil(notes / 2 + (reply.length - notes) / 3);
+}
+
+function withNotes(thinking: string, memo: AnalystMemo, maxChars: number): string {
+  return `${thinking} ${encodeMemo(memo, maxChars)}`;
 }
 
 function lookupAction(view: ExplorationView, tables: string[], why: string): string {
   const memo: AnalystMemo = { ...view.memo, done: [...view.memo.done, `lookup:${lookupRounds(view.memo) + 1}`] };
-  return JSON.stringify({ thinking: withNotes(why, memo), lookup_schema: tables });
+  return JSON.stringify({ thinking: withNotes(why, memo, view.noteChars), lookup_schema: tables });
 }
 
 function doneAction(view: ExplorationView, ranQueries: number, tables: readonly TableModel[]): string {
@@ -177,21 +191,31 @@ export function explore(request: LlmRequest): string {
     const area = view.areas[0] as AreaInfo;
     const next: AnalystMemo = { ...memo, searched: true };
     return JSON.stringify({
-      thinking: withNotes('The catalog is large; searching for the tables behind the first area before profiling.', next),
+      thinking: withNotes('The catalog is large; searching for the tables behind the first area before profiling.', next, view.noteChars),
       search_tables: `${area.name} ${area.keywords.join(' ')}`.trim(),
     });
   }
   const dialect = sqlDialect(readDialect(request.system ?? ''));
   if (!memo.profiled && memo.tables.length > 0) {
     const next: AnalystMemo = { ...memo, done: [...memo.done, 'profile'] };
-    return JSON.stringify({
-      thinking: withNotes(
-        'Counting distinct values per text column to know which columns are dimensions worth grouping by, and which status values exist.',
-        next,
-      ),
-      query_purpose: PROFILE_PURPOSE,
-      query: profileQuery(dialect, memo.tables),
-    });
+    const profileAction = (tables: readonly TableModel[]) =>
+      JSON.stringify({
+        thinking: withNotes(
+          'Counting distinct values per text column to know which columns are dimensions worth grouping by, and which status values exist.',
+          next,
+          view.noteChars,
+        ),
+        query_purpose: PROFILE_PURPOSE,
+        query: profileQuery(dialect, tables),
+      });
+    // one query profiles every table looked up, unless the reply would not fit the output limit: then the first ones
+    let profiled: readonly TableModel[] = memo.tables;
+    let action = profileAction(profiled);
+    while (replyTokens(action) > request.maxOutputTokens * 0.9 && profiled.length > 1) {
+      profiled = profiled.slice(0, -1);
+      action = profileAction(profiled);
+    }
+    return action;
   }
   const done = new Set(memo.done);
   const plan = planQueries(dialect, memo.tables, view.areas, readGoal(request.system ?? '')).filter(
@@ -201,5 +225,5 @@ export function explore(request: LlmRequest): string {
   const next = plan[0];
   if (!next || position.stepsUsed >= position.maxSteps) return doneAction(view, ranQueries, memo.tables);
   const updated: AnalystMemo = { ...memo, done: [...memo.done, `${next.area}#${next.key}`] };
-  return JSON.stringify({ thinking: withNotes(next.thinking, updated), query_purpose: next.purpose, query: next.sql });
+  return JSON.stringify({ thinking: withNotes(next.thinking, updated, view.noteChars), query_purpose: next.purpose, query: next.sql });
 }

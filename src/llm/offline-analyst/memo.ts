@@ -46,7 +46,7 @@ function unpackColumn(packed: PackedColumn): ColumnModel {
   return column;
 }
 
-export function encodeMemo(memo: AnalystMemo): string {
+function encodePacked(memo: AnalystMemo): string {
   const packed = {
     t: memo.tables.map((table): PackedTable => [table.qualified, table.rows, table.columns.map(packColumn)]),
     d: memo.done,
@@ -54,6 +54,35 @@ export function encodeMemo(memo: AnalystMemo): string {
     s: memo.searched ? 1 : 0,
   };
   return `[notes:${deflateRawSync(Buffer.from(JSON.stringify(packed), 'utf8'), { level: 9 }).toString('hex')}]`;
+}
+
+function withColumns(memo: AnalystMemo, change: (column: ColumnModel) => ColumnModel): AnalystMemo {
+  return { ...memo, tables: memo.tables.map((table) => ({ ...table, columns: table.columns.map(change) })) };
+}
+
+/**
+ * The notes, at most `maxChars` long when that can be done: like a model whose reply must fit its
+ * output limit, the analyst forgets detail first (frequent words, then listed values beyond three,
+ * then all listed values), then the last-learned tables; the plan already run is always kept.
+ */
+export function encodeMemo(memo: AnalystMemo, maxChars = Number.POSITIVE_INFINITY): string {
+  let current = memo;
+  let encoded = encodePacked(current);
+  const shrinkers: Array<(notes: AnalystMemo) => AnalystMemo> = [
+    (notes) => withColumns(notes, ({ words: _words, ...column }) => column),
+    (notes) => withColumns(notes, (column) => (column.values ? { ...column, values: column.values.slice(0, 3) } : column)),
+    (notes) => withColumns(notes, ({ values: _values, ...column }) => column),
+  ];
+  for (const shrink of shrinkers) {
+    if (encoded.length <= maxChars) return encoded;
+    current = shrink(current);
+    encoded = encodePacked(current);
+  }
+  while (encoded.length > maxChars && current.tables.length > 1) {
+    current = { ...current, tables: current.tables.slice(0, -1) };
+    encoded = encodePacked(current);
+  }
+  return encoded;
 }
 
 /** The notes in a thinking text, or null when there are none (or they cannot be read). */

@@ -61,6 +61,28 @@ describe('when the analyst keeps notes between turns', () => {
     expect(encodeMemo(memo)).not.toMatch(/session|checkout|order/);
   });
 
+  it('forgets detail, then the last-learned tables, to fit a length, and always keeps the plan already run', () => {
+    const tables = shopTables.map((table) => toTableModel(readLookupReply(renderTableDetail(table))[0]!));
+    for (const table of tables) for (const column of table.columns) column.values = ['alpha', 'beta', 'gamma', 'delta', 'epsilon', 'zeta'];
+    const memo = { tables, done: ['profile', 'conversion#abc'], profiled: true, searched: false };
+    const bare = (count: number) => ({
+      ...memo,
+      tables: tables
+        .slice(0, count)
+        .map((table) => ({ ...table, columns: table.columns.map(({ values: _v, words: _w, ...column }) => column) })),
+    });
+    const limit = encodeMemo(bare(2)).length;
+    expect(encodeMemo(memo).length).toBeGreaterThan(limit);
+    const short = encodeMemo(memo, limit);
+    expect(short.length).toBeLessThanOrEqual(limit);
+    const read = decodeMemo(short)!;
+    expect(read.done).toEqual(memo.done);
+    expect(read.tables.length).toBeGreaterThanOrEqual(1);
+    expect(read.tables.every((table) => table.columns.every((column) => (column.values?.length ?? 0) <= 3))).toBe(true);
+    // one table is kept even when nothing fits: the reply is then longer than asked, never empty of tables
+    expect(decodeMemo(encodeMemo(memo, 10))!.tables).toHaveLength(1);
+  });
+
   it('returns null for notes that were cut', () => {
     expect(decodeMemo('[notes:78da00ff]')).toBeNull();
     expect(decodeMemo('no notes here')).toBeNull();
