@@ -5,8 +5,10 @@
  * is SIGKILLed while it holds an exploration job, again while it holds an analysis job and again
  * while it holds a verification job (at a random step, seed printed); a replacement starts as an
  * orchestrator would start one. Afterwards, the run documents alone must show complete runs: every
- * area, every insight once, exploration steps 1..N each exactly once, no model call charged twice
- * for one committed step.
+ * area, every insight once, exploration steps 1..N each exactly once, and usage totals that add up
+ * to the recorded calls. Model calls are recorded as they happen (a crash loses no accounting), so a
+ * step whose worker died after the model answered but before the step was stored is asked again, and
+ * both real calls are recorded: at most one extra exploration call per explore-worker kill.
  *
  * Lock and stalled-check intervals are shortened (5 s / 2 s instead of 15 s / 10 s) so that three
  * recoveries fit in a test; `npm run bench -- fleet` measures recovery with the product defaults.
@@ -107,7 +109,7 @@ describe.skipIf(skipReason !== undefined)('a fleet of OS processes serving two p
     await copyDemo(source, postgres.server.adminUrl);
     await source.close();
     redisServer = await startRedisServer();
-    simulator = await startSimulator({ name: 'simulator', logDir: join(workDir, 'logs'), latencyMs: 150, contextWindow: 400_000 });
+    simulator = await startSimulator({ name: 'simulator', logDir: join(workDir, 'logs'), latencyMs: 300, contextWindow: 400_000 });
     const postgresHost = new URL(postgres.server.readerUrl).host;
     env = fleetEnv({
       redisUrl: redisServer.url,
@@ -157,7 +159,10 @@ describe.skipIf(skipReason !== undefined)('a fleet of OS processes serving two p
         await startPool(pool);
         return `${victim.name} killed holding ${active.map((job) => job.id).join(', ')}`;
       }
-      if (runs.every((run) => run && isTerminal(run.status))) throw new Error(`the runs ended before a ${queueName} job could be killed`);
+      if (runs.every((run) => run && isTerminal(run.status)))
+        throw new Error(
+          `the runs ended before a ${queueName} job could be killed: ${runs.map((run) => `${run?.id} ${run?.status}/${run?.phase} ${run?.error ?? ''}`).join('; ')}`,
+        );
       if (Date.now() > deadline) throw new Error(`no ${queueName} job became active within 120 s`);
       await sleep(25);
     }
@@ -207,7 +212,13 @@ describe.skipIf(skipReason !== undefined)('a fleet of OS processes serving two p
       expect(report.steps).toBeGreaterThan(0);
       expect(report.duplicated_step_numbers).toBe(0);
       expect(report.step_gaps).toBe(0);
-      expect(report.repeated_exploration_calls).toBe(0);
+      // only the kill during exploration can make a step's call happen twice
+      expect(report.repeated_exploration_calls).toBeLessThanOrEqual(1);
+    }
+    for (const run of runs) {
+      const recorded = run.telemetry.llm_calls.filter((call) => call.phase === 'exploration').length;
+      const totalled = Object.values(run.telemetry.usage_by_phase.exploration ?? {}).reduce((sum, usage) => sum + usage.calls, 0);
+      expect(totalled, `${run.id}: exploration calls in usage_by_phase vs recorded`).toBe(recorded);
     }
     // each project explored its own warehouse
     const sql = await Promise.all(runIds.map(async (id) => (await store.listSteps(id)).map((step) => step.query ?? '').join('\n')));
