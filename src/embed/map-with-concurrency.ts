@@ -1,4 +1,5 @@
 /** Runs an async function over items with at most `concurrency` calls in flight; results keep input order. */
+import pMap from 'p-map';
 import { CancelledError } from '../errors/index.js';
 
 /**
@@ -11,22 +12,12 @@ export async function mapWithConcurrency<T, R>(
   fn: (item: T, index: number) => Promise<R>,
   signal?: AbortSignal,
 ): Promise<R[]> {
-  const results = new Array<R>(items.length);
-  let next = 0;
-  let failed = false;
-  async function worker(): Promise<void> {
-    while (!failed && next < items.length) {
+  return pMap(
+    items,
+    (item, index) => {
       if (signal?.aborted) throw new CancelledError('cancelled', { cause: signal.reason });
-      const index = next++;
-      try {
-        results[index] = await fn(items[index] as T, index);
-      } catch (error) {
-        failed = true;
-        throw error;
-      }
-    }
-  }
-  const workers = Array.from({ length: Math.max(1, Math.min(concurrency, items.length)) }, () => worker());
-  await Promise.all(workers);
-  return results;
+      return fn(item, index);
+    },
+    { concurrency: Math.max(1, concurrency), stopOnError: true },
+  );
 }

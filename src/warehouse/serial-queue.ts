@@ -1,11 +1,11 @@
 /** Runs async tasks one at a time, in call order: a DuckDB connection executes one statement at a time. */
-export class SerialQueue {
-  private tail: Promise<unknown> = Promise.resolve();
+import pLimit, { type LimitFunction } from 'p-limit';
 
+export class SerialQueue {
+  private readonly limit: LimitFunction = pLimit(1);
+
+  /** A failed task does not stop the queue: the next one still runs. */
   run<T>(task: () => Promise<T>): Promise<T> {
-    const result = this.tail.then(task, task);
-    // the queue continues whether the task succeeded or failed
-    this.tail = result.catch(() => undefined);
-    return result;
+    return this.limit(task);
   }
 }
