@@ -90,8 +90,8 @@ function diffInto(before: unknown, after: unknown, path: Array<string | number>,
   if (before === after) return;
   if (isPlainObject(before) && isPlainObject(after)) {
     for (const key of Object.keys(after)) {
-      const next = after[key];
-      const previous = before[key];
+      const next = own(after, key);
+      const previous = own(before, key);
       if (next === undefined) continue;
       path.push(key);
       if (previous === undefined) out.push({ op: 'set', path: [...path], value: next });
@@ -99,13 +99,14 @@ function diffInto(before: unknown, after: unknown, path: Array<string | number>,
       path.pop();
     }
     for (const key of Object.keys(before)) {
-      if (before[key] !== undefined && after[key] === undefined) out.push({ op: 'unset', path: [...path, key] });
+      if (own(before, key) !== undefined && own(after, key) === undefined) out.push({ op: 'unset', path: [...path, key] });
     }
     return;
   }
   if (Array.isArray(before) && Array.isArray(after) && after.length >= before.length) {
     // the append first: later sets of earlier elements apply on top of it
-    if (after.length > before.length) out.push({ op: 'append', path: [...path], items: after.slice(before.length) });
+    if (after.length > before.length)
+      out.push({ op: 'append', path: [...path], items: after.slice(before.length).map((item) => (item === undefined ? null : item)) });
     for (let index = 0; index < before.length; index++) {
       path.push(index);
       diffInto(before[index], after[index], path, out);
@@ -113,7 +114,13 @@ function diffInto(before: unknown, after: unknown, path: Array<string | number>,
     }
     return;
   }
-  if (!jsonEqual(before, after)) out.push({ op: 'set', path: [...path], value: after });
+  // an undefined array element is stored as null, as JSON writes it
+  if (!jsonEqual(before, after)) out.push({ op: 'set', path: [...path], value: after === undefined ? null : after });
+}
+
+/** A key's own value: a "__proto__" key of parsed JSON is data, and a missing one is not the prototype. */
+function own(object: Record<string, unknown>, key: string): unknown {
+  return Object.hasOwn(object, key) ? object[key] : undefined;
 }
 
 /** Applies operations from `diffJson` to a JSON document in place and returns it (the root may be replaced). */

@@ -49,9 +49,11 @@ describe('diffJson', () => {
       fc.property(fc.array(edit, { minLength: 1, maxLength: 5 }), (edits) => {
         const after = applyEdits(run, edits);
         const operations = diffJson(run, after);
-        expect(jsonEqual(applyJsonOperations(cloneJson(run), operations), after)).toBe(true);
+        // documents are stored as JSON: an undefined array element, say, is stored (and rebuilt) as null
+        const stored = JSON.parse(JSON.stringify(after)) as unknown;
+        expect(jsonEqual(applyJsonOperations(cloneJson(run), operations), stored)).toBe(true);
         // operations round-trip through JSON, as journal lines and SQL parameters do
-        expect(jsonEqual(applyJsonOperations(cloneJson(run), JSON.parse(JSON.stringify(operations))), after)).toBe(true);
+        expect(jsonEqual(applyJsonOperations(cloneJson(run), JSON.parse(JSON.stringify(operations))), stored)).toBe(true);
       }),
       { numRuns: 300 },
     );
