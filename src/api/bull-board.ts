@@ -7,8 +7,6 @@ import type { Queue } from 'bullmq';
 import type { Hono } from 'hono';
 import { BULL_BOARD_PATH } from './bull-board-path.js';
 
-export { BULL_BOARD_PATH } from './bull-board-path.js';
-
 export interface BullBoardOptions {
   /** Retrying, promoting and removing jobs from the UI. Off by default: the board is for looking. @defaultValue true */
   readOnly?: boolean;

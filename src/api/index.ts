@@ -10,7 +10,8 @@ import type { RunLauncher } from '../fleet/port.js';
 import type { Logger } from '../logging/index.js';
 import { boardGuard } from './auth/board-session.js';
 import { authMiddleware } from './auth/middleware.js';
-import { BULL_BOARD_PATH, mountBullBoard, type BullBoardOptions } from './bull-board.js';
+import { mountBullBoard, type BullBoardOptions } from './bull-board.js';
+import { BULL_BOARD_PATH } from './bull-board-path.js';
 import { apiKeyRoutes } from './keys/index.js';
 import { RunStartLimiter, StreamLimiter } from './limits.js';
 import type { ApiDeps } from './context.js';
@@ -24,7 +25,7 @@ import { runRoutes, type RunRoutesOptions } from './runs/index.js';
 
 export { startApiServer, type RunningServer } from './server.js';
 export { createApiMetrics, type ApiMetrics, type QueueDepthSource } from './metrics/index.js';
-export { BULL_BOARD_PATH } from './bull-board.js';
+export { BULL_BOARD_PATH } from './bull-board-path.js';
 
 const API_VERSION = '0.1.0';
 

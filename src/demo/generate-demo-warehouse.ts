@@ -19,8 +19,6 @@ import { randomMacrosSql } from './random-sql.js';
 import { DEFAULT_DEMO_SCALE, DEFAULT_DEMO_SEED, MAX_DEMO_SCALE } from './demo-size.js';
 import { countTableRows, type DemoTableCount } from './table-inventory.js';
 
-export { DEFAULT_DEMO_SCALE, DEFAULT_DEMO_SEED, MAX_DEMO_SCALE } from './demo-size.js';
-
 export interface GenerateDemoWarehouseOptions {
   kind: DemoKind;
   /** Path of the DuckDB file to create. */

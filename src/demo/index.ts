@@ -1,9 +1,7 @@
 /** Deterministic demo warehouses (ecommerce, gaming, social, erp) with planted, checkable patterns. */
 export { DEMO_KINDS, isDemoKind, parseDemoKind, type DemoKind } from './demo-kind.js';
+export { DEFAULT_DEMO_SCALE, DEFAULT_DEMO_SEED, MAX_DEMO_SCALE } from './demo-size.js';
 export {
-  DEFAULT_DEMO_SCALE,
-  DEFAULT_DEMO_SEED,
-  MAX_DEMO_SCALE,
   generateDemoWarehouse,
   truthsPathFor,
   type DemoWarehouseSummary,
