@@ -105,8 +105,7 @@ function diffInto(before: unknown, after: unknown, path: Array<string | number>,
   }
   if (Array.isArray(before) && Array.isArray(after) && after.length >= before.length) {
     // the append first: later sets of earlier elements apply on top of it
-    if (after.length > before.length)
-      out.push({ op: 'append', path: [...path], items: after.slice(before.length).map((item) => (item === undefined ? null : item)) });
+    if (after.length > before.length) out.push({ op: 'append', path: [...path], items: after.slice(before.length).map(storedForm) });
     for (let index = 0; index < before.length; index++) {
       path.push(index);
       diffInto(before[index], after[index], path, out);
@@ -114,8 +113,13 @@ function diffInto(before: unknown, after: unknown, path: Array<string | number>,
     }
     return;
   }
-  // an undefined array element is stored as null, as JSON writes it
-  if (!jsonEqual(before, after)) out.push({ op: 'set', path: [...path], value: after === undefined ? null : after });
+  if (!jsonEqual(before, after)) out.push({ op: 'set', path: [...path], value: storedForm(after) });
+}
+
+/** A value as JSON stores it: an undefined array element (at any depth) becomes null, an undefined member goes. */
+function storedForm(value: unknown): unknown {
+  if (value === undefined) return null;
+  return typeof value === 'object' && value !== null ? JSON.parse(JSON.stringify(value)) : value;
 }
 
 /** A key's own value: a "__proto__" key of parsed JSON is data, and a missing one is not the prototype. */
