@@ -25,6 +25,8 @@
  *   a `…(+N chars)` marker; at most DIGEST_MAX_COLUMNS columns are summarised (the least-null ones, shown in
  *   result order; `column_count` and `omitted_columns` say what was left out) and shown rows carry at most
  *   ROW_MAX_COLUMNS of those columns.
+ * Input: `compactResult` takes the rows as an array or any iterable; `createDigestBuilder` takes them pushed
+ * one at a time, with the column list or without it (the columns are then the rows' keys, found as they come).
  * Pure: no clock, no locale, no randomness beyond a fixed seed; key order is fixed, so the same input
  * serialises to the same bytes. O(rows × columns) time, memory bounded per column.
  *
@@ -66,52 +68,145 @@ export interface ResultColumn {
   type?: string;
 }
 
-/** Build the digest of one query result. `rows` may be any iterable, so huge results can be streamed. */
+/**
+ * Build the digest of one query result. `rows` may be any iterable, so huge results can be streamed
+ * (see `createDigestBuilder`, which a stream goes through).
+ */
 export function compactResult(columns: readonly ResultColumn[], rows: Iterable<Row>): CompactResult {
-  const rowArray = Array.isArray(rows) ? (rows as readonly Row[]) : undefined;
+  if (!Array.isArray(rows)) {
+    const builder = createDigestBuilder(columns);
+    for (const row of rows) builder.add(row);
+    return builder.finish();
+  }
+  const rowArray = rows as readonly Row[];
   const unique = uniqueColumns(columns).map((column) => ({ name: column.name, kind: kindOfEngineType(column.type) }));
-  let summarised: ColumnAccumulator[];
+  const rowCount = rowArray.length;
+  let chosen = unique;
   let omitted: string[] = [];
-  let rowCount: number;
-  let firstRows: Row[];
-  let lastRows: Row[];
-  if (rowArray !== undefined) {
-    rowCount = rowArray.length;
-    let chosen = unique;
-    if (unique.length > DIGEST_MAX_COLUMNS) {
-      // A wide result held in memory: count nulls first (cheap), then gather statistics only for the
-      // columns that will be summarised, instead of for all of them and discarding most.
-      const nulls = unique.map((column) => countNulls(rowArray, column.name, column.kind));
-      const kept = new Set(densestPositions(nulls));
-      chosen = unique.filter((_, position) => kept.has(position));
-      omitted = unique.filter((_, position) => !kept.has(position)).map((column) => column.name);
+  if (unique.length > DIGEST_MAX_COLUMNS) {
+    // A wide result held in memory: count nulls first (cheap), then gather statistics only for the
+    // columns that will be summarised, instead of for all of them and discarding most.
+    const nulls = unique.map((column) => countNulls(rowArray, column.name, column.kind));
+    const kept = new Set(densestPositions(nulls));
+    chosen = unique.filter((_, position) => kept.has(position));
+    omitted = unique.filter((_, position) => !kept.has(position)).map((column) => column.name);
+  }
+  const summarised = chosen.map((column) => createAccumulator(column.name, column.kind, rowCount));
+  const feed = new RowFeed(summarised, chosen.length === unique.length, false);
+  for (let index = 0; index < rowCount; index += 1) feed.add(rowArray[index] as Row);
+  feed.flush();
+  return assembleDigest({
+    summarised,
+    omitted,
+    columnCount: unique.length,
+    rowCount,
+    firstRows: rowArray.slice(0, COMPACT_INLINE_THRESHOLD),
+    lastRows: rowArray.slice(Math.max(0, rowCount - HEAD_TAIL_ROW_COUNT)),
+  });
+}
+
+/** Takes a result's rows one at a time, in order, and builds their digest once the last one is in. */
+export interface DigestBuilder {
+  add(row: Row): void;
+  /** The digest of every row added; call once, after the last row. */
+  finish(): CompactResult;
+}
+
+/**
+ * A digest built row by row, in memory bounded by the column count (the rows themselves are not kept,
+ * only the first COMPACT_INLINE_THRESHOLD and the last HEAD_TAIL_ROW_COUNT).
+ *
+ * With `columns`, those are the result's columns (in that order, with their engine types): keys a row has
+ * beyond them are ignored, columns it lacks read as null; the digest equals `compactResult(columns, rows)`.
+ * Without, the columns are the rows' keys in first-seen order, as `columnsFromRows` lists them: a key that
+ * first appears in a later row becomes a column that was null in every earlier row, and the digest equals
+ * `compactResult(columnsFromRows(rows), rows)`, without holding the rows to list their keys first.
+ */
+export function createDigestBuilder(columns?: readonly ResultColumn[]): DigestBuilder {
+  return new StreamedDigest(columns);
+}
+
+/** A stream is read once: every column is accumulated, and the densest are chosen at the end. */
+class StreamedDigest implements DigestBuilder {
+  private readonly accumulators: ColumnAccumulator[];
+  /** Columns found in the rows so far; undefined when the columns were declared. */
+  private readonly discovered: Set<string> | undefined;
+  private feed: RowFeed;
+  private readonly firstRows: Row[] = [];
+  private readonly lastRows = new RowRing(HEAD_TAIL_ROW_COUNT);
+  private rowCount = 0;
+  private finished = false;
+
+  constructor(columns: readonly ResultColumn[] | undefined) {
+    if (columns === undefined) {
+      this.accumulators = [];
+      this.discovered = new Set();
+    } else {
+      this.accumulators = uniqueColumns(columns).map((column) => createAccumulator(column.name, kindOfEngineType(column.type), undefined));
+      this.discovered = undefined;
     }
-    summarised = chosen.map((column) => createAccumulator(column.name, column.kind, rowCount));
-    const feed = new RowFeed(summarised, chosen.length === unique.length);
-    for (let index = 0; index < rowCount; index += 1) feed.add(rowArray[index] as Row);
-    feed.flush();
-    firstRows = rowArray.slice(0, COMPACT_INLINE_THRESHOLD);
-    lastRows = rowArray.slice(Math.max(0, rowCount - HEAD_TAIL_ROW_COUNT));
-  } else {
-    // A stream is read once: every column is accumulated, and the densest are chosen at the end.
-    const accumulators = unique.map((column) => createAccumulator(column.name, column.kind, undefined));
-    const feed = new RowFeed(accumulators, true);
-    const ring = new RowRing(HEAD_TAIL_ROW_COUNT);
-    firstRows = [];
-    rowCount = 0;
-    for (const row of rows) {
-      feed.add(row);
-      if (rowCount < COMPACT_INLINE_THRESHOLD) firstRows.push(row);
-      ring.push(row);
-      rowCount += 1;
-    }
-    feed.flush();
-    lastRows = ring.toArray();
-    const kept = new Set(densestPositions(accumulators.map((accumulator) => accumulator.nullCount)));
-    summarised = accumulators.filter((_, position) => kept.has(position));
-    omitted = accumulators.filter((_, position) => !kept.has(position)).map((accumulator) => accumulator.name);
+    this.feed = new RowFeed(this.accumulators, true, this.discovered !== undefined);
   }
 
+  add(row: Row): void {
+    if (this.finished) throw new Error('DigestBuilder.add called after finish');
+    if (!this.feed.add(row)) {
+      this.addColumnsOf(row);
+      this.feed.add(row);
+    }
+    if (this.rowCount < COMPACT_INLINE_THRESHOLD) this.firstRows.push(row);
+    this.lastRows.push(row);
+    this.rowCount += 1;
+  }
+
+  finish(): CompactResult {
+    if (this.finished) throw new Error('DigestBuilder.finish called twice');
+    this.finished = true;
+    this.feed.flush();
+    const accumulators = this.accumulators;
+    const kept = new Set(densestPositions(accumulators.map((accumulator) => accumulator.nullCount)));
+    return assembleDigest({
+      summarised: accumulators.filter((_, position) => kept.has(position)),
+      omitted: accumulators.filter((_, position) => !kept.has(position)).map((accumulator) => accumulator.name),
+      columnCount: accumulators.length,
+      rowCount: this.rowCount,
+      firstRows: this.firstRows,
+      lastRows: this.lastRows.toArray(),
+    });
+  }
+
+  /**
+   * New columns from a row that has keys no earlier row had: each was missing, so null, in every row
+   * before. The rows buffered so far are handed over first, then the feed is rebuilt for the wider list.
+   */
+  private addColumnsOf(row: Row): void {
+    const discovered = this.discovered as Set<string>;
+    this.feed.flush();
+    for (const name in row) {
+      if (discovered.has(name)) continue;
+      discovered.add(name);
+      const accumulator = createAccumulator(name, undefined, undefined);
+      accumulator.nullCount = this.rowCount;
+      this.accumulators.push(accumulator);
+    }
+    this.feed = new RowFeed(this.accumulators, true, true);
+  }
+}
+
+interface DigestParts {
+  /** The columns summarised, in result order. */
+  summarised: readonly ColumnAccumulator[];
+  /** Names of the columns left out (see DIGEST_MAX_COLUMNS). */
+  omitted: readonly string[];
+  columnCount: number;
+  rowCount: number;
+  /** The first COMPACT_INLINE_THRESHOLD rows (or all, when fewer). */
+  firstRows: readonly Row[];
+  /** The last HEAD_TAIL_ROW_COUNT rows (or all, when fewer). */
+  lastRows: readonly Row[];
+}
+
+function assembleDigest({ summarised, omitted, columnCount, rowCount, firstRows, lastRows }: DigestParts): CompactResult {
   const shownNames = summarised.slice(0, ROW_MAX_COLUMNS).map((accumulator) => accumulator.name);
   const digest: CompactResult = {
     row_count: rowCount,
@@ -121,7 +216,7 @@ export function compactResult(columns: readonly ResultColumn[], rows: Iterable<R
   if (rowCount > COMPACT_INLINE_THRESHOLD) digest.tail_rows = lastRows.map((row) => shownRow(row, shownNames));
   else digest.all_rows = firstRows.map((row) => shownRow(row, shownNames));
   if (omitted.length > 0) {
-    digest.column_count = unique.length;
+    digest.column_count = columnCount;
     digest.omitted_columns = omitted.slice(0, OMITTED_COLUMN_NAMES_MAX).map((name) => clipText(name, CELL_MAX_CHARS));
   }
   return digest;
@@ -226,34 +321,47 @@ const KEY_WALK_MAX_COLUMNS = 128;
  * keyed load that costs more than the statistics of a number cell). When the keys are exactly the
  * columns in order, as they are for rows built by a driver or by JSON.parse, matching a key is one
  * pointer comparison; any other row takes the slow path. Either way a column the row lacks reads as
- * `undefined` (null) and keys that are no column are ignored.
+ * `undefined` (null) and keys that are no column are ignored, unless the feed was built to `discover`
+ * columns: then `add` takes no row with such a key and says so (see `StreamedDigest.addColumnsOf`).
  */
 class RowFeed {
   private readonly names: string[];
   private readonly positions: Map<string, number>;
   private readonly buffers: unknown[][];
   private readonly walkKeys: boolean;
+  private readonly discover: boolean;
   /** Wide rows only: the chunk's rows, read column by column at `flush`. */
   private readonly chunk: Row[] = [];
   private rows = 0;
 
-  /** `everyColumn`: the accumulators are all the result's columns (else some are skipped, and keys are no guide). */
+  /**
+   * `everyColumn`: the accumulators are all the result's columns (else some are skipped, and keys are no guide).
+   * `discover`: a key that is no column is a column still to add, not one to ignore.
+   */
   constructor(
     private readonly accumulators: readonly ColumnAccumulator[],
     everyColumn: boolean,
+    discover: boolean,
   ) {
     this.names = accumulators.map((accumulator) => accumulator.name);
     this.positions = new Map(this.names.map((name, position) => [name, position]));
     this.buffers = accumulators.map(() => new Array<unknown>(CHUNK_ROWS).fill(null));
     this.walkKeys = everyColumn && accumulators.length <= KEY_WALK_MAX_COLUMNS;
+    this.discover = discover;
   }
 
-  add(row: Row): void {
+  /** False, and the row is not taken, when the feed discovers columns and the row has a key that is none yet. */
+  add(row: Row): boolean {
     const at = this.rows;
-    if (this.walkKeys) this.addByKeys(row, at);
-    else this.chunk[at] = row;
+    if (this.walkKeys) {
+      if (!this.addByKeys(row, at)) return false;
+    } else {
+      if (this.discover && this.hasUnknownKey(row)) return false;
+      this.chunk[at] = row;
+    }
     this.rows = at + 1;
     if (this.rows === CHUNK_ROWS) this.flush();
+    return true;
   }
 
   /** Hand every buffered cell over; call after the last row. */
@@ -271,7 +379,7 @@ class RowFeed {
     this.rows = 0;
   }
 
-  private addByKeys(row: Row, at: number): void {
+  private addByKeys(row: Row, at: number): boolean {
     const names = this.names;
     const buffers = this.buffers;
     const width = names.length;
@@ -284,16 +392,23 @@ class RowFeed {
       (buffers[position] as unknown[])[at] = row[key];
       position += 1;
     }
-    if (position !== width) this.addByName(row, at);
+    return position === width || this.addByName(row, at);
   }
 
-  /** A row whose keys are not exactly the columns in order. */
-  private addByName(row: Row, at: number): void {
+  /** A row whose keys are not exactly the columns in order. Cells written before a refusal are overwritten by the next row. */
+  private addByName(row: Row, at: number): boolean {
     for (const buffer of this.buffers) buffer[at] = undefined;
     for (const key in row) {
       const column = this.positions.get(key);
       if (column !== undefined) (this.buffers[column] as unknown[])[at] = row[key];
+      else if (this.discover) return false;
     }
+    return true;
+  }
+
+  private hasUnknownKey(row: Row): boolean {
+    for (const key in row) if (!this.positions.has(key)) return true;
+    return false;
   }
 }
 
