@@ -25,7 +25,7 @@ import { applyJsonOperations, cloneJson, diffJson, jsonEqual, type JsonOperation
 import { JournalFiles, journalLine, readJournal } from './journal.js';
 import { lockStoreDirectory } from './process-lock.js';
 import type { CacheEntry, RunStore } from './port.js';
-import { RecentMap } from './recent-map.js';
+import { RecentMap } from '../common/recent-map.js';
 import { reviseRun } from './run-revision.js';
 
 const cacheEntrySchema = z.object({ value: z.unknown(), stored_at: z.string(), expires_at: z.string() });

@@ -37,7 +37,7 @@ import { KeyedLock } from '../concurrency/keyed-lock.js';
 import { assertSafeId } from './ids.js';
 import { cloneJson, diffJson, type JsonOperation } from './json-document.js';
 import type { CacheEntry, RunStore } from './port.js';
-import { RecentMap } from './recent-map.js';
+import { RecentMap } from '../common/recent-map.js';
 import { parseStoredRun, reviseRun } from './run-revision.js';
 
 /** Advisory lock key of the migrations (an arbitrary constant: "assay" in ASCII). */
