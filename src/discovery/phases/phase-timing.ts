@@ -4,11 +4,27 @@
  * Warehouse time inside a phase is added under `<phase>_sql` (`exploration_sql`,
  * `verification_sql`, …) through `timedSql`, in that same update. With concurrent areas or a fleet the values are
  * summed work time, not wall time of the run.
+ *
+ * A phase whose last act is a store update of its run makes that update with `updateRunTimed`: the
+ * timings so far ride along in the same write, and no second write follows. The phase's time is
+ * then counted up to that write; the write's own round trip is not.
  */
 import { AsyncLocalStorage } from 'node:async_hooks';
 import type { DiscoveryDeps } from '../context.js';
 
-const clock = new AsyncLocalStorage<{ phase: string; timings: Map<string, number> }>();
+import type { Run } from '../../domain/index.js';
+
+interface PhaseClock {
+  phase: string;
+  /** When the time not yet written started. */
+  started: number;
+  /** `<phase>_sql` and the like, not yet written. */
+  timings: Map<string, number>;
+  /** Set once `updateRunTimed` has written the timings: the phase's end then writes only what came after. */
+  written: boolean;
+}
+
+const clock = new AsyncLocalStorage<PhaseClock>();
 
 /** Times a warehouse call and adds it to `<phase>_sql` of the phase in flight (outside a phase: not recorded). */
 export async function timedSql<T>(work: () => Promise<T>): Promise<T> {
@@ -24,19 +40,44 @@ export async function timedSql<T>(work: () => Promise<T>): Promise<T> {
   }
 }
 
-async function record(deps: DiscoveryDeps, runId: string, timings: Map<string, number>): Promise<void> {
-  const rounded = [...timings].map(([name, ms]) => [name, Math.round(ms * 10) / 10] as const).filter(([, ms]) => ms > 0);
+function roundedTimings(timings: ReadonlyMap<string, number>): Array<readonly [string, number]> {
+  return [...timings].map(([name, ms]) => [name, Math.round(ms * 10) / 10] as const).filter(([, ms]) => ms > 0);
+}
+
+function withTimings(run: Run, timings: ReadonlyArray<readonly [string, number]>): Run {
+  if (timings.length === 0) return run;
+  const durations = { ...run.telemetry.phase_durations_ms };
+  for (const [name, ms] of timings) durations[name] = Math.round(((durations[name] ?? 0) + ms) * 10) / 10;
+  return { ...run, telemetry: { ...run.telemetry, phase_durations_ms: durations } };
+}
+
+async function record(deps: DiscoveryDeps, runId: string, timings: ReadonlyMap<string, number>): Promise<void> {
+  const rounded = roundedTimings(timings);
   if (rounded.length === 0) return;
   try {
-    await deps.store.updateRun(runId, (run) => {
-      const durations = { ...run.telemetry.phase_durations_ms };
-      for (const [name, ms] of rounded) durations[name] = Math.round(((durations[name] ?? 0) + ms) * 10) / 10;
-      return { ...run, telemetry: { ...run.telemetry, phase_durations_ms: durations } };
-    });
+    await deps.store.updateRun(runId, (run) => withTimings(run, rounded));
   } catch (error) {
     // timing is telemetry: it must never turn a phase's outcome into a failure
     deps.logger.debug({ runId, err: error }, 'could not record phase timings');
   }
+}
+
+/**
+ * `store.updateRun` that also adds the phase's timings so far (outside a timed phase: a plain update).
+ * For a phase's last write: the phase's end then records nothing more unless warehouse time followed.
+ */
+export async function updateRunTimed(deps: Pick<DiscoveryDeps, 'store'>, runId: string, mutate: (run: Run) => Run): Promise<Run> {
+  const current = clock.getStore();
+  if (!current) return deps.store.updateRun(runId, mutate);
+  const now = performance.now();
+  const pending = new Map(current.timings);
+  pending.set(current.phase, (pending.get(current.phase) ?? 0) + now - current.started);
+  const rounded = roundedTimings(pending);
+  const updated = await deps.store.updateRun(runId, (run) => withTimings(mutate(run), rounded));
+  current.timings.clear();
+  current.started = performance.now();
+  current.written = true;
+  return updated;
 }
 
 export function timedPhase<Args extends unknown[], Result>(
@@ -44,13 +85,13 @@ export function timedPhase<Args extends unknown[], Result>(
   work: (deps: DiscoveryDeps, runId: string, ...args: Args) => Promise<Result>,
 ): (deps: DiscoveryDeps, runId: string, ...args: Args) => Promise<Result> {
   return async (deps, runId, ...args) => {
-    const timings = new Map<string, number>();
-    const started = performance.now();
+    const current: PhaseClock = { phase, started: performance.now(), timings: new Map(), written: false };
     try {
-      return await clock.run({ phase, timings }, () => work(deps, runId, ...args));
+      return await clock.run(current, () => work(deps, runId, ...args));
     } finally {
-      timings.set(phase, (timings.get(phase) ?? 0) + performance.now() - started);
-      await record(deps, runId, timings);
+      // after a timed write only warehouse time that came later is left to record
+      if (!current.written) current.timings.set(phase, (current.timings.get(phase) ?? 0) + performance.now() - current.started);
+      await record(deps, runId, current.timings);
     }
   };
 }

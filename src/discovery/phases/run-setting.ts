@@ -41,7 +41,13 @@ export function catalogBudgetTokens(contextWindow: number): number {
   return Math.min(DEFAULT_CATALOG_BUDGET_TOKENS, Math.floor(contextWindow * CATALOG_WINDOW_SHARE));
 }
 
-export async function loadRunSetting(deps: DiscoveryDeps, run: Run, project: Project, signal?: AbortSignal): Promise<RunSetting> {
+/** The run's pack, areas and schema: what a job needs that renders no prompt (a claim's recount). */
+export async function loadRunSchema(
+  deps: DiscoveryDeps,
+  run: Run,
+  project: Project,
+  signal?: AbortSignal,
+): Promise<Pick<RunSetting, 'pack' | 'areas' | 'schema'>> {
   // a project's own pack is read from the frozen version the run names, never from the current one
   const pack = resolvePack((slug) => deps.loadPack(slug), run.settings.pack, project);
   const areas = runAreas(pack, run);
@@ -51,6 +57,11 @@ export async function loadRunSetting(deps: DiscoveryDeps, run: Run, project: Pro
     catalogBudgetTokens: catalogBudgetTokens(deps.llm.entry.contextWindow),
     ...(signal ? { signal } : {}),
   });
+  return { pack, areas, schema };
+}
+
+export async function loadRunSetting(deps: DiscoveryDeps, run: Run, project: Project, signal?: AbortSignal): Promise<RunSetting> {
+  const { pack, areas, schema } = await loadRunSchema(deps, run, project, signal);
   const baseContext = renderBaseContext(pack, project, run.context?.previous_context ?? '');
   const exploration = renderExplorationPrompt({
     pack,

@@ -21,11 +21,11 @@ import { loadEnginePrompt } from '../packs/pack-loader.js';
 import { dialectName, filterRule } from '../packs/prompt-assembly.js';
 import { rethrowUnlessFinal } from '../pipeline/error-policy.js';
 import { classifyVerification } from '../rules.js';
-import { loadRunSetting } from './run-setting.js';
+import { loadRunSchema, loadRunSetting } from './run-setting.js';
 import { createSqlFixer } from '../sql/sql-fix-prompt.js';
 import { executeWithFixes } from '../sql/sql-executor.js';
 import { renderTemplate } from '../packs/template.js';
-import { timedPhase, timedSql } from './phase-timing.js';
+import { timedPhase, timedSql, updateRunTimed } from './phase-timing.js';
 
 const VERIFICATION_VARIABLES = ['INSIGHT', 'SOURCE_QUERIES', 'SCHEMA_INFO', 'DIALECT', 'LOOKUP_BUDGET', 'FILTER_RULE'];
 /** Output budget of one verification turn: one statement or one lookup. */
@@ -69,8 +69,9 @@ function findInsight(run: Run, insightId: string): Insight {
   throw new NotFoundError(`run ${run.id} has no insight "${insightId}"`, { runId: run.id, insightId });
 }
 
+/** The verification's one write: the validation, with the phase's timings in the same update. */
 async function storeValidation(deps: DiscoveryDeps, runId: string, insightId: string, validation: InsightValidation): Promise<void> {
-  await deps.store.updateRun(runId, (run) => ({
+  await updateRunTimed(deps, runId, (run) => ({
     ...run,
     areas: run.areas.map((area) => ({
       ...area,
@@ -85,9 +86,9 @@ async function storeValidation(deps: DiscoveryDeps, runId: string, insightId: st
  */
 async function recountClaim(deps: DiscoveryDeps, run: Run, claim: Claim, at: string, signal?: AbortSignal): Promise<InsightValidation> {
   const project = await requireProject(deps, run.project_id);
-  const setting = await loadRunSetting(deps, run, project, signal);
+  const { schema } = await loadRunSchema(deps, run, project, signal);
   const base = { original_count: claim.value, validated_at: at, lookups_used: 0 };
-  const built = buildClaimSql(claim, setting.schema.tables);
+  const built = buildClaimSql(claim, schema.tables);
   if (!built.ok)
     return { ...base, status: 'rejected', verified_count: null, query: '', reasoning: `the claim cannot be recounted: ${built.reason}` };
   let row: Record<string, unknown> | undefined;
