@@ -27,6 +27,8 @@
  *    and steps in PostgreSQL once all have completed.
  *
  * `FLEET_BENCH_SEED` fixes the kill moments; `FLEET_BENCH_KEEP=1` keeps the work dir (process logs).
+ * Diagnostics: `FLEET_BENCH_STAGES=1,4` measures only those analysis stages and prints them (no JSON written);
+ * `FLEET_BENCH_WORKER_NODE_ARGS` are node flags for every worker (`--cpu-prof --cpu-prof-dir=DIR`).
  */
 import { randomBytes } from 'node:crypto';
 import { existsSync, readFileSync, readdirSync } from 'node:fs';
@@ -68,6 +70,13 @@ const MAX_STEPS = 8;
 const MODEL = 'openai:gpt-5.4-mini';
 const MODEL_CONTEXT_WINDOW = 400_000;
 const SIMULATOR_LATENCY_MS = 300;
+/**
+ * The speedup again with a model as slow as real ones are for analysis (a call with a 10k–20k-token
+ * prompt and a few thousand output tokens takes 10–60 s on current providers; 3 s is still fast): at
+ * 300 ms the stage is bound by the CPU of a small machine, not by the model.
+ */
+const REALISTIC_LATENCY_MS = 3_000;
+const REALISTIC_SCHEDULE = [1, 4] as const;
 
 const SPEEDUP_RUNS = 16;
 /** Interleaved, so a drift of the machine affects both sides alike. */
@@ -255,6 +264,65 @@ function samplePostgresLocks(url: string): { stop(): Promise<LockWaits | null> }
   };
 }
 
+interface StoreCounters {
+  transactions: number;
+  rolled_back: number;
+  rows_returned: number;
+  rows_fetched: number;
+  /** Rows written per table: inserted + updated + deleted. */
+  writes_by_table: Record<string, number>;
+}
+
+type StoreWork = StoreCounters;
+
+/** The store database's cumulative counters (statistics are flushed about once a second: wait before reading). */
+async function sampleStoreWork(url: string): Promise<StoreCounters | null> {
+  const client = new pg.Client({ connectionString: url });
+  client.on('error', () => undefined);
+  try {
+    await client.connect();
+    await sleep(1_100);
+    await client.query('SELECT pg_stat_clear_snapshot()');
+    const database = (
+      await client.query<{ commits: string; rollbacks: string; returned: string; fetched: string }>(
+        `SELECT xact_commit AS commits, xact_rollback AS rollbacks, tup_returned AS returned, tup_fetched AS fetched
+           FROM pg_stat_database WHERE datname = current_database()`,
+      )
+    ).rows[0];
+    const tables = await client.query<{ name: string; writes: string }>(
+      'SELECT relname AS name, n_tup_ins + n_tup_upd + n_tup_del AS writes FROM pg_stat_user_tables ORDER BY relname',
+    );
+    if (!database) return null;
+    return {
+      transactions: Number(database.commits),
+      rolled_back: Number(database.rollbacks),
+      rows_returned: Number(database.returned),
+      rows_fetched: Number(database.fetched),
+      writes_by_table: Object.fromEntries(tables.rows.map((row) => [row.name, Number(row.writes)])),
+    };
+  } catch {
+    return null;
+  } finally {
+    await client.end().catch(() => undefined);
+  }
+}
+
+function storeWorkBetween(before: StoreCounters | null, after: StoreCounters | null): StoreWork | null {
+  if (!before || !after) return null;
+  const writes: Record<string, number> = {};
+  for (const [table, count] of Object.entries(after.writes_by_table)) {
+    const delta = count - (before.writes_by_table[table] ?? 0);
+    if (delta > 0) writes[table] = delta;
+  }
+  return {
+    transactions: after.transactions - before.transactions,
+    rolled_back: after.rolled_back - before.rolled_back,
+    rows_returned: after.rows_returned - before.rows_returned,
+    rows_fetched: after.rows_fetched - before.rows_fetched,
+    writes_by_table: writes,
+  };
+}
+
 async function until<T>(
   what: string,
   timeoutMs: number,
@@ -282,6 +350,7 @@ interface Bed {
   queues: Map<QueueName, Queue>;
   slowSimulator: SimulatorProcess;
   zeroSimulator: SimulatorProcess;
+  realisticSimulator: SimulatorProcess;
   api: ApiProcess;
   apiKey: string;
   /** The environment of a fleet process whose model is `simulator`. */
@@ -311,7 +380,16 @@ async function startWorkerIn(
   env: Record<string, string>,
 ): Promise<WorkerHandle> {
   bed.nextWorker += 1;
-  const handle = await startWorker({ name: `${role}-${bed.nextWorker}`, queues, env, logDir: bed.logDir, isolateHostname: true });
+  // diagnostics, e.g. `--cpu-prof --cpu-prof-dir=/tmp/prof` (a worker writes its profile when stopped)
+  const nodeArgs = process.env.FLEET_BENCH_WORKER_NODE_ARGS?.split(' ').filter(Boolean);
+  const handle = await startWorker({
+    name: `${role}-${bed.nextWorker}`,
+    queues,
+    env,
+    logDir: bed.logDir,
+    isolateHostname: true,
+    ...(nodeArgs ? { nodeArgs } : {}),
+  });
   group.add(handle.process);
   bed.roles.set(handle.process.pid, `worker:${role}`);
   return handle;
@@ -384,6 +462,7 @@ async function jobsOfRuns(bed: Bed, name: QueueName, runIds: readonly string[]):
 
 interface StageMeasurement {
   analyze_workers: number;
+  simulator_latency_ms: number;
   runs: number;
   /** Wall time from the first run's start to the analysis barrier (everything explored). */
   exploration_wall_s: number;
@@ -402,18 +481,20 @@ interface StageMeasurement {
   /** Over the stage window. */
   cpu: CpuUse | null;
   store_locks: LockWaits | null;
+  /** What the store did over the stage (pg_stat_database / pg_stat_user_tables deltas). */
+  store_work: StoreWork | null;
 }
 
-async function measureStage(bed: Bed, analyzeWorkers: number): Promise<StageMeasurement> {
+async function measureStage(bed: Bed, analyzeWorkers: number, simulator: SimulatorProcess): Promise<StageMeasurement> {
   const group = new ProcessGroup();
   const analyzeQueue = queueOf(bed, 'analyze-area');
   try {
-    const env = bed.env(bed.slowSimulator);
+    const env = bed.env(simulator);
     await Promise.all([
       startWorkerIn(bed, group, 'other', OTHER_QUEUES, env),
       ...Array.from({ length: analyzeWorkers }, () => startWorkerIn(bed, group, 'analyze', ANALYZE_QUEUES, env)),
     ]);
-    const label = `speedup-${analyzeWorkers}w-${bed.nextWorker}`;
+    const label = `speedup-${analyzeWorkers}w-${simulator.latencyMs}ms-${bed.nextWorker}`;
     const warmUp = await createProjects(bed, `${label}-warmup`, SPEEDUP_WARMUP_RUNS);
     await waitForCompletion(bed, await Promise.all(warmUp.map((project) => discover(bed, project))));
     await analyzeQueue.pause();
@@ -438,6 +519,7 @@ async function measureStage(bed: Bed, analyzeWorkers: number): Promise<StageMeas
       () => state,
     );
     const locks = samplePostgresLocks(bed.storeUrl);
+    const storeBefore = await sampleStoreWork(bed.storeUrl);
     const cpuBefore = sampleCpu(bed.roles);
     const releasedAt = Date.now();
     await analyzeQueue.resume();
@@ -457,6 +539,7 @@ async function measureStage(bed: Bed, analyzeWorkers: number): Promise<StageMeas
     );
     const cpu = cpuBetween(cpuBefore, sampleCpu(bed.roles));
     const storeLocks = await locks.stop();
+    const storeWork = storeWorkBetween(storeBefore, await sampleStoreWork(bed.storeUrl));
     const runs = await waitForCompletion(bed, runIds);
     const latencies = runs.flatMap((run) =>
       run.telemetry.llm_calls.filter((call) => call.phase === 'analysis' || call.phase === 'verification').map((call) => call.latency_ms),
@@ -465,6 +548,7 @@ async function measureStage(bed: Bed, analyzeWorkers: number): Promise<StageMeas
     const lastFinished = Math.max(...[...areaJobs, ...verifyJobs].map((job) => job.finishedOn ?? 0));
     return {
       analyze_workers: analyzeWorkers,
+      simulator_latency_ms: simulator.latencyMs,
       runs: runIds.length,
       exploration_wall_s: round((releasedAt - startedAt) / 1_000, 1),
       stage_wall_ms: Math.max(...settledAt.values()) - releasedAt,
@@ -482,6 +566,7 @@ async function measureStage(bed: Bed, analyzeWorkers: number): Promise<StageMeas
       llm_latency_ms_p95: roundOrNull(percentile(latencies, 0.95), 0),
       cpu,
       store_locks: storeLocks,
+      store_work: storeWork,
     };
   } finally {
     await analyzeQueue.resume().catch(() => undefined);
@@ -883,12 +968,13 @@ async function setUp(cleanups: Array<() => Promise<void>>): Promise<Bed> {
     // runs start faster than the default 10 per key and minute
     extra: { ASSAY_API_RUNS_PER_MINUTE: '1000' },
   };
-  const [slowSimulator, zeroSimulator] = await Promise.all([
+  const [slowSimulator, zeroSimulator, realisticSimulator] = await Promise.all([
     startSimulator({ name: 'simulator-300ms', logDir, latencyMs: SIMULATOR_LATENCY_MS, contextWindow: MODEL_CONTEXT_WINDOW }),
     startSimulator({ name: 'simulator-0ms', logDir, latencyMs: 0, contextWindow: MODEL_CONTEXT_WINDOW }),
+    startSimulator({ name: 'simulator-3s', logDir, latencyMs: REALISTIC_LATENCY_MS, contextWindow: MODEL_CONTEXT_WINDOW }),
   ]);
   cleanups.push(async () => {
-    await Promise.all([slowSimulator.process.stop(5_000), zeroSimulator.process.stop(5_000)]);
+    await Promise.all([slowSimulator.process.stop(5_000), zeroSimulator.process.stop(5_000), realisticSimulator.process.stop(5_000)]);
   });
   const env = (simulator: SimulatorProcess) => fleetEnv({ ...base, openaiBaseUrl: `${simulator.url}/v1` });
   // the key is created against the shared store before the API starts, so the API never runs keyless
@@ -911,6 +997,7 @@ async function setUp(cleanups: Array<() => Promise<void>>): Promise<Bed> {
     queues: new Map(),
     slowSimulator,
     zeroSimulator,
+    realisticSimulator,
     api,
     apiKey: key,
     env,
@@ -919,6 +1006,7 @@ async function setUp(cleanups: Array<() => Promise<void>>): Promise<Bed> {
     roles: new Map([
       [slowSimulator.process.pid, 'simulator'],
       [zeroSimulator.process.pid, 'simulator'],
+      [realisticSimulator.process.pid, 'simulator'],
       [api.process.pid, 'api'],
     ]),
   };
@@ -1068,14 +1156,30 @@ export const fleetBench: Bench = {
     try {
       progress(`setting up (hostname isolation for workers: ${canIsolateHostname() ? 'yes' : 'no'})`);
       const bed = await setUp(cleanups);
-      progress(`api at ${bed.api.url}, simulators at ${bed.slowSimulator.url} (300 ms) and ${bed.zeroSimulator.url} (0 ms)`);
+      progress(
+        `api at ${bed.api.url}, simulators at ${bed.slowSimulator.url} (${SIMULATOR_LATENCY_MS} ms), ${bed.realisticSimulator.url} (${REALISTIC_LATENCY_MS} ms) and ${bed.zeroSimulator.url} (0 ms)`,
+      );
 
       const stages: StageMeasurement[] = [];
-      for (const workers of SPEEDUP_SCHEDULE) {
-        progress(`speedup: ${SPEEDUP_RUNS} runs, ${workers} analyze-area,verify worker process(es)`);
-        const stage = await measureStage(bed, workers);
+      // diagnostics: FLEET_BENCH_STAGES=1 (or 4, or 1,4) measures only those analysis stages, writes nothing
+      const onlyStages = process.env.FLEET_BENCH_STAGES?.split(',').map(Number);
+      const schedule = onlyStages
+        ? onlyStages.map((workers) => [workers, bed.slowSimulator] as const)
+        : [
+            ...SPEEDUP_SCHEDULE.map((workers) => [workers, bed.slowSimulator] as const),
+            ...REALISTIC_SCHEDULE.map((workers) => [workers, bed.realisticSimulator] as const),
+          ];
+      for (const [workers, simulator] of schedule) {
+        progress(
+          `speedup: ${SPEEDUP_RUNS} runs, ${workers} analyze-area,verify worker process(es), model latency ${simulator.latencyMs} ms`,
+        );
+        const stage = await measureStage(bed, workers, simulator);
         stages.push(stage);
         progress(`  analysis + verification stage: ${stage.stage_wall_ms} ms`);
+      }
+      if (onlyStages) {
+        process.stdout.write(`${JSON.stringify(stages, null, 2)}\n`);
+        return;
       }
       progress(`overhead: ${OVERHEAD_RUNS} runs at once, then ${OVERHEAD_SEQUENTIAL_RUNS} one at a time, at 0 ms simulator latency`);
       const [concurrent, sequential] = (await measureOverhead(bed)).map(summariseOverhead) as [
@@ -1087,16 +1191,29 @@ export const fleetBench: Bench = {
       progress('integrity of every stored run');
       const integrity = await checkIntegrity(bed, bed.runIds);
 
-      const stageMedian = (workers: number) =>
+      const stageMedian = (workers: number, latencyMs = SIMULATOR_LATENCY_MS) =>
         percentile(
-          stages.filter((stage) => stage.analyze_workers === workers).map((stage) => stage.stage_wall_ms),
+          stages
+            .filter((stage) => stage.analyze_workers === workers && stage.simulator_latency_ms === latencyMs)
+            .map((stage) => stage.stage_wall_ms),
           0.5,
         ) as number;
+      // if the fleet's CPU work of a one-worker stage were spread over every core with no waiting at all
+      const ceilings = stages
+        .filter((stage) => stage.analyze_workers === 1 && stage.simulator_latency_ms === SIMULATOR_LATENCY_MS && stage.cpu)
+        .map((stage) => {
+          const fleetCpuS = Object.values(stage.cpu?.seconds_by_role ?? {}).reduce((sum, seconds) => sum + seconds, 0);
+          return stage.stage_wall_ms / 1_000 / (fleetCpuS / cpus().length);
+        });
       const recovered = recovery.samples.filter((sample) => sample.outcome === 'recovered').map((sample) => sample.recovery_s as number);
       const result = {
         speedup_4_workers: round(stageMedian(1) / stageMedian(4), 2),
-        overhead_ms_per_job_p50: concurrent.overhead_ms_p50,
-        overhead_ms_per_job_p95: concurrent.overhead_ms_p95,
+        speedup_4_workers_cpu_ceiling: roundOrNull(percentile(ceilings, 0.5), 2),
+        speedup_4_workers_at_3s: round(stageMedian(1, REALISTIC_LATENCY_MS) / stageMedian(4, REALISTIC_LATENCY_MS), 2),
+        overhead_ms_per_job_p50: sequential.overhead_ms_p50,
+        overhead_ms_per_job_p95: sequential.overhead_ms_p95,
+        overhead_ms_per_job_saturated_p50: concurrent.overhead_ms_p50,
+        overhead_ms_per_job_saturated_p95: concurrent.overhead_ms_p95,
         recovery_s_p50: roundOrNull(percentile(recovered, 0.5), 2),
         recovery_s_p95: roundOrNull(percentile(recovered, 0.95), 2),
         runs: integrity.length,
@@ -1106,8 +1223,14 @@ export const fleetBench: Bench = {
         definitions: {
           speedup_4_workers:
             'median stage_wall_ms with 1 process consuming analyze-area,verify / median with 4 processes (same batch size, interleaved 1,4,1,4,1,4; everything else on one other process; simulator latency 300 ms; each set of processes first runs a warm-up batch to completion). stage_wall_ms: queue analyze-area is paused while the batch explores; from its resume (every run in phase analysis, all its area jobs waiting) to the largest updated_at among the first run documents (polled every 100 ms) that show every area settled and every insight validated.',
+          speedup_4_workers_cpu_ceiling:
+            'median over the one-worker stages at 300 ms of stage_wall / (CPU seconds of every fleet process, PostgreSQL and Redis over the stage / cores): the speedup no number of workers can beat on this machine if the fleet keeps doing that much CPU work; four workers do more of it, not less.',
+          speedup_4_workers_at_3s:
+            'as speedup_4_workers, one pair (1 then 4 processes) with the simulator at 3,000 ms, a latency closer to real analysis calls.',
           overhead_ms_per_job:
-            'zero simulator latency, a batch of runs started at once on control + explore + 2 analyze processes; jobs of index, explore, verify and recommend that ran exactly once (attemptsStarted 1, no stall, no retry, no waiting-children): BullMQ finishedOn - timestamp (enqueue to end) minus the handler time the worker logged for the job ("job completed" durationMs, measured around the handler). It is queue_to_start (processedOn - timestamp: waiting for a free slot + dispatch) plus completion (finishedOn - processedOn - handler). overhead.sequential: the same with one run at a time (no competition between runs).',
+            'zero simulator latency, control + explore + 2 analyze processes, one run at a time, so a job never waits for a free slot; jobs of index, explore, verify and recommend that ran exactly once (attemptsStarted 1, no stall, no retry, no waiting-children): BullMQ finishedOn - timestamp (enqueue to end) minus the handler time the worker logged for the job ("job completed" durationMs, measured around the handler). It is queue_to_start (processedOn - timestamp: dispatch) plus completion (finishedOn - processedOn - handler).',
+          overhead_ms_per_job_saturated:
+            'the same with a batch of runs started at once: the 2 cores are saturated, so queue_to_start is mostly waiting for a free slot (capacity, not per-job cost); reported as overhead.concurrent.',
           recovery_s:
             'a worker process holding jobs of explore, analyze-area or verify is SIGKILLed at a random moment (seeded), a replacement started; per job it held: seconds from the kill until the same job id is processed again by another worker process (BullMQ processedOn after the kill, processedBy another worker: each worker runs with a host name of its own). Product defaults: lock 15 s, stalled check 10 s.',
           lost_updates:

@@ -110,6 +110,8 @@ export interface SpawnCliOptions {
   logDir: string;
   /** Run in a UTS namespace of its own with this host name; ignored where `canIsolateHostname()` is false. */
   hostname?: string;
+  /** Flags for node itself, before the entry point (e.g. `--cpu-prof`, which NODE_OPTIONS refuses). */
+  nodeArgs?: readonly string[];
 }
 
 export function spawnCli(options: SpawnCliOptions): FleetProcess {
@@ -117,7 +119,7 @@ export function spawnCli(options: SpawnCliOptions): FleetProcess {
   const logPath = join(options.logDir, `${options.name}.log`);
   const fd = openSync(logPath, 'a');
   let command: string = process.execPath;
-  let args: string[] = [...NODE_ARGS, ...options.args];
+  let args: string[] = [...(options.nodeArgs ?? []), ...NODE_ARGS, ...options.args];
   if (options.hostname !== undefined && canIsolateHostname()) {
     // unshare and sh exec into node: the pid stays node's, so a signal to it reaches node itself
     args = ['--uts', 'sh', '-c', 'hostname "$0" && exec "$@"', options.hostname, command, ...args];
@@ -301,6 +303,8 @@ export interface SimulatorProcess {
   /** Anthropic base URL as is; OpenAI's is `${url}/v1`. */
   url: string;
   process: FleetProcess;
+  /** The delay it adds to every reply (0 unless started with one). */
+  latencyMs: number;
 }
 
 /** `assay llm-simulator` on a free port, answering with the offline analyst unless `brain` says otherwise. */
@@ -318,7 +322,7 @@ export async function startSimulator(options: {
   const child = spawnCli({ name: options.name ?? 'llm-simulator', args, env: options.env ?? fleetEnvBase(), logDir: options.logDir });
   try {
     const [, url] = await waitForOutput(child, /^listening on (http:\/\/\S+)$/m);
-    return { url: url as string, process: child };
+    return { url: url as string, process: child, latencyMs: options.latencyMs ?? 0 };
   } catch (error) {
     await child.kill();
     throw error;
@@ -380,6 +384,7 @@ export async function startWorker(options: {
   isolateHostname?: boolean;
   concurrency?: number;
   readyTimeoutMs?: number;
+  nodeArgs?: readonly string[];
 }): Promise<WorkerHandle> {
   const healthPort = await freePort();
   const isolated = options.isolateHostname === true && canIsolateHostname();
@@ -389,6 +394,7 @@ export async function startWorker(options: {
     env: { ...options.env, ASSAY_WORKER_QUEUES: options.queues.join(','), ASSAY_WORKER_HEALTH_PORT: String(healthPort) },
     logDir: options.logDir,
     ...(isolated ? { hostname: options.name } : {}),
+    ...(options.nodeArgs ? { nodeArgs: options.nodeArgs } : {}),
   });
   const readyUrl = `http://127.0.0.1:${healthPort}/readyz`;
   try {
