@@ -47,6 +47,15 @@ async function parkUntilSettled(context: Context, inFlight: CoordinatorPayload):
   return false;
 }
 
+/**
+ * Parks the job if any child of the stage in flight is still pending. BullMQ re-enters the coordinator
+ * when its children settle — and also when the stalled check hands back a coordinator that died
+ * between adding a child and parking, whose child may then still be running (or stalled itself).
+ */
+async function parkIfChildrenPending(context: Context): Promise<void> {
+  if (await context.job.moveToWaitingChildren(context.token)) throw new WaitingChildrenError();
+}
+
 /** `prepare` runs inline: a final failure ends the run; anything retryable fails this attempt of the job. */
 async function runPrepare(context: Context): Promise<StageResult> {
   const { runId } = context.payload;
@@ -118,10 +127,12 @@ export const coordinate: JobHandler<CoordinatorPayload, CoordinatorResult> = asy
         await parkUntilSettled(context, inFlight);
         continue;
       } else if (inFlight.stage === 'prepare') {
+        await parkIfChildrenPending(context);
         transition = nextStage(await runPrepare(context), run.settings.max_steps);
       } else if (inFlight.stage === 'finalize') {
         return await finish(context);
       } else {
+        await parkIfChildrenPending(context);
         transition = nextStage(await settledResult(context, inFlight, run), run.settings.max_steps);
       }
 
