@@ -1,7 +1,19 @@
 /**
  * The project's schema as runs see it, over the schema cache and index: fresh ones are used as they
  * are; a missing or stale cache, a missing index or a changed embedder triggers a rebuild here.
+ *
+ * A worker asks for the same schema once per job — every verification, every area — so a schema found
+ * ready is kept in memory for SCHEMA_MEMO_TTL_MS: jobs in that window skip the cache read (the whole
+ * table list, parsed), the index check and the catalog rendering. A re-index by another process is
+ * seen at most that long after it lands, which no run notices: a run's catalog already differs
+ * between jobs that ran before and after a re-index.
  */
+
+/** How long a schema found ready is reused without looking at the cache and index again. */
+export const SCHEMA_MEMO_TTL_MS = 15_000;
+/** Distinct (warehouse, embedder, keywords, budget) views kept per process. */
+const SCHEMA_MEMO_ENTRIES = 32;
+import { RecentMap } from '../common/recent-map.js';
 import type { AssayConfig } from '../config/index.js';
 import type { Project } from '../domain/index.js';
 import type { Embedder } from '../embed/port.js';
@@ -22,6 +34,7 @@ export function createSchemaSource(deps: {
   logger: Logger;
 }): SchemaSource {
   const cache = createSchemaCache({ store: deps.store });
+  const memo = new RecentMap<{ until: number; schema: ProjectSchema }>(SCHEMA_MEMO_ENTRIES);
   return {
     async load(project: Project, options): Promise<ProjectSchema> {
       // the same key `assay index` writes under, so a pre-built index is found
@@ -30,6 +43,9 @@ export function createSchemaSource(deps: {
         datasets: project.warehouse.datasets,
         filterField: project.warehouse.filter?.field,
       });
+      const memoKey = JSON.stringify([project.id, warehouseHash, deps.embedder.id, options.catalogBudgetTokens, options.areaKeywords]);
+      const remembered = memo.get(memoKey);
+      if (remembered && remembered.until > Date.now()) return remembered.schema;
       const base = { projectId: project.id, warehouseHash, cache, vectorIndex: deps.vectorIndex };
       let assessment = await assessSchemaIndex({ ...base, embedderId: deps.embedder.id });
       if (!assessment.ready) {
@@ -53,7 +69,9 @@ export function createSchemaSource(deps: {
           );
       }
       const catalog = renderCatalog(assessment.tables, { areaKeywords: options.areaKeywords, budgetTokens: options.catalogBudgetTokens });
-      return { tables: assessment.tables, catalog, collection: assessment.collection, warehouseHash };
+      const schema: ProjectSchema = { tables: assessment.tables, catalog, collection: assessment.collection, warehouseHash };
+      memo.set(memoKey, { until: Date.now() + SCHEMA_MEMO_TTL_MS, schema });
+      return schema;
     },
   };
 }
