@@ -2,7 +2,7 @@
  * Builds real discovery dependencies for tests — embedded store, DuckDB warehouse file, local
  * embedder, embedded vector index, the shipped packs — around a model brain the test chooses.
  */
-import { mkdtempSync } from 'node:fs';
+import { copyFileSync, mkdtempSync, rmSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { DuckDBInstance } from '@duckdb/node-api';
@@ -20,8 +20,27 @@ import { createEmbeddedRunStore } from '../../src/store/index.js';
 import { createEmbeddedVectorIndex } from '../../src/vector/index.js';
 import { openWarehouse } from '../../src/warehouse/index.js';
 
-/** A small shop: sessions by device with a planted mobile checkout problem, and orders. */
+/**
+ * A small shop: sessions by device with a planted mobile checkout problem, and orders. Built once per
+ * test process into a template file and copied for every caller: most harnesses need the same shop,
+ * and a copy costs a few milliseconds where building it costs a DuckDB instance and two CREATE TABLEs.
+ */
 export async function createShopWarehouse(path: string): Promise<void> {
+  shopTemplate ??= buildShopTemplate();
+  copyFileSync(await shopTemplate, path);
+}
+
+let shopTemplate: Promise<string> | undefined;
+
+async function buildShopTemplate(): Promise<string> {
+  const dir = mkdtempSync(join(tmpdir(), 'assay-shop-template-'));
+  process.once('exit', () => rmSync(dir, { recursive: true, force: true }));
+  const path = join(dir, 'shop.duckdb');
+  await buildShopWarehouse(path);
+  return path;
+}
+
+async function buildShopWarehouse(path: string): Promise<void> {
   const instance = await DuckDBInstance.create(path);
   const connection = await instance.connect();
   await connection.run(`

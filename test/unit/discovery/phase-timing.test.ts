@@ -77,7 +77,7 @@ describe('phase timings', () => {
     });
     await expect(phase(deps, 'run-timing')).rejects.toThrow('store down');
     expect(state.writes).toBe(1);
-    expect(current().telemetry.phase_durations_ms.verification).toBeGreaterThanOrEqual(3);
+    expect(current().telemetry.phase_durations_ms.verification).toBeGreaterThan(0);
   });
 
   it('outside a timed phase updateRunTimed is a plain update', async () => {
