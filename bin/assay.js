@@ -1,14 +1,14 @@
 #!/usr/bin/env node
-// Launcher: runs the built CLI when there is one, else the TypeScript sources through tsx's loader
-// registered in this process (no second process: same pid, signals, stdio and exit code as the built CLI).
-import { existsSync } from 'node:fs';
+// Launcher: runs the built CLI when dist/ holds a build of the current sources (`npm run build`, which
+// `npm ci` runs too), else the TypeScript sources through tsx's loader registered in this process (no
+// second process: same pid, signals, stdio and exit code as the built CLI).
 import { dirname, join } from 'node:path';
 import { fileURLToPath, pathToFileURL } from 'node:url';
+import { isFreshBuild } from './fresh-build.js';
 
 const root = dirname(dirname(fileURLToPath(import.meta.url)));
-const built = join(root, 'dist', 'src', 'cli', 'main.js');
-let entry = built;
-if (!existsSync(built)) {
+let entry = join(root, 'dist', 'src', 'cli', 'main.js');
+if (!isFreshBuild(root)) {
   const { register } = await import('tsx/esm/api');
   // the repository's tsconfig, whatever directory the command runs from
   register({ tsconfig: join(root, 'tsconfig.json') });

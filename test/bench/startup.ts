@@ -10,10 +10,11 @@
  * or not, to compare before and after in one run.
  */
 import { spawnSync } from 'node:child_process';
-import { existsSync, mkdtempSync, rmSync } from 'node:fs';
+import { mkdtempSync, rmSync } from 'node:fs';
 import { cpus, loadavg, tmpdir } from 'node:os';
 import { delimiter, join, resolve } from 'node:path';
 import { fileURLToPath } from 'node:url';
+import { isFreshBuild } from '../../bin/fresh-build.js';
 import { renderTable } from '../../src/cli/output.js';
 import { round, writeBenchResult, type Bench } from './bench.js';
 
@@ -73,15 +74,23 @@ function runOnce(startup: StartupCase, cwd: string, withRss: boolean): Sample {
 }
 
 function cases(): StartupCase[] {
-  const built = existsSync(join(REPO_ROOT, 'dist', 'src', 'cli', 'main.js'));
+  const built = isFreshBuild(REPO_ROOT);
   const list: StartupCase[] = [
     { name: 'reference: node -e 0', args: ['-e', '0'] },
     {
-      name: `bin/assay.js --help (${built ? 'built dist/' : 'no build: tsx in-process'})`,
+      name: `bin/assay.js --help (${built ? 'fresh build in dist/' : 'no fresh build: tsx in-process'})`,
       args: [join(REPO_ROOT, 'bin', 'assay.js'), '--help'],
       expect: 'Usage: assay',
     },
   ];
+  if (built) {
+    // the sources through tsx, as the launcher runs them when dist/ is missing or stale
+    list.push({
+      name: 'sources through tsx: src/cli/main.ts --help',
+      args: ['--import', 'tsx', join(REPO_ROOT, 'src', 'cli', 'main.ts'), '--help'],
+      expect: 'Usage: assay',
+    });
+  }
   const baselines = (process.env.ASSAY_STARTUP_BASELINE ?? '').split(delimiter).filter(Boolean);
   for (const baseline of baselines) {
     const launcher = join(resolve(baseline), 'bin', 'assay.js');

@@ -1,0 +1,2 @@
+export declare const BUILD_STAMP: string;
+export declare function isFreshBuild(root: string): boolean;
