@@ -87,7 +87,7 @@ function cases(): StartupCase[] {
     // the sources through tsx, as the launcher runs them when dist/ is missing or stale
     list.push({
       name: 'sources through tsx: src/cli/main.ts --help',
-      args: ['--import', 'tsx', join(REPO_ROOT, 'src', 'cli', 'main.ts'), '--help'],
+      args: ['--import', import.meta.resolve('tsx'), join(REPO_ROOT, 'src', 'cli', 'main.ts'), '--help'],
       expect: 'Usage: assay',
     });
   }
