@@ -40,21 +40,19 @@ async function finish(context: Context, fatalError?: string): Promise<Coordinato
   return { runId, runType: result.run_type, status: runStatusFor(result.run_type) };
 }
 
-/** Records the stage in flight, then parks the job until its children settle. False: nothing pending, go on now. */
-async function parkUntilSettled(context: Context, inFlight: CoordinatorPayload): Promise<false> {
-  await context.job.updateData(inFlight);
-  if (await context.job.moveToWaitingChildren(context.token)) throw new WaitingChildrenError();
-  return false;
-}
-
-/**
- * Parks the job if any child of the stage in flight is still pending. BullMQ re-enters the coordinator
- * when its children settle — and also when the stalled check hands back a coordinator that died
- * between adding a child and parking, whose child may then still be running (or stalled itself).
- */
+/** Parks the job in `waiting-children` if any child is still pending; returns when none is. */
 async function parkIfChildrenPending(context: Context): Promise<void> {
   if (await context.job.moveToWaitingChildren(context.token)) throw new WaitingChildrenError();
 }
+
+/** Records the stage in flight, then parks the job until its children settle. Returns when nothing is pending. */
+async function parkUntilSettled(context: Context, inFlight: CoordinatorPayload): Promise<void> {
+  await context.job.updateData(inFlight);
+  await parkIfChildrenPending(context);
+}
+
+/** Stages whose children were added before the job parked (the index job for `prepare`). */
+const STAGES_WITH_CHILDREN: ReadonlySet<CoordinatorPayload['stage']> = new Set(['prepare', 'explore', 'analyze', 'recommend']);
 
 /** `prepare` runs inline: a final failure ends the run; anything retryable fails this attempt of the job. */
 async function runPrepare(context: Context): Promise<StageResult> {
@@ -119,6 +117,10 @@ export const coordinate: JobHandler<CoordinatorPayload, CoordinatorResult> = asy
       const run = await requireRun(deps, runId);
       if (run.status === 'cancelled') return await finish(context);
       context.logger.debug({ stage: inFlight.stage, step: inFlight.step }, 'coordinator stage');
+      // BullMQ re-enters the coordinator when its children settle, and also when the stalled check hands
+      // back one that died between adding a child and parking: that child may still be running, so the
+      // first pass of a delivery parks again while any is pending. Later passes parked themselves.
+      if (inFlight === context.payload && STAGES_WITH_CHILDREN.has(inFlight.stage)) await parkIfChildrenPending(context);
 
       let transition: Transition;
       if (inFlight.stage === 'schema') {
@@ -127,12 +129,10 @@ export const coordinate: JobHandler<CoordinatorPayload, CoordinatorResult> = asy
         await parkUntilSettled(context, inFlight);
         continue;
       } else if (inFlight.stage === 'prepare') {
-        await parkIfChildrenPending(context);
         transition = nextStage(await runPrepare(context), run.settings.max_steps);
       } else if (inFlight.stage === 'finalize') {
         return await finish(context);
       } else {
-        await parkIfChildrenPending(context);
         transition = nextStage(await settledResult(context, inFlight, run), run.settings.max_steps);
       }
 

@@ -6,6 +6,7 @@
  * The slots in use are also listed in insertion order, so reading or clearing the table costs its
  * size, not its capacity. Grows by doubling, at most load 1/2.
  */
+import { medianOfThree } from './sort-pivot.js';
 
 const MIN_CAPACITY = 64;
 const float64 = new Float64Array(1);
@@ -149,11 +150,7 @@ function sortAscending(values: Float64Array, counts: Int32Array, from: number, t
   let right = to;
   while (right - left > 16) {
     const middle = (left + right) >>> 1;
-    const first = values[left] as number;
-    const second = values[middle] as number;
-    const third = values[right] as number;
-    const pivot =
-      first < second ? (second < third ? second : first < third ? third : first) : first < third ? first : second < third ? third : second;
+    const pivot = medianOfThree(values[left] as number, values[middle] as number, values[right] as number);
     let low = left;
     let high = right;
     while (low <= high) {

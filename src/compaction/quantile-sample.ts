@@ -15,6 +15,7 @@
  * distinct count, then the order statistics from that table or by selection.
  */
 import { NumberTally } from './number-tally.js';
+import { medianOfThree } from './sort-pivot.js';
 
 /** 20k doubles = 160 KiB per numeric column; exact for typical aggregates, bounded for million-row results. */
 export const QUANTILE_EXACT_CAP = 20_000;
@@ -246,9 +247,4 @@ function selectKth(values: Float64Array, k: number, from: number, to: number): v
     }
     values[position + 1] = value;
   }
-}
-
-function medianOfThree(first: number, second: number, third: number): number {
-  if (first < second) return second < third ? second : first < third ? third : first;
-  return first < third ? first : second < third ? third : second;
 }

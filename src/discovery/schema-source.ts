@@ -8,11 +8,6 @@
  * seen at most that long after it lands, which no run notices: a run's catalog already differs
  * between jobs that ran before and after a re-index.
  */
-
-/** How long a schema found ready is reused without looking at the cache and index again. */
-export const SCHEMA_MEMO_TTL_MS = 15_000;
-/** Distinct (warehouse, embedder, keywords, budget) views kept per process. */
-const SCHEMA_MEMO_ENTRIES = 32;
 import { RecentMap } from '../common/recent-map.js';
 import type { AssayConfig } from '../config/index.js';
 import type { Project } from '../domain/index.js';
@@ -24,6 +19,11 @@ import type { RunStore } from '../store/port.js';
 import type { VectorIndex } from '../vector/port.js';
 import type { Warehouse } from '../warehouse/port.js';
 import type { ProjectSchema, SchemaSource } from './context.js';
+
+/** How long a schema found ready is reused without looking at the cache and index again. */
+export const SCHEMA_MEMO_TTL_MS = 15_000;
+/** Distinct (warehouse, embedder, keywords, budget) views kept per process. */
+const SCHEMA_MEMO_ENTRIES = 32;
 
 export function createSchemaSource(deps: {
   config: AssayConfig;

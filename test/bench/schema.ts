@@ -18,8 +18,9 @@ import { DuckDBInstance } from '@duckdb/node-api';
 import { renderTable } from '../../src/cli/context.js';
 import { discoverSchema } from '../../src/schema/discovery.js';
 import { generateDemoWarehouse } from '../../src/demo/index.js';
-import { openWarehouse, type Warehouse } from '../../src/warehouse/index.js';
+import { openWarehouse } from '../../src/warehouse/index.js';
 import { round, writeBenchResult, type Bench } from './bench.js';
+import { tableByTable } from '../support/table-by-table.js';
 
 const WARM_UP_ROUNDS = 2;
 const TIMED_ROUNDS = 7;
@@ -35,18 +36,6 @@ async function timed<T>(work: () => Promise<T>): Promise<{ ms: number; value: T 
   const started = process.hrtime.bigint();
   const value = await work();
   return { ms: Number(process.hrtime.bigint() - started) / 1e6, value };
-}
-
-/** The same warehouse without the whole-catalog methods: discovery then describes table by table (the old path). */
-function tableByTable(warehouse: Warehouse): Warehouse {
-  return {
-    dialect: warehouse.dialect,
-    description: warehouse.description,
-    listTables: () => warehouse.listTables(),
-    describeTable: (table) => warehouse.describeTable(table),
-    query: (sql, options) => warehouse.query(sql, options),
-    close: async () => undefined,
-  };
 }
 
 async function demoFile(): Promise<{ file: string; generatedMs: number | null; cleanup: () => Promise<void> }> {

@@ -74,7 +74,8 @@ const RECORDED_BEFORE = {
   } as Record<string, CallCost>,
 };
 
-interface DemoSample {
+/** The demo run's times, then the file-system counts of the process that ran it (FsCounts, its CPU renamed). */
+type DemoSample = {
   run_wall_ms: number;
   phase_ms: number;
   sql_ms: number;
@@ -82,14 +83,7 @@ interface DemoSample {
   own_ms: number;
   own_share: number;
   process_cpu_ms: number;
-  run_json_writes: number;
-  run_journal_appends: number;
-  step_writes: number;
-  vector_file_writes: number;
-  vector_journal_appends: number;
-  fsyncs: number;
-  fsyncs_by_kind: Record<string, number>;
-}
+} & Omit<FsCounts, 'bytes_written' | 'cpu_ms'>;
 
 interface CallCost {
   update_cpu_us: number;
@@ -149,7 +143,7 @@ async function runDemo(tree: string, warehouse: string, workDir: string): Promis
   });
   const code = await new Promise<number | null>((done) => child.on('exit', done));
   if (code !== 0) throw new Error(`assay demo in ${tree} exited with ${code}: ${stderr.slice(-2_000)}`);
-  const counts = JSON.parse(readFileSync(countsPath, 'utf8')) as FsCounts;
+  const { cpu_ms: processCpuMs, bytes_written: _bytesWritten, ...writes } = JSON.parse(readFileSync(countsPath, 'utf8')) as FsCounts;
   const [runId] = readdirSync(outDir);
   const run = JSON.parse(readFileSync(join(outDir, runId as string, 'run.json'), 'utf8')) as Run;
   let phaseMs = 0;
@@ -168,14 +162,8 @@ async function runDemo(tree: string, warehouse: string, workDir: string): Promis
     llm_ms: round(llmMs, 1),
     own_ms: round(ownMs, 1),
     own_share: round(ownMs / phaseMs, 3),
-    process_cpu_ms: counts.cpu_ms,
-    run_json_writes: counts.run_json_writes,
-    run_journal_appends: counts.run_journal_appends,
-    step_writes: counts.step_writes,
-    vector_file_writes: counts.vector_file_writes,
-    vector_journal_appends: counts.vector_journal_appends,
-    fsyncs: counts.fsyncs,
-    fsyncs_by_kind: counts.fsyncs_by_kind,
+    process_cpu_ms: processCpuMs,
+    ...writes,
   };
 }
 

@@ -10,9 +10,8 @@
  * then counted up to that write; the write's own round trip is not.
  */
 import { AsyncLocalStorage } from 'node:async_hooks';
-import type { DiscoveryDeps } from '../context.js';
-
 import type { Run } from '../../domain/index.js';
+import type { DiscoveryDeps } from '../context.js';
 
 interface PhaseClock {
   phase: string;

@@ -14,6 +14,7 @@ import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { discoverSchema } from '../../../src/schema/discovery.js';
 import { openWarehouse, type TableSchema, type Warehouse } from '../../../src/warehouse/index.js';
 import { startTestPostgres } from '../../support/postgres.js';
+import { tableByTable } from '../../support/table-by-table.js';
 
 const DUCKDB_STATEMENTS = [
   'CREATE SCHEMA sales',
@@ -129,18 +130,6 @@ afterAll(async () => {
   if (postgres.available) await postgres.server.stop();
   await rm(directory, { recursive: true, force: true });
 });
-
-/** The same warehouse without the whole-catalog methods: discovery then takes the table-by-table path. */
-function tableByTable(warehouse: Warehouse): Warehouse {
-  return {
-    dialect: warehouse.dialect,
-    description: warehouse.description,
-    listTables: () => warehouse.listTables(),
-    describeTable: (table) => warehouse.describeTable(table),
-    query: (sql, options) => warehouse.query(sql, options),
-    close: async () => undefined,
-  };
-}
 
 /** listTables + describeTable for every table it can describe, sorted by qualified name. */
 async function describedOneByOne(warehouse: Warehouse): Promise<TableSchema[]> {

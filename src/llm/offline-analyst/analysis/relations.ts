@@ -98,13 +98,14 @@ export function findBracketTrends(step: DigestStep): Finding[] {
   return findings;
 }
 
-/** Splits a list at its top-level commas (not inside parentheses or quotes). */
-function topLevelParts(text: string): string[] {
-  const parts: string[] = [];
+/**
+ * Positions of `text` from `from` on that stand outside quotes and parentheses, in order, until
+ * `visit` returns true; returns that position, or -1 when the text ends first.
+ */
+function findTopLevel(text: string, from: number, visit: (index: number, char: string) => boolean): number {
   let depth = 0;
   let quote: string | null = null;
-  let start = 0;
-  for (let index = 0; index < text.length; index++) {
+  for (let index = from; index < text.length; index++) {
     const char = text[index] as string;
     if (quote) {
       if (char === quote) quote = null;
@@ -113,11 +114,22 @@ function topLevelParts(text: string): string[] {
     if (char === "'" || char === '"') quote = char;
     else if (char === '(') depth++;
     else if (char === ')') depth--;
-    else if (char === ',' && depth === 0) {
+    else if (depth === 0 && visit(index, char)) return index;
+  }
+  return -1;
+}
+
+/** Splits a list at its top-level commas (not inside parentheses or quotes). */
+function topLevelParts(text: string): string[] {
+  const parts: string[] = [];
+  let start = 0;
+  findTopLevel(text, 0, (index, char) => {
+    if (char === ',') {
       parts.push(text.slice(start, index).trim());
       start = index + 1;
     }
-  }
+    return false;
+  });
   parts.push(text.slice(start).trim());
   return parts;
 }
@@ -127,20 +139,8 @@ function firstSelectList(sql: string): string {
   const start = /\bSELECT\b/i.exec(sql);
   if (!start) return '';
   const from = start.index + start[0].length;
-  let depth = 0;
-  let quote: string | null = null;
-  for (let index = from; index < sql.length; index++) {
-    const char = sql[index] as string;
-    if (quote) {
-      if (char === quote) quote = null;
-      continue;
-    }
-    if (char === "'" || char === '"') quote = char;
-    else if (char === '(') depth++;
-    else if (char === ')') depth--;
-    else if (depth === 0 && /^FROM\b/i.test(sql.slice(index, index + 5)) && /\s/.test(sql[index - 1] ?? ' ')) return sql.slice(from, index);
-  }
-  return sql.slice(from);
+  const end = findTopLevel(sql, from, (index) => /^FROM\b/i.test(sql.slice(index, index + 5)) && /\s/.test(sql[index - 1] ?? ' '));
+  return end === -1 ? sql.slice(from) : sql.slice(from, end);
 }
 
 /** What a correlation's two sides are, read from the `corr(x, y) AS alias` item of the SQL's select list. */
