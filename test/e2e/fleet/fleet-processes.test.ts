@@ -216,6 +216,16 @@ describe.skipIf(skipReason !== undefined)('a fleet of OS processes serving two p
       expect(report.repeated_exploration_calls).toBeLessThanOrEqual(1);
     }
     for (const run of runs) {
+      // what the run documents hold, for the log: a reader can check the kills against it
+      const insights = run.areas.flatMap((area) => area.insights);
+      const statuses = insights.map((insight) => insight.validation?.status ?? 'none');
+      console.log(
+        `fleet e2e: ${run.id} ${run.run_type}: ${run.steps_completed} steps, areas ${run.areas.map((area) => `${area.area_id}=${area.status}`).join(' ')}, ` +
+          `${insights.length} insights (${[...new Set(statuses)].map((status) => `${statuses.filter((other) => other === status).length} ${status}`).join(', ')}), ` +
+          `${run.telemetry.llm_calls.length} model calls`,
+      );
+    }
+    for (const run of runs) {
       const recorded = run.telemetry.llm_calls.filter((call) => call.phase === 'exploration').length;
       const totalled = Object.values(run.telemetry.usage_by_phase.exploration ?? {}).reduce((sum, usage) => sum + usage.calls, 0);
       expect(totalled, `${run.id}: exploration calls in usage_by_phase vs recorded`).toBe(recorded);
