@@ -1,7 +1,9 @@
 /**
  * RunStore on PostgreSQL: the store a fleet of processes and pods shares. Documents are JSONB rows;
- * steps, results, feedback, API keys and the TTL cache have their own tables, so no row grows with the
- * run. Every update bumps the row's version. `updateRun` is optimistic: it applies the mutation to the
+ * steps, insights, results, feedback, API keys and the TTL cache have their own tables, so no row grows
+ * with the run. A run's insights are rows of `assay_insights` (see insight-rows.ts): its row holds the
+ * rest, reads put them back in the same statement, and an update writes only the insights it changed,
+ * in the statement that writes the run row. Every update bumps the row's version. `updateRun` is optimistic: it applies the mutation to the
  * version of the run this process knows and writes it in one statement only if the row still has that
  * version; when another process got there first, the statement returns the newer version and the
  * mutation is applied again to it (the mutator may so run more than once: pass a pure function of the
@@ -39,6 +41,7 @@ import { cloneJson, diffJson, type JsonOperation } from './json-document.js';
 import type { CacheEntry, RunStore } from './port.js';
 import { RecentMap } from '../common/recent-map.js';
 import { parseStoredRun, reviseRun } from './run-revision.js';
+import { insightChanges, withInsights, withoutInsights, type InsightChanges, type InsightRow } from './insight-rows.js';
 
 /** Advisory lock key of the migrations (an arbitrary constant: "assay" in ASCII). */
 const MIGRATION_LOCK_KEY = 0x6173736179;
@@ -83,7 +86,7 @@ export function partialDocumentSql(operations: readonly JsonOperation[], params:
 }
 
 /** Each entry moves the schema one version up; never edit a released entry, append a new one. */
-const MIGRATIONS: readonly string[] = [
+export const MIGRATIONS: readonly string[] = [
   `CREATE TABLE IF NOT EXISTS {s}.assay_projects (id text PRIMARY KEY, doc jsonb NOT NULL, updated_at timestamptz NOT NULL DEFAULT now());
    CREATE TABLE IF NOT EXISTS {s}.assay_runs (id text PRIMARY KEY, project_id text NOT NULL, created_at text NOT NULL, status text NOT NULL, version integer NOT NULL DEFAULT 1, doc jsonb NOT NULL);
    CREATE INDEX IF NOT EXISTS assay_runs_project_created ON {s}.assay_runs (project_id, created_at DESC, id DESC);
@@ -97,7 +100,32 @@ const MIGRATIONS: readonly string[] = [
    CREATE TABLE IF NOT EXISTS {s}.assay_cache (namespace text NOT NULL, key text NOT NULL, value jsonb NOT NULL, stored_at timestamptz NOT NULL,
      expires_at timestamptz NOT NULL, PRIMARY KEY (namespace, key));
    CREATE INDEX IF NOT EXISTS assay_cache_expiry ON {s}.assay_cache (expires_at);`,
+  // insights get rows of their own: a verification then writes one insight, not every area's insights in the run's document
+  `CREATE TABLE IF NOT EXISTS {s}.assay_insights (run_id text NOT NULL, area_index integer NOT NULL, insight_index integer NOT NULL,
+     doc jsonb NOT NULL, PRIMARY KEY (run_id, area_index, insight_index));
+   INSERT INTO {s}.assay_insights (run_id, area_index, insight_index, doc)
+     SELECT r.id, a.ord - 1, i.ord - 1, i.value FROM {s}.assay_runs r
+     CROSS JOIN LATERAL jsonb_array_elements(CASE WHEN jsonb_typeof(r.doc->'areas') = 'array' THEN r.doc->'areas' ELSE '[]'::jsonb END)
+       WITH ORDINALITY AS a(value, ord)
+     CROSS JOIN LATERAL jsonb_array_elements(CASE WHEN jsonb_typeof(a.value->'insights') = 'array' THEN a.value->'insights' ELSE '[]'::jsonb END)
+       WITH ORDINALITY AS i(value, ord);
+   UPDATE {s}.assay_runs r SET version = version + 1, doc = jsonb_set(doc, '{areas}', (
+       SELECT coalesce(jsonb_agg(CASE WHEN jsonb_typeof(a.value) = 'object' THEN a.value - 'insights' ELSE a.value END ORDER BY a.ord), '[]'::jsonb)
+       FROM jsonb_array_elements(r.doc->'areas') WITH ORDINALITY AS a(value, ord)))
+     WHERE jsonb_typeof(doc->'areas') = 'array';`,
 ];
+
+/** A run row as read: the document, and its insight rows as `[area_index, insight_index, doc]` (null when not asked for). */
+interface StoredRunRow {
+  version: number;
+  xmin: string;
+  doc: unknown;
+  insights: Array<[number, number, unknown]> | null;
+}
+
+function insightRowsFrom(stored: StoredRunRow['insights']): InsightRow[] {
+  return (stored ?? []).map(([area, position, doc]) => ({ area, position, doc }));
+}
 
 export interface PostgresRunStoreOptions {
   /** `postgres://user:password@host:5432/db` (from ASSAY_STORE; never logged). */
@@ -171,23 +199,29 @@ export async function createPostgresRunStore(options: PostgresRunStoreOptions): 
   const kept = new RecentMap<KeptRun>(KEPT_RUNS);
   const runLocks = new KeyedLock();
 
+  /** The SQL of a run row's insight rows, as one jsonb array of `[area_index, insight_index, doc]` (read in the row's statement: one snapshot). */
+  const insightsOf = (runAlias: string) =>
+    `(SELECT coalesce(jsonb_agg(jsonb_build_array(i.area_index, i.insight_index, i.doc)), '[]'::jsonb) FROM ${s}.assay_insights i WHERE i.run_id = ${runAlias}.id)`;
+
   /**
    * The run as stored now: the kept one when the row's version and xmin still match it, else the
-   * stored document, validated where it differs from the kept version. `forUpdate` takes the row lock.
+   * stored document with its insights, validated where it differs from the kept version. `forUpdate` takes the row lock.
    */
   async function readRun(client: pg.Pool | pg.PoolClient, id: string, forUpdate: boolean): Promise<KeptRun | null> {
     const known = kept.get(id);
-    const lock = forUpdate ? ' FOR UPDATE' : '';
+    const lock = forUpdate ? ' FOR UPDATE OF r' : '';
     const row = known
       ? (
-          await client.query<{ version: number; xmin: string; doc: unknown }>(
-            `SELECT version, xmin::text AS xmin, CASE WHEN version = $2 AND xmin::text = $3 THEN NULL ELSE doc END AS doc FROM ${s}.assay_runs WHERE id = $1${lock}`,
+          await client.query<StoredRunRow>(
+            `SELECT version, xmin::text AS xmin, CASE WHEN version = $2 AND xmin::text = $3 THEN NULL ELSE doc END AS doc,
+               CASE WHEN version = $2 AND xmin::text = $3 THEN NULL ELSE ${insightsOf('r')} END AS insights
+             FROM ${s}.assay_runs r WHERE id = $1${lock}`,
             [id, known.version, known.xmin],
           )
         ).rows[0]
       : (
-          await client.query<{ version: number; xmin: string; doc: unknown }>(
-            `SELECT version, xmin::text AS xmin, doc FROM ${s}.assay_runs WHERE id = $1${lock}`,
+          await client.query<StoredRunRow>(
+            `SELECT version, xmin::text AS xmin, doc, ${insightsOf('r')} AS insights FROM ${s}.assay_runs r WHERE id = $1${lock}`,
             [id],
           )
         ).rows[0];
@@ -199,21 +233,49 @@ export async function createPostgresRunStore(options: PostgresRunStoreOptions): 
     return keep(id, row, known?.run);
   }
 
-  /** Validates a stored document (where it differs from `previous`) and keeps it as the run's current version. */
-  function keep(id: string, row: { version: number; xmin: string; doc: unknown }, previous: Run | undefined): KeptRun {
+  /** Validates a stored document and its insights (where they differ from `previous`) and keeps them as the run's current version. */
+  function keep(id: string, row: StoredRunRow, previous: Run | undefined): KeptRun {
     const report = { exact: false };
-    const run = parseStoredRun(row.doc, previous, report);
-    const fresh: KeptRun = { version: row.version, xmin: row.xmin, run, exact: report.exact };
+    const stray = { strayInsights: false };
+    const run = parseStoredRun(withInsights(row.doc, insightRowsFrom(row.insights), stray), previous, report);
+    const fresh: KeptRun = { version: row.version, xmin: row.xmin, run, exact: report.exact && !stray.strayInsights };
     kept.set(id, fresh);
     return fresh;
   }
 
   /** The new document for an UPDATE: the changed paths applied to the stored one when it is exactly the kept run, else the whole of it. */
   function newDocumentSql(current: KeptRun, revised: Run, params: unknown[]): string {
-    const operations = current.exact ? diffJson(current.run, revised) : [];
+    const stored = withoutInsights(revised);
+    const operations = current.exact ? diffJson(withoutInsights(current.run), stored) : [];
     return current.exact && operations.length <= MAX_PARTIAL_OPERATIONS
       ? partialDocumentSql(operations, params)
-      : `$${params.push(JSON.stringify(revised))}::jsonb`;
+      : `$${params.push(JSON.stringify(stored))}::jsonb`;
+  }
+
+  /**
+   * The data-modifying CTEs that write `changes` to the insight rows, each run only when the CTE named
+   * `gate` (the run row's own write, returning its `id`) wrote the row: the run and its insights change in
+   * one statement or not at all. The writes touch disjoint rows, as one statement requires.
+   */
+  function insightWritesSql(changes: InsightChanges, gate: string, params: unknown[]): string {
+    const param = (value: unknown) => `$${params.push(value)}`;
+    const ctes: string[] = [];
+    if (changes.upserts.length > 0) {
+      const rows = changes.upserts.map((row) => ({ area_index: row.area, insight_index: row.position, doc: row.doc }));
+      ctes.push(`insights_written AS (
+        INSERT INTO ${s}.assay_insights (run_id, area_index, insight_index, doc)
+        SELECT ${gate}.id, w.area_index, w.insight_index, w.doc FROM ${gate}
+          CROSS JOIN jsonb_to_recordset(${param(JSON.stringify(rows))}::jsonb) AS w(area_index integer, insight_index integer, doc jsonb)
+        ON CONFLICT (run_id, area_index, insight_index) DO UPDATE SET doc = EXCLUDED.doc)`);
+    }
+    if (changes.counts.length > 0)
+      ctes.push(`insights_trimmed AS (
+        DELETE FROM ${s}.assay_insights d USING ${gate}, jsonb_to_recordset(${param(JSON.stringify(changes.counts))}::jsonb) AS k(area integer, count integer)
+        WHERE d.run_id = ${gate}.id AND d.area_index = k.area AND d.insight_index >= k.count)`);
+    if (changes.dropAreasFrom !== undefined)
+      ctes.push(`insights_dropped AS (
+        DELETE FROM ${s}.assay_insights d USING ${gate} WHERE d.run_id = ${gate}.id AND d.area_index >= ${param(changes.dropAreasFrom)})`);
+    return ctes.map((cte) => `, ${cte}`).join('');
   }
 
   /** updateRun's work, one update of a run at a time within this process. */
@@ -224,18 +286,15 @@ export async function createPostgresRunStore(options: PostgresRunStoreOptions): 
       for (let attempt = 0; current && attempt < OPTIMISTIC_ATTEMPTS; attempt++) {
         const revised = reviseRun(current.run, mutate);
         const params: unknown[] = [id, revised.status, current.version, current.xmin];
-        const result = await pool.query<{
-          updated: number | null;
-          updated_xmin: string | null;
-          version: number;
-          xmin: string;
-          doc: unknown;
-        }>(
+        const documentSql = newDocumentSql(current, revised, params);
+        const insightsSql = insightWritesSql(insightChanges(current.exact ? current.run : undefined, revised), 'updated', params);
+        const result = await pool.query<StoredRunRow & { updated: number | null; updated_xmin: string | null }>(
           `WITH updated AS (
-             UPDATE ${s}.assay_runs SET doc = ${newDocumentSql(current, revised, params)}, status = $2, version = version + 1
-             WHERE id = $1 AND version = $3 AND xmin::text = $4 RETURNING version, xmin::text AS xmin)
+             UPDATE ${s}.assay_runs SET doc = ${documentSql}, status = $2, version = version + 1
+             WHERE id = $1 AND version = $3 AND xmin::text = $4 RETURNING id, version, xmin::text AS xmin)${insightsSql}
            SELECT updated.version AS updated, updated.xmin AS updated_xmin, stored.version, stored.xmin::text AS xmin,
-             CASE WHEN updated.version IS NULL THEN stored.doc END AS doc
+             CASE WHEN updated.version IS NULL THEN stored.doc END AS doc,
+             CASE WHEN updated.version IS NULL THEN ${insightsOf('stored')} END AS insights
            FROM ${s}.assay_runs stored LEFT JOIN updated ON true WHERE stored.id = $1`,
           params,
         );
@@ -254,8 +313,13 @@ export async function createPostgresRunStore(options: PostgresRunStoreOptions): 
         if (!locked) throw new NotFoundError(`run ${id} does not exist`, { runId: id });
         const revised = reviseRun(locked.run, mutate);
         const params: unknown[] = [id, revised.status];
+        const documentSql = newDocumentSql(locked, revised, params);
+        const insightsSql = insightWritesSql(insightChanges(locked.exact ? locked.run : undefined, revised), 'updated', params);
         const updated = await client.query<{ version: number; xmin: string }>(
-          `UPDATE ${s}.assay_runs SET doc = ${newDocumentSql(locked, revised, params)}, status = $2, version = version + 1 WHERE id = $1 RETURNING version, xmin::text AS xmin`,
+          `WITH updated AS (
+             UPDATE ${s}.assay_runs SET doc = ${documentSql}, status = $2, version = version + 1 WHERE id = $1
+             RETURNING id, version, xmin::text AS xmin)${insightsSql}
+           SELECT version, xmin FROM updated`,
           params,
         );
         return { next: revised, written: updated.rows[0] as { version: number; xmin: string } };
@@ -267,6 +331,10 @@ export async function createPostgresRunStore(options: PostgresRunStoreOptions): 
       throw error;
     }
   }
+
+  /** Runs from rows of `doc` and `insights`, validated whole. */
+  const runsFrom = (rows: Array<Pick<StoredRunRow, 'doc' | 'insights'>>): Run[] =>
+    rows.map((row) => parseWith(runSchema, withInsights(row.doc, insightRowsFrom(row.insights))));
 
   const docs = async <S extends z.ZodType>(schema: S, sql: string, params: unknown[]): Promise<z.infer<S>[]> =>
     (await pool.query<{ doc: unknown }>(sql, params)).rows.map((row) => parseWith(schema, row.doc));
@@ -291,9 +359,15 @@ export async function createPostgresRunStore(options: PostgresRunStoreOptions): 
     async createRun(run: Run) {
       assertSafeId('run', run.id);
       const doc = runSchema.parse(run);
+      const params: unknown[] = [doc.id, doc.project_id, doc.created_at, doc.status, JSON.stringify(withoutInsights(doc))];
+      // a run made again under an id whose rows were deleted by hand must not pick up the old run's insights: every row is written
+      const insightsSql = insightWritesSql(insightChanges(undefined, doc), 'inserted', params);
       const inserted = await pool.query<{ version: number; xmin: string }>(
-        `INSERT INTO ${s}.assay_runs (id, project_id, created_at, status, doc) VALUES ($1, $2, $3, $4, $5) ON CONFLICT (id) DO NOTHING RETURNING version, xmin::text AS xmin`,
-        [doc.id, doc.project_id, doc.created_at, doc.status, doc],
+        `WITH inserted AS (
+           INSERT INTO ${s}.assay_runs (id, project_id, created_at, status, doc) VALUES ($1, $2, $3, $4, $5::jsonb)
+           ON CONFLICT (id) DO NOTHING RETURNING id, version, xmin::text AS xmin)${insightsSql}
+         SELECT version, xmin FROM inserted`,
+        params,
       );
       const created = inserted.rows[0];
       if (created) {
@@ -313,10 +387,11 @@ export async function createPostgresRunStore(options: PostgresRunStoreOptions): 
       return runLocks.run(id, () => updateKept(id, mutate));
     },
     async listRuns(projectId, listOptions) {
-      return docs(runSchema, `SELECT doc FROM ${s}.assay_runs WHERE project_id = $1 ORDER BY created_at DESC, id DESC LIMIT $2`, [
-        projectId,
-        listOptions?.limit ?? null,
-      ]);
+      const rows = await pool.query<Pick<StoredRunRow, 'doc' | 'insights'>>(
+        `SELECT doc, ${insightsOf('r')} AS insights FROM ${s}.assay_runs r WHERE project_id = $1 ORDER BY created_at DESC, id DESC LIMIT $2`,
+        [projectId, listOptions?.limit ?? null],
+      );
+      return runsFrom(rows.rows);
     },
 
     async upsertStep(step: ExplorationStep) {

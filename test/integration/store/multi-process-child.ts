@@ -1,8 +1,10 @@
 /**
  * One OS process of the multi-process store contract: opens the shared store, then interleaves
- * `updateRun` increments of one run with `upsertStep`s of its own step numbers. Exit 0 when done.
+ * `updateRun`s of one run — a counter increment, an insight appended to its own area, and every other
+ * time the validation of its previous insight — with `upsertStep`s of its own step numbers. Exit 0 when done.
  * Arguments: store spec JSON, run id, worker index, increments.
  */
+import { insightSchema, insightValidationSchema } from '../../../src/domain/index.js';
 import { createPostgresRunStore } from '../../../src/store/postgres.js';
 
 const [specJson, runId, workerText, countText] = process.argv.slice(2);
@@ -15,6 +17,32 @@ try {
     await store.updateRun(runId as string, (run) => ({
       ...run,
       telemetry: { ...run.telemetry, schema_lookup_calls: run.telemetry.schema_lookup_calls + 1 },
+      areas: run.areas.map((area, areaIndex) => {
+        if (areaIndex !== worker) return area;
+        const insights = area.insights.map((insight, position) =>
+          position === index - 1 && index % 2 === 0
+            ? {
+                ...insight,
+                validation: insightValidationSchema.parse({
+                  status: 'confirmed',
+                  verified_count: index,
+                  original_count: index,
+                  validated_at: new Date().toISOString(),
+                }),
+              }
+            : insight,
+        );
+        insights.push(
+          insightSchema.parse({
+            id: `w${worker}-${index}`,
+            analysis_area: area.area_id,
+            name: `insight ${index} of worker ${worker}`,
+            severity: 'medium',
+            discovered_at: new Date().toISOString(),
+          }),
+        );
+        return { ...area, insights };
+      }),
     }));
     const step = worker * count + index + 1;
     await store.upsertStep({
