@@ -30,14 +30,17 @@
  * Diagnostics: `FLEET_BENCH_STAGES=1,4` measures only those analysis stages and prints them (no JSON written);
  * `FLEET_BENCH_WORKER_NODE_ARGS` are node flags for every worker (`--cpu-prof --cpu-prof-dir=DIR`).
  */
+import { execFileSync } from 'node:child_process';
 import { randomBytes } from 'node:crypto';
 import { existsSync, readFileSync, readdirSync } from 'node:fs';
 import { mkdtemp, rm } from 'node:fs/promises';
 import { cpus, tmpdir } from 'node:os';
-import { join } from 'node:path';
+import { dirname, join } from 'node:path';
+import { fileURLToPath } from 'node:url';
 import { Job, Queue } from 'bullmq';
 import { Redis } from 'ioredis';
 import pg from 'pg';
+import { isFreshBuild } from '../../bin/fresh-build.js';
 import { LLM_WORKER_DEFAULTS, QUEUE_NAMES, queueContract, type QueueName } from '../../queues/index.js';
 import { renderTable } from '../../src/cli/context.js';
 import { loadPack } from '../../src/discovery/packs/pack-loader.js';
@@ -940,6 +943,24 @@ async function checkIntegrity(bed: Bed, runIds: readonly string[]): Promise<RunI
 /** A service the bench needs is not installed here: it says so and measures nothing. */
 class Unavailable extends Error {}
 
+const REPO_ROOT = dirname(dirname(dirname(fileURLToPath(import.meta.url))));
+
+/**
+ * The workers run `bin/assay.js`, which runs dist/ only while it is fresher than the sources (else tsx
+ * compiles every module it loads). Builds it when stale, so the fleet runs what the image runs.
+ * Returns what the workers will run.
+ */
+function ensureFreshBuild(progress: (message: string) => void): 'build' | 'sources' {
+  if (isFreshBuild(REPO_ROOT)) return 'build';
+  progress('dist/ is older than the sources: building it (scripts/build.mjs) so the workers run compiled code');
+  try {
+    execFileSync(process.execPath, [join(REPO_ROOT, 'scripts', 'build.mjs')], { cwd: REPO_ROOT, stdio: 'inherit' });
+  } catch (error) {
+    progress(`  the build failed (${(error as Error).message}); the workers run the sources through tsx`);
+  }
+  return isFreshBuild(REPO_ROOT) ? 'build' : 'sources';
+}
+
 async function setUp(cleanups: Array<() => Promise<void>>): Promise<Bed> {
   if (redisServerMissing) throw new Unavailable(REDIS_SKIP_REASON);
   const workDir = await mkdtemp(join(tmpdir(), 'assay-bench-fleet-'));
@@ -1154,7 +1175,10 @@ export const fleetBench: Bench = {
     const removeSignalHandlers = onTerminationSignal(cleanUp);
     const progress = (message: string) => process.stdout.write(`[${round((Date.now() - benchStarted) / 1_000, 0)} s] ${message}\n`);
     try {
-      progress(`setting up (hostname isolation for workers: ${canIsolateHostname() ? 'yes' : 'no'})`);
+      const workersFrom = ensureFreshBuild(progress);
+      progress(
+        `setting up (workers run the ${workersFrom === 'build' ? 'build in dist/' : 'sources through tsx'}; hostname isolation: ${canIsolateHostname() ? 'yes' : 'no'})`,
+      );
       const bed = await setUp(cleanups);
       progress(
         `api at ${bed.api.url}, simulators at ${bed.slowSimulator.url} (${SIMULATOR_LATENCY_MS} ms), ${bed.realisticSimulator.url} (${REALISTIC_LATENCY_MS} ms) and ${bed.zeroSimulator.url} (0 ms)`,
@@ -1240,6 +1264,7 @@ export const fleetBench: Bench = {
         },
         settings: {
           machine: { cpus: cpus().length, node: process.version },
+          workers_from: workersFrom,
           pack: PACK,
           demo_scale: DEMO_SCALE,
           max_steps: MAX_STEPS,
