@@ -344,6 +344,8 @@ async function until<T>(
 
 /** Everything the phases share: the long-lived processes, the store, the queues. */
 interface Bed {
+  /** Workers start through bin/assay.js (the fresh build), not the sources through tsx. */
+  launcher: boolean;
   workDir: string;
   logDir: string;
   prefix: string;
@@ -391,6 +393,7 @@ async function startWorkerIn(
     env,
     logDir: bed.logDir,
     isolateHostname: true,
+    launcher: bed.launcher,
     ...(nodeArgs ? { nodeArgs } : {}),
   });
   group.add(handle.process);
@@ -961,7 +964,7 @@ function ensureFreshBuild(progress: (message: string) => void): 'build' | 'sourc
   return isFreshBuild(REPO_ROOT) ? 'build' : 'sources';
 }
 
-async function setUp(cleanups: Array<() => Promise<void>>): Promise<Bed> {
+async function setUp(cleanups: Array<() => Promise<void>>, launcher: boolean): Promise<Bed> {
   if (redisServerMissing) throw new Unavailable(REDIS_SKIP_REASON);
   const workDir = await mkdtemp(join(tmpdir(), 'assay-bench-fleet-'));
   cleanups.push(async () => {
@@ -1009,6 +1012,7 @@ async function setUp(cleanups: Array<() => Promise<void>>): Promise<Bed> {
   const redis = new Redis(redisServer.url, { maxRetriesPerRequest: null });
   redis.on('error', () => undefined);
   const bed: Bed = {
+    launcher,
     workDir,
     logDir,
     prefix,
@@ -1179,7 +1183,7 @@ export const fleetBench: Bench = {
       progress(
         `setting up (workers run the ${workersFrom === 'build' ? 'build in dist/' : 'sources through tsx'}; hostname isolation: ${canIsolateHostname() ? 'yes' : 'no'})`,
       );
-      const bed = await setUp(cleanups);
+      const bed = await setUp(cleanups, workersFrom === 'build');
       progress(
         `api at ${bed.api.url}, simulators at ${bed.slowSimulator.url} (${SIMULATOR_LATENCY_MS} ms), ${bed.realisticSimulator.url} (${REALISTIC_LATENCY_MS} ms) and ${bed.zeroSimulator.url} (0 ms)`,
       );

@@ -112,6 +112,11 @@ export interface SpawnCliOptions {
   hostname?: string;
   /** Flags for node itself, before the entry point (e.g. `--cpu-prof`, which NODE_OPTIONS refuses). */
   nodeArgs?: readonly string[];
+  /**
+   * Start through `bin/assay.js`, as an installed CLI starts: the build in dist/ when it is fresh, else
+   * the sources through tsx. Default: the sources through tsx, always.
+   */
+  launcher?: boolean;
 }
 
 export function spawnCli(options: SpawnCliOptions): FleetProcess {
@@ -119,7 +124,8 @@ export function spawnCli(options: SpawnCliOptions): FleetProcess {
   const logPath = join(options.logDir, `${options.name}.log`);
   const fd = openSync(logPath, 'a');
   let command: string = process.execPath;
-  let args: string[] = [...(options.nodeArgs ?? []), ...NODE_ARGS, ...options.args];
+  const entry = options.launcher ? [join(REPO_ROOT, 'bin', 'assay.js')] : NODE_ARGS;
+  let args: string[] = [...(options.nodeArgs ?? []), ...entry, ...options.args];
   if (options.hostname !== undefined && canIsolateHostname()) {
     // unshare and sh exec into node: the pid stays node's, so a signal to it reaches node itself
     args = ['--uts', 'sh', '-c', 'hostname "$0" && exec "$@"', options.hostname, command, ...args];
@@ -385,6 +391,8 @@ export async function startWorker(options: {
   concurrency?: number;
   readyTimeoutMs?: number;
   nodeArgs?: readonly string[];
+  /** See SpawnCliOptions.launcher. */
+  launcher?: boolean;
 }): Promise<WorkerHandle> {
   const healthPort = await freePort();
   const isolated = options.isolateHostname === true && canIsolateHostname();
@@ -395,6 +403,7 @@ export async function startWorker(options: {
     logDir: options.logDir,
     ...(isolated ? { hostname: options.name } : {}),
     ...(options.nodeArgs ? { nodeArgs: options.nodeArgs } : {}),
+    ...(options.launcher ? { launcher: true } : {}),
   });
   const readyUrl = `http://127.0.0.1:${healthPort}/readyz`;
   try {
