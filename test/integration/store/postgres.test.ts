@@ -28,6 +28,32 @@ async function openSchema(schema: string): Promise<RunStore> {
   return store;
 }
 
+/** Work on a connection of its own, as another process (or an operator) would. */
+async function withAdmin<T>(work: (admin: pg.Client) => Promise<T>): Promise<T> {
+  const admin = new pg.Client({ connectionString: started.available ? started.server.adminUrl : '' });
+  await admin.connect();
+  try {
+    return await work(admin);
+  } finally {
+    await admin.end();
+  }
+}
+
+/** Writes a run row as an earlier version of Assay left it: the document exactly as given. */
+async function insertStoredRun(
+  admin: pg.Client,
+  schema: string,
+  doc: Pick<Run, 'id' | 'project_id' | 'created_at' | 'status'>,
+): Promise<void> {
+  await admin.query(`INSERT INTO ${schema}.assay_runs (id, project_id, created_at, status, doc) VALUES ($1, $2, $3, $4, $5)`, [
+    doc.id,
+    doc.project_id,
+    doc.created_at,
+    doc.status,
+    doc,
+  ]);
+}
+
 /** Every test gets its own PostgreSQL schema: the same migrations, no shared rows. */
 const open = () => openSchema(`t_${randomBytes(4).toString('hex')}`);
 
@@ -63,13 +89,7 @@ describe.skipIf(!started.available)('the PostgreSQL run store kept in memory', (
     const second = await openSchema(schemas.get(first) as string);
     await first.createRun(makeRun('again'));
     expect((await first.getRun('again'))?.phase_detail).toBe('');
-    const admin = new pg.Client({ connectionString: started.available ? started.server.adminUrl : '' });
-    await admin.connect();
-    try {
-      await admin.query(`DELETE FROM "${schemas.get(first) as string}".assay_runs WHERE id = 'again'`);
-    } finally {
-      await admin.end();
-    }
+    await withAdmin((admin) => admin.query(`DELETE FROM "${schemas.get(first) as string}".assay_runs WHERE id = 'again'`));
     await second.createRun({ ...makeRun('again'), phase_detail: 'the second one' });
     expect((await first.getRun('again'))?.phase_detail).toBe('the second one');
     const updated = await first.updateRun('again', (run) => ({ ...run, progress: 5 }));
@@ -81,36 +101,16 @@ describe.skipIf(!started.available)('the PostgreSQL run store kept in memory', (
     const store = await open();
     const schema = `"${schemas.get(store) as string}"`;
     const { telemetry: _telemetry, recoveries: _recoveries, ...older } = makeRun('older');
-    const admin = new pg.Client({ connectionString: started.available ? started.server.adminUrl : '' });
-    await admin.connect();
-    try {
-      await admin.query(`INSERT INTO ${schema}.assay_runs (id, project_id, created_at, status, doc) VALUES ($1, $2, $3, $4, $5)`, [
-        older.id,
-        older.project_id,
-        older.created_at,
-        older.status,
-        older,
-      ]);
+    await withAdmin(async (admin) => {
+      await insertStoredRun(admin, schema, older);
       const updated = await store.updateRun('older', (run) => ({ ...run, telemetry: { ...run.telemetry, schema_lookup_calls: 3 } }));
       const stored = (await admin.query<{ doc: Run }>(`SELECT doc FROM ${schema}.assay_runs WHERE id = 'older'`)).rows[0]?.doc;
       expect(stored).toEqual(JSON.parse(JSON.stringify(updated)));
       expect(stored?.recoveries).toBe(0);
-    } finally {
-      await admin.end();
-    }
+    });
   });
 });
 describe.skipIf(!started.available)('insights in their own rows', () => {
-  async function withAdmin<T>(work: (admin: pg.Client) => Promise<T>): Promise<T> {
-    const admin = new pg.Client({ connectionString: started.available ? started.server.adminUrl : '' });
-    await admin.connect();
-    try {
-      return await work(admin);
-    } finally {
-      await admin.end();
-    }
-  }
-
   it('keeps the run row free of insights and rewrites only the insight a verification changed', async () => {
     const store = await open();
     const schema = `"${schemas.get(store) as string}"`;
@@ -163,13 +163,7 @@ describe.skipIf(!started.available)('insights in their own rows', () => {
       await admin.query(`CREATE TABLE ${schema}.assay_schema_version (version integer NOT NULL)`);
       await admin.query((MIGRATIONS[0] as string).replaceAll('{s}', schema));
       await admin.query(`INSERT INTO ${schema}.assay_schema_version (version) VALUES (1)`);
-      await admin.query(`INSERT INTO ${schema}.assay_runs (id, project_id, created_at, status, doc) VALUES ($1, $2, $3, $4, $5)`, [
-        older.id,
-        older.project_id,
-        older.created_at,
-        older.status,
-        older,
-      ]);
+      await insertStoredRun(admin, schema, older);
     });
     const store = await openSchema(schemaName);
     expect(await store.getRun('older-run')).toEqual(older);
