@@ -12,6 +12,14 @@
  * shape of its own) gets its own plain statement. Each way gives exactly the cells a plain
  * `SELECT * … LIMIT n` gives. A table whose estimated size is 0 holds no rows and is not read.
  *
+ * A UNION ALL is sorted by (table, row ordinal) under a limit no smaller than its rows (the
+ * engine's top-n). Without it each branch hands the result collector its own chunk of ≤ n rows,
+ * and that per-chunk work (collector, transfer, one vector per column) cost more than the reads
+ * themselves: 2.5× the time on the 1,500-table ERP demo. The top-n gathers the rows into a few
+ * full chunks. The ordinal keeps each table's rows in the order the plain statement gives them: a
+ * base table's `rowid` (its scan order), else the rows' number as they leave the `LIMIT`
+ * (`row_number() OVER ()`, a streaming window that keeps arrival order).
+ *
  * Internal statements are the adapter's own SQL built from quoted catalog names (never agent
  * text), so they skip the SQL guard; they run on connections of the same read-only, locked
  * instance, and a tenant-filtered relation is read only through its filter, as in agent SQL.
@@ -90,8 +98,13 @@ export class DuckdbInternalReader {
     const onAbort = () => interrupt('signal');
     options.signal?.addEventListener('abort', onAbort, { once: true });
     try {
-      const reader = await connection.runAndReadAll(sql);
-      return { names: reader.columnNames(), rows: reader.getRows() };
+      // materialised, then read chunk by chunk without a round trip each (runAndReadAll awaits every chunk)
+      const result = await connection.run(sql);
+      const rows: DuckDBValue[][] = [];
+      for (let index = 0; index < result.chunkCount; index += 1) {
+        for (const values of result.getChunk(index).getRows()) rows.push(values);
+      }
+      return { names: result.columnNames(), rows };
     } catch (error) {
       if (stoppedBy === 'timeout') throw new WarehouseError(`statement timed out after ${options.timeoutMs} ms`, { cause: error });
       if (stoppedBy === 'signal') throw new CancelledError('cancelled', { cause: error });
@@ -156,6 +169,14 @@ export interface DuckdbCatalogContext {
   tenantFilter: TenantFilter | undefined;
   /** Time limit of one count statement. */
   timeoutMs: number;
+  /** Base tables (`relationKey`) as the last `readDuckdbCatalog` found them: their samples are ordered by rowid. */
+  baseTables: ReadonlySet<string>;
+}
+
+export interface DuckdbCatalog {
+  tables: TableDescription[];
+  /** `relationKey` of every base table among them (not views). */
+  baseTables: Set<string>;
 }
 
 function keyOf(schema: string, name: string): string {
@@ -166,12 +187,20 @@ function sqlList(values: readonly string[]): string {
   return values.map((value) => `'${value.replaceAll("'", "''")}'`).join(', ');
 }
 
+function isFiltered(table: { schema: string; name: string }, context: Pick<DuckdbCatalogContext, 'filtered' | 'tenantFilter'>): boolean {
+  return context.tenantFilter !== undefined && context.filtered.has(relationKey(table.schema, table.name));
+}
+
+function qualifiedSql(table: { schema: string; name: string }): string {
+  return `${quoteIdentifier(table.schema)}.${quoteIdentifier(table.name)}`;
+}
+
 /** What a relation is read through: itself, or the tenant filter's derived table. */
 function sourceSql(table: { schema: string; name: string }, context: Pick<DuckdbCatalogContext, 'filtered' | 'tenantFilter'>): string {
-  if (context.tenantFilter !== undefined && context.filtered.has(relationKey(table.schema, table.name))) {
+  if (context.tenantFilter !== undefined && isFiltered(table, context)) {
     return `${filteredRelationSql(table.schema, table.name, context.tenantFilter)} AS ${quoteIdentifier(table.name)}`;
   }
-  return `${quoteIdentifier(table.schema)}.${quoteIdentifier(table.name)}`;
+  return qualifiedSql(table);
 }
 
 function chunksOf<T>(items: readonly T[], size: number): T[][] {
@@ -181,11 +210,11 @@ function chunksOf<T>(items: readonly T[], size: number): T[][] {
 }
 
 /** Every relation `listTables` returns, with columns and row counts, from three catalog queries (plus batched counts for filtered relations). */
-export async function readDuckdbCatalog(context: DuckdbCatalogContext): Promise<TableDescription[]> {
+export async function readDuckdbCatalog(context: DuckdbCatalogContext): Promise<DuckdbCatalog> {
   const relations = await context.catalogRows(
-    `SELECT schema_name, table_name, max(estimated_size) FROM (
-       SELECT schema_name, table_name, estimated_size FROM duckdb_tables() WHERE NOT internal
-       UNION ALL SELECT schema_name, view_name, NULL FROM duckdb_views() WHERE NOT internal
+    `SELECT schema_name, table_name, max(estimated_size), bool_and(base_table) FROM (
+       SELECT schema_name, table_name, estimated_size, true AS base_table FROM duckdb_tables() WHERE NOT internal
+       UNION ALL SELECT schema_name, view_name, NULL, false FROM duckdb_views() WHERE NOT internal
      ) WHERE schema_name NOT IN (${sqlList(context.systemSchemas)})
        AND NOT starts_with(lower(table_name), '${context.internalPrefix}')
      GROUP BY schema_name, table_name ORDER BY schema_name, table_name`,
@@ -220,11 +249,13 @@ export async function readDuckdbCatalog(context: DuckdbCatalogContext): Promise<
   }
 
   const tables: TableDescription[] = [];
-  for (const [schemaValue, nameValue, estimate] of relations) {
+  const baseTables = new Set<string>();
+  for (const [schemaValue, nameValue, estimate, baseTable] of relations) {
     const schema = String(schemaValue);
     const name = String(nameValue);
     const columns = columnsByTable.get(keyOf(schema, name));
     if (columns === undefined || columns.length === 0) continue;
+    if (baseTable === true) baseTables.add(relationKey(schema, name));
     tables.push({
       schema,
       name,
@@ -234,7 +265,8 @@ export async function readDuckdbCatalog(context: DuckdbCatalogContext): Promise<
     });
   }
   await countFilteredRelations(tables, context);
-  return tables.sort((left, right) => (left.qualified < right.qualified ? -1 : left.qualified > right.qualified ? 1 : 0));
+  tables.sort((left, right) => (left.qualified < right.qualified ? -1 : left.qualified > right.qualified ? 1 : 0));
+  return { tables, baseTables };
 }
 
 /** A tenant-filtered relation's row count is the tenant's own (an estimate would leak other tenants' volume): counted, many per statement. */
@@ -293,17 +325,59 @@ function tableShape(table: Pick<TableDescription, 'columns'>): string {
   return table.columns.map((column) => column.type).join('\u0000');
 }
 
+type SampleContext = Pick<DuckdbCatalogContext, 'reader' | 'filtered' | 'tenantFilter' | 'timeoutMs' | 'baseTables'>;
+
+/** A base table read directly (no tenant filter) whose `rowid` no column shadows: its scan order is its rowid order. */
+function orderedByRowid(table: TableDescription, context: SampleContext): boolean {
+  return (
+    context.baseTables.has(relationKey(table.schema, table.name)) &&
+    !isFiltered(table, context) &&
+    !table.columns.some((column) => column.name.toLowerCase() === 'rowid')
+  );
+}
+
+/**
+ * One UNION ALL branch: the table's first rows as the plain `SELECT * … LIMIT n` reads them, after
+ * the table's position (k) and the rows' ordinal (r); `payload` is `*` or the row cast to VARIANT.
+ */
+function sampleBranch(index: number, table: TableDescription, context: SampleContext, payload: 'columns' | 'variant'): string {
+  const alias = quoteIdentifier(rowAlias(table));
+  const selected = payload === 'variant' ? `${alias}::VARIANT AS v` : '*';
+  if (orderedByRowid(table, context)) {
+    return `(SELECT ${index} AS k, rowid AS r, ${selected} FROM ${qualifiedSql(table)} AS ${alias} LIMIT ${SAMPLE_ROW_COUNT})`;
+  }
+  return `(SELECT ${index} AS k, row_number() OVER () AS r, ${selected} FROM (SELECT * FROM ${sourceSql(table, context)} LIMIT ${SAMPLE_ROW_COUNT}) AS ${alias})`;
+}
+
+/**
+ * Branches in one statement, sorted by (k, r): the result comes back in a few full chunks, each
+ * table's rows in their order. The limit is every row the branches can return (so none is lost);
+ * with it the engine plans a top-n, which costs less per branch than a full sort.
+ */
+function sortedUnion(branches: readonly string[]): string {
+  return `SELECT * FROM (${branches.join('\nUNION ALL ')}) ORDER BY 1, 2 LIMIT ${branches.length * SAMPLE_ROW_COUNT}`;
+}
+
 /** Sample rows of each table, in input order (see the module comment for how they are read). */
 export async function sampleDuckdbTables(
   tables: readonly TableDescription[],
-  context: Pick<DuckdbCatalogContext, 'reader' | 'filtered' | 'tenantFilter' | 'timeoutMs'>,
+  context: SampleContext,
   options: SampleOptions = {},
 ): Promise<Row[][]> {
   const deadline = performance.now() + (options.timeoutMs ?? context.timeoutMs);
   const run = (sql: string) =>
     context.reader.run(sql, { timeoutMs: Math.max(1, Math.round(deadline - performance.now())), signal: options.signal });
   const samples: Row[][] = tables.map(() => []);
-  const limited = (table: TableDescription) => `(SELECT * FROM ${sourceSql(table, context)} LIMIT ${SAMPLE_ROW_COUNT})`;
+  /** Rows of a sorted union: [k, r, …payload], each handed to `add` with its table. */
+  const readSorted = async (sql: string, width: (table: TableDescription) => number, add: (table: TableDescription, values: DuckDBValue[], index: number) => void) => {
+    const result = await run(sql);
+    for (const values of result.rows) {
+      const index = Number(values[0]);
+      const table = tables[index];
+      if (table === undefined || values.length !== width(table)) throw new WarehouseError('sample rows out of place');
+      add(table, values, index);
+    }
+  };
 
   const shapes = new Map<string, number[]>();
   tables.forEach((table, index) => {
@@ -317,18 +391,18 @@ export async function sampleDuckdbTables(
     if (members.length > 1) {
       // same column types: one UNION ALL, each row as the engine's own values (read by position)
       for (const chunk of chunksOf(members, UNION_BRANCHES)) {
-        const sql = chunk.map((index) => `SELECT ${index} AS k, * FROM ${limited(tables[index] as TableDescription)}`).join('\nUNION ALL ');
-        const result = await run(sql);
-        for (const values of result.rows) {
-          const index = Number(values[0]);
-          const table = tables[index];
-          if (table === undefined || values.length !== table.columns.length + 1) throw new WarehouseError('sample rows out of place');
-          const row: Row = {};
-          table.columns.forEach((column, position) => {
-            row[column.name] = duckdbCell(values[position + 1] ?? null);
-          });
-          (samples[index] as Row[]).push(row);
-        }
+        const sql = sortedUnion(chunk.map((index) => sampleBranch(index, tables[index] as TableDescription, context, 'columns')));
+        await readSorted(
+          sql,
+          (table) => table.columns.length + 2,
+          (table, values, index) => {
+            const row: Row = {};
+            table.columns.forEach((column, position) => {
+              row[column.name] = duckdbCell(values[position + 2] ?? null);
+            });
+            (samples[index] as Row[]).push(row);
+          },
+        );
       }
     } else {
       const index = members[0] as number;
@@ -338,20 +412,14 @@ export async function sampleDuckdbTables(
 
   // tables of a shape of their own: rows cast to VARIANT so they can share a UNION ALL
   for (const chunk of chunksOf(variant, UNION_BRANCHES)) {
-    const sql = chunk
-      .map((index) => {
-        const table = tables[index] as TableDescription;
-        const alias = quoteIdentifier(rowAlias(table));
-        return `SELECT ${index} AS k, ${alias}::VARIANT AS v FROM ${limited(table)} AS ${alias}`;
-      })
-      .join('\nUNION ALL ');
-    const result = await run(sql);
-    for (const [position, value] of result.rows) {
-      const index = Number(position);
-      const table = tables[index];
-      if (table === undefined || value === undefined) throw new WarehouseError('sample rows out of place');
-      (samples[index] as Row[]).push(rowFromVariant(value, table));
-    }
+    const sql = sortedUnion(chunk.map((index) => sampleBranch(index, tables[index] as TableDescription, context, 'variant')));
+    await readSorted(
+      sql,
+      () => 3,
+      (table, values, index) => {
+        (samples[index] as Row[]).push(rowFromVariant(values[2] ?? null, table));
+      },
+    );
   }
 
   for (const index of single) {

@@ -112,6 +112,8 @@ class DuckdbWarehouse implements Warehouse {
   readonly dialect = 'duckdb' as const;
   private readonly queue = new SerialQueue();
   private filteredRelations: FilteredRelations = new Set();
+  /** Base tables as `describeCatalog` last found them (see duckdb-catalog.ts: their samples are ordered by rowid). */
+  private baseTables: ReadonlySet<string> = new Set();
 
   private readonly connection: DuckDBConnection;
   /** Extra connections of the same locked instance for catalog samples and counts (see duckdb-catalog.ts). */
@@ -136,11 +138,14 @@ class DuckdbWarehouse implements Warehouse {
       filtered: this.filteredRelations,
       tenantFilter: this.tenantFilter,
       timeoutMs: this.limits.timeoutMs,
+      baseTables: this.baseTables,
     };
   }
 
-  describeCatalog(): Promise<TableDescription[]> {
-    return readDuckdbCatalog(this.catalogContext());
+  async describeCatalog(): Promise<TableDescription[]> {
+    const catalog = await readDuckdbCatalog(this.catalogContext());
+    this.baseTables = catalog.baseTables;
+    return catalog.tables;
   }
 
   sampleTables(tables: readonly TableDescription[], options: SampleOptions = {}): Promise<Row[][]> {
