@@ -369,7 +369,11 @@ export async function sampleDuckdbTables(
     context.reader.run(sql, { timeoutMs: Math.max(1, Math.round(deadline - performance.now())), signal: options.signal });
   const samples: Row[][] = tables.map(() => []);
   /** Rows of a sorted union: [k, r, …payload], each handed to `add` with its table. */
-  const readSorted = async (sql: string, width: (table: TableDescription) => number, add: (table: TableDescription, values: DuckDBValue[], index: number) => void) => {
+  const readSorted = async (
+    sql: string,
+    width: (table: TableDescription) => number,
+    add: (table: TableDescription, values: DuckDBValue[], index: number) => void,
+  ) => {
     const result = await run(sql);
     for (const values of result.rows) {
       const index = Number(values[0]);
