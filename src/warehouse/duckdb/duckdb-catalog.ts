@@ -1,6 +1,7 @@
 /**
  * Whole-catalog reads for schema discovery (issue #13): every relation with its columns, primary
- * key and row count from three catalog queries, and the sample rows of many tables per statement.
+ * key and row count from three catalog queries (run side by side), and the sample rows of many
+ * tables per statement.
  * Describing table by table ran a filtered `duckdb_columns()` per table, and each such call scans
  * the whole catalog, so a 1,500-table warehouse paid for 1,500 full scans.
  *
@@ -41,7 +42,7 @@ import type { SampleOptions, TableDescription } from '../port.js';
 import { filteredRelationSql, quoteIdentifier, relationKey, type FilteredRelations, type TenantFilter } from '../tenant-filter.js';
 import { duckdbCell } from './duckdb-cells.js';
 
-/** Connections the internal reader opens at most: samples of two chunks run side by side (the machines have 2+ cores). */
+/** Connections the internal reader opens at most: catalog queries, or samples of two chunks, run side by side (the machines have 2+ cores). */
 const INTERNAL_CONNECTIONS = 2;
 /** Tables per UNION ALL of samples or counts: a bounded statement, still one plan for many tables. */
 const UNION_BRANCHES = 100;
@@ -160,14 +161,12 @@ export class DuckdbInternalReader {
 }
 
 export interface DuckdbCatalogContext {
-  /** Catalog statements on the warehouse's own (serialised) connection. */
-  catalogRows: (sql: string) => Promise<DuckDBValue[][]>;
   reader: DuckdbInternalReader;
   systemSchemas: readonly string[];
   internalPrefix: string;
   filtered: FilteredRelations;
   tenantFilter: TenantFilter | undefined;
-  /** Time limit of one count statement. */
+  /** Time limit of one catalog or count statement (samples: of the whole call, unless it sets its own). */
   timeoutMs: number;
   /** Base tables (`relationKey`) as the last `readDuckdbCatalog` found them: their samples are ordered by rowid. */
   baseTables: ReadonlySet<string>;
@@ -209,22 +208,26 @@ function chunksOf<T>(items: readonly T[], size: number): T[][] {
   return chunks;
 }
 
-/** Every relation `listTables` returns, with columns and row counts, from three catalog queries (plus batched counts for filtered relations). */
+/**
+ * Every relation `listTables` returns, with columns and row counts, from three catalog queries run
+ * side by side on the internal connections (plus batched counts for filtered relations).
+ */
 export async function readDuckdbCatalog(context: DuckdbCatalogContext): Promise<DuckdbCatalog> {
-  const relations = await context.catalogRows(
-    `SELECT schema_name, table_name, max(estimated_size), bool_and(base_table) FROM (
-       SELECT schema_name, table_name, estimated_size, true AS base_table FROM duckdb_tables() WHERE NOT internal
-       UNION ALL SELECT schema_name, view_name, NULL, false FROM duckdb_views() WHERE NOT internal
-     ) WHERE schema_name NOT IN (${sqlList(context.systemSchemas)})
-       AND NOT starts_with(lower(table_name), '${context.internalPrefix}')
-     GROUP BY schema_name, table_name ORDER BY schema_name, table_name`,
-  );
-  const columnRows = await context.catalogRows(
-    'SELECT schema_name, table_name, column_name, data_type, is_nullable FROM duckdb_columns() ORDER BY schema_name, table_name, column_index',
-  );
-  const keyRows = await context.catalogRows(
-    `SELECT schema_name, table_name, constraint_column_names FROM duckdb_constraints() WHERE constraint_type = 'PRIMARY KEY'`,
-  );
+  const read = async (sql: string) => (await context.reader.run(sql, { timeoutMs: context.timeoutMs })).rows;
+  const [relations, columnRows, keyRows] = await Promise.all([
+    read(
+      `SELECT schema_name, table_name, max(estimated_size), bool_and(base_table) FROM (
+         SELECT schema_name, table_name, estimated_size, true AS base_table FROM duckdb_tables() WHERE NOT internal
+         UNION ALL SELECT schema_name, view_name, NULL, false FROM duckdb_views() WHERE NOT internal
+       ) WHERE schema_name NOT IN (${sqlList(context.systemSchemas)})
+         AND NOT starts_with(lower(table_name), '${context.internalPrefix}')
+       GROUP BY schema_name, table_name ORDER BY schema_name, table_name`,
+    ),
+    read(
+      'SELECT schema_name, table_name, column_name, data_type, is_nullable FROM duckdb_columns() ORDER BY schema_name, table_name, column_index',
+    ),
+    read(`SELECT schema_name, table_name, constraint_column_names FROM duckdb_constraints() WHERE constraint_type = 'PRIMARY KEY'`),
+  ]);
 
   const primaryKeys = new Map<string, Set<string>>();
   for (const [schema, name, columns] of keyRows) {

@@ -116,7 +116,7 @@ class DuckdbWarehouse implements Warehouse {
   private baseTables: ReadonlySet<string> = new Set();
 
   private readonly connection: DuckDBConnection;
-  /** Extra connections of the same locked instance for catalog samples and counts (see duckdb-catalog.ts). */
+  /** Extra connections of the same locked instance for catalog reads, samples and counts (see duckdb-catalog.ts). */
   private readonly reader: DuckdbInternalReader;
 
   constructor(
@@ -131,7 +131,6 @@ class DuckdbWarehouse implements Warehouse {
 
   private catalogContext(): DuckdbCatalogContext {
     return {
-      catalogRows: (sql) => this.internalRows(sql),
       reader: this.reader,
       systemSchemas: SYSTEM_SCHEMAS,
       internalPrefix: INTERNAL_TABLE_PREFIX,

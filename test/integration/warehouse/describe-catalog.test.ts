@@ -55,6 +55,18 @@ const DUCKDB_STATEMENTS = [
   'CREATE VIEW sales.big_lines AS SELECT * FROM sales."order lines" WHERE "select" > 1',
   'CREATE VIEW "Ünïcode schema"."vue spéciale" AS SELECT "ключ" AS "key col", "值" FROM "Ünïcode schema"."naïve_tâble"',
   'CREATE TABLE main._assay_internal (id INTEGER)',
+  // a column named rowid hides the pseudo-column the batched samples order base tables by; k and r
+  // share names with the tags they add. Rows are inserted out of their columns' order.
+  'CREATE TABLE main.shadowing (rowid INTEGER, k VARCHAR, r DOUBLE)',
+  "INSERT INTO main.shadowing VALUES (3, 'c', 0.5), (1, 'a', 2.5), (2, 'b', 1.5), (0, 'z', 9)",
+  'CREATE TABLE main.shadowing_2 AS SELECT * FROM main.shadowing ORDER BY r DESC',
+  'CREATE TABLE main.shadow_own_shape ("RowId" BIGINT, k BOOLEAN)',
+  'INSERT INTO main.shadow_own_shape VALUES (5, true), (4, false), (6, NULL), (1, true)',
+  // several row groups, rows in no particular order, the first two deleted: the samples are the
+  // first rows the plain statement returns, not the lowest values
+  'CREATE TABLE main.big_a AS SELECT i AS id, hash(i) % 1000 AS bucket FROM range(300000) AS t(i) ORDER BY hash(i)',
+  'CREATE TABLE main.big_b AS SELECT * FROM main.big_a ORDER BY bucket DESC, id',
+  'DELETE FROM main.big_a WHERE rowid < 2',
 ];
 
 const POSTGRES_STATEMENTS = [
@@ -151,6 +163,8 @@ const TARGETS = [
     url: () => `duckdb:${duckdbFile}`,
     main: 'main',
     expectedTables: [
+      'main.big_a',
+      'main.big_b',
       'main.customers',
       'main.empty_table',
       'main.group',
@@ -158,6 +172,9 @@ const TARGETS = [
       'main.odd_types_2023',
       'main.scalars',
       'main.scalars_copy',
+      'main.shadow_own_shape',
+      'main.shadowing',
+      'main.shadowing_2',
       'sales.big_lines',
       'sales.empty_too',
       'sales.order lines',
@@ -245,6 +262,25 @@ describe.each(TARGETS)('$engine: the whole catalog at once', ({ engine, availabl
       expect(byName.get('sales.order lines')?.map((row) => row['order id'])).toEqual(filtered ? [1, 1, 3] : [1, 1, 2]);
       expect(byName.get('Ünïcode schema.naïve_tâble')?.[0]).toEqual({ ключ: '9007199254740993', 值: 'один', 'a"b': 'q"uote' });
       expect(byName.get(`${main}.group`)?.[0]?._assay_row).toBe(7);
+      if (engine === 'DuckDB') {
+        expect(byName.get('main.shadowing')?.map((row) => row.rowid)).toEqual([3, 1, 2]);
+        expect(byName.get('main.shadowing_2')?.map((row) => row.k)).toEqual(['z', 'a', 'b']);
+        expect(byName.get('main.shadow_own_shape')?.map((row) => row.RowId)).toEqual([5, 4, 6]);
+        expect(byName.get('main.big_a')).toHaveLength(3);
+        expect(byName.get('main.big_b')).toHaveLength(3);
+      }
+    });
+
+    it.skipIf(!available)('samples the same rows through a warehouse that has not read its catalog', async () => {
+      // base tables are known from describeCatalog; without it every table takes the path views take
+      const catalog = (await warehouse.describeCatalog?.()) ?? [];
+      const expected = (await describedOneByOne(warehouse)).map((table) => table.samples);
+      const fresh = await openWarehouse(url(), filtered ? { tenantFilter: { field: 'customer_id', value: 1 } } : {});
+      try {
+        expect(await fresh.sampleTables?.(catalog)).toEqual(expected);
+      } finally {
+        await fresh.close();
+      }
     });
 
     it.skipIf(!available)('discovers the same schema as the table-by-table path', async () => {
