@@ -278,6 +278,13 @@ export async function createPostgresRunStore(options: PostgresRunStoreOptions): 
     return ctes.map((cte) => `, ${cte}`).join('');
   }
 
+  /** The SQL of an update of the run row to `revised` (its new document and, after the `updated` CTE, its insight writes). */
+  function revisionSql(current: KeptRun, revised: Run, params: unknown[]): { documentSql: string; insightsSql: string } {
+    const documentSql = newDocumentSql(current, revised, params);
+    const insightsSql = insightWritesSql(insightChanges(current.exact ? current.run : undefined, revised), 'updated', params);
+    return { documentSql, insightsSql };
+  }
+
   /** updateRun's work, one update of a run at a time within this process. */
   async function updateKept(id: string, mutate: (run: Run) => Run): Promise<Run> {
     try {
@@ -286,8 +293,7 @@ export async function createPostgresRunStore(options: PostgresRunStoreOptions): 
       for (let attempt = 0; current && attempt < OPTIMISTIC_ATTEMPTS; attempt++) {
         const revised = reviseRun(current.run, mutate);
         const params: unknown[] = [id, revised.status, current.version, current.xmin];
-        const documentSql = newDocumentSql(current, revised, params);
-        const insightsSql = insightWritesSql(insightChanges(current.exact ? current.run : undefined, revised), 'updated', params);
+        const { documentSql, insightsSql } = revisionSql(current, revised, params);
         const result = await pool.query<StoredRunRow & { updated: number | null; updated_xmin: string | null }>(
           `WITH updated AS (
              UPDATE ${s}.assay_runs SET doc = ${documentSql}, status = $2, version = version + 1
@@ -313,8 +319,7 @@ export async function createPostgresRunStore(options: PostgresRunStoreOptions): 
         if (!locked) throw new NotFoundError(`run ${id} does not exist`, { runId: id });
         const revised = reviseRun(locked.run, mutate);
         const params: unknown[] = [id, revised.status];
-        const documentSql = newDocumentSql(locked, revised, params);
-        const insightsSql = insightWritesSql(insightChanges(locked.exact ? locked.run : undefined, revised), 'updated', params);
+        const { documentSql, insightsSql } = revisionSql(locked, revised, params);
         const updated = await client.query<{ version: number; xmin: string }>(
           `WITH updated AS (
              UPDATE ${s}.assay_runs SET doc = ${documentSql}, status = $2, version = version + 1 WHERE id = $1
