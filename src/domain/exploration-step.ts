@@ -1,5 +1,6 @@
 import { z } from 'zod';
 import { cellSchema, compactResultSchema } from './compact-result.js';
+import { schemaBudgetSchema } from './run.js';
 
 /** What one exploration step did (discovery-lifecycle seed, "Step types"). */
 export const stepActionSchema = z.enum(['query', 'lookup_schema', 'search_tables', 'done', 'complete_rejected', 'error']);
@@ -42,5 +43,17 @@ export const explorationStepSchema = z.object({
   summary: z.string().optional(),
   error: z.string().optional(),
   usage: stepUsageSchema.optional(),
+  /**
+   * What the step does to its run, stored with the step: a job redelivered after the step was stored
+   * but before the run was updated applies it then (counters, schema budget, end of exploration).
+   */
+  run_effects: z
+    .object({
+      finished: z.boolean(),
+      done_reason: z.enum(['done', 'max_steps', 'llm_error']).optional(),
+      schema_budget: schemaBudgetSchema.optional(),
+      counter: z.enum(['lookup', 'search']).optional(),
+    })
+    .optional(),
 });
 export type ExplorationStep = z.infer<typeof explorationStepSchema>;

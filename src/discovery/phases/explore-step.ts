@@ -239,7 +239,11 @@ async function exploreStepUntimed(
   const run = await assertRunActive(deps, runId, signal);
   const steps = await deps.store.listSteps(runId);
   const existing = steps.find((step) => step.step === stepNumber);
-  if (existing) return { finished: isFinalStep(existing, run), step: existing };
+  if (existing) {
+    // redelivered: the step is stored; its run update may not be (the worker died between the two writes)
+    if (existing.run_effects && run.steps_completed < stepNumber) await recordStep(deps, runId, existing, existing.run_effects, signal);
+    return { finished: existing.run_effects?.finished ?? isFinalStep(existing, run), step: existing };
+  }
   const previous = steps.filter((step) => step.step < stepNumber);
   const project = await requireProject(deps, run.project_id);
   const setting = await loadRunSetting(deps, run, project, signal);
@@ -248,7 +252,7 @@ async function exploreStepUntimed(
   const attempt = await askForAction(deps, run, stepNumber, sections, signal);
   let step: ExplorationStep;
   let finished = false;
-  let doneReason: Run['exploration_done_reason'];
+  let doneReason: StepEffects['done_reason'];
   let budget: Run['schema_budget'] | undefined;
   let counter: 'lookup' | 'search' | undefined;
   if (!attempt.action) {
@@ -283,8 +287,33 @@ async function exploreStepUntimed(
     doneReason = 'max_steps';
   }
 
-  // persist the step first: everything after it (index, counters) is redone safely on redelivery
+  // the step first, with what it does to the run: everything after it is redone on redelivery
+  const effects: StepEffects = {
+    finished,
+    ...(doneReason ? { done_reason: doneReason } : {}),
+    ...(budget ? { schema_budget: budget } : {}),
+    ...(counter ? { counter } : {}),
+  };
+  step = { ...step, run_effects: effects };
   await deps.store.upsertStep(step);
+  await recordStep(deps, runId, step, effects, signal);
+  return { finished, step };
+}
+
+type StepEffects = NonNullable<ExplorationStep['run_effects']>;
+
+/**
+ * Indexes a stored step and applies its effects to the run, once: the update is skipped when the run
+ * already counts the step (steps run one after another, so `steps_completed` ≥ the step means it was applied).
+ */
+async function recordStep(
+  deps: DiscoveryDeps,
+  runId: string,
+  step: ExplorationStep,
+  effects: StepEffects,
+  signal?: AbortSignal,
+): Promise<void> {
+  const stepNumber = step.step;
   let indexed = false;
   if (step.action === 'query' && !step.error) {
     try {
@@ -294,32 +323,36 @@ async function exploreStepUntimed(
       deps.logger.warn({ runId, step: stepNumber, err: error }, 'step could not be indexed; the picker will still see it by keyword');
     }
   }
-  await deps.store.updateRun(runId, (current) => ({
-    ...current,
-    steps_completed: Math.max(current.steps_completed, stepNumber),
-    progress: Math.max(current.progress, Math.min(60, 10 + (50 * stepNumber) / current.settings.max_steps)),
-    phase_detail: `exploration step ${stepNumber} of ${current.settings.max_steps}`,
-    ...(budget ? { schema_budget: budget } : {}),
-    ...(finished && doneReason ? { exploration_done_reason: doneReason } : {}),
-    ...(step.action === 'error' && doneReason === 'llm_error' ? { error: `exploration stopped at step ${stepNumber}: ${step.error}` } : {}),
-    counters: {
-      ...current.counters,
-      total_queries: current.counters.total_queries + (step.action === 'query' ? 1 : 0),
-      successful_queries: current.counters.successful_queries + (step.action === 'query' && !step.error ? 1 : 0),
-      failed_queries: current.counters.failed_queries + (step.action === 'query' && step.error ? 1 : 0),
-    },
-    telemetry: {
-      ...current.telemetry,
-      schema_lookup_calls: current.telemetry.schema_lookup_calls + (counter === 'lookup' ? 1 : 0),
-      schema_search_calls: current.telemetry.schema_search_calls + (counter === 'search' ? 1 : 0),
-      analysis_step_index_upserts: current.telemetry.analysis_step_index_upserts + (indexed ? 1 : 0),
-    },
-  }));
-  return { finished, step };
+  const { done_reason: doneReason, schema_budget: budget, counter, finished } = effects;
+  await deps.store.updateRun(runId, (current) => {
+    if (current.steps_completed >= stepNumber) return current;
+    return {
+      ...current,
+      steps_completed: stepNumber,
+      progress: Math.max(current.progress, Math.min(60, 10 + (50 * stepNumber) / current.settings.max_steps)),
+      phase_detail: `exploration step ${stepNumber} of ${current.settings.max_steps}`,
+      ...(budget ? { schema_budget: budget } : {}),
+      ...(finished && doneReason ? { exploration_done_reason: doneReason } : {}),
+      ...(step.action === 'error' && doneReason === 'llm_error'
+        ? { error: `exploration stopped at step ${stepNumber}: ${step.error}` }
+        : {}),
+      counters: {
+        ...current.counters,
+        total_queries: current.counters.total_queries + (step.action === 'query' ? 1 : 0),
+        successful_queries: current.counters.successful_queries + (step.action === 'query' && !step.error ? 1 : 0),
+        failed_queries: current.counters.failed_queries + (step.action === 'query' && step.error ? 1 : 0),
+      },
+      telemetry: {
+        ...current.telemetry,
+        schema_lookup_calls: current.telemetry.schema_lookup_calls + (counter === 'lookup' ? 1 : 0),
+        schema_search_calls: current.telemetry.schema_search_calls + (counter === 'search' ? 1 : 0),
+        analysis_step_index_upserts: current.telemetry.analysis_step_index_upserts + (indexed ? 1 : 0),
+      },
+    };
+  });
 }
 
-/** Whether a stored step ended exploration (for a redelivered job). */
-/** Whether exploration ends with this stored step. */
+/** Whether exploration ends with this stored step (a redelivered job's step stored before its effects were). */
 export function isFinalStep(step: ExplorationStep, run: Run): boolean {
   return (
     step.action === 'done' ||

@@ -128,6 +128,49 @@ describe('a discovery run end to end (scripted model, real DuckDB, embedded port
       expect(again.step).toEqual(first.step);
       expect(script.calls.exploration).toBe(callsAfterFirst);
     });
+
+    it('applies the stored step to the run once when the worker died between the two writes', async () => {
+      const script = scriptedBrain({ exploration: { 1: QUERY_DEVICE } });
+      harness = await createHarness(script.brain);
+      const run = await harness.newRun({ maxSteps: 1, areas: ['conversion'] });
+      await prepareRun(harness.deps, run.id);
+      const store = harness.deps.store;
+      let killed = false;
+      // the step is written, then the process dies before the run update lands
+      const dying = {
+        ...harness.deps,
+        store: Object.assign(Object.create(store) as typeof store, {
+          updateRun: async (...args: Parameters<typeof store.updateRun>) => {
+            if (!killed && (await store.listSteps(run.id)).length > 0) {
+              killed = true;
+              throw new Error('SIGKILL');
+            }
+            return store.updateRun(...args);
+          },
+        }),
+      };
+      await expect(exploreStep(dying, run.id, 1)).rejects.toThrow('SIGKILL');
+      const before = await store.getRun(run.id);
+      expect(before?.steps_completed).toBe(0);
+      expect(before?.counters.total_queries).toBe(0);
+
+      const redelivered = await exploreStep(harness.deps, run.id, 1);
+      expect(redelivered.finished).toBe(true);
+      const calls = script.calls.exploration;
+      const after = await store.getRun(run.id);
+      expect(after?.steps_completed).toBe(1);
+      expect(after?.exploration_done_reason).toBe('max_steps');
+      expect(after?.counters).toMatchObject({ total_queries: 1, successful_queries: 1, failed_queries: 0 });
+      expect(after?.telemetry.analysis_step_index_upserts).toBe(1);
+
+      // a second redelivery changes nothing and asks the model nothing
+      await exploreStep(harness.deps, run.id, 1);
+      const again = await store.getRun(run.id);
+      expect(again?.counters).toEqual(after?.counters);
+      expect(again?.telemetry.analysis_step_index_upserts).toBe(1);
+      expect(script.calls.exploration).toBe(calls);
+      expect(await store.listSteps(run.id)).toHaveLength(1);
+    });
   });
 
   describe('when every area fails', () => {
