@@ -1,6 +1,6 @@
 import { z } from 'zod';
 import { cellSchema, compactResultSchema } from './compact-result.js';
-import { schemaBudgetSchema } from './run.js';
+import { explorationDoneReasonSchema, schemaBudgetSchema } from './run.js';
 
 /** What one exploration step did (discovery-lifecycle seed, "Step types"). */
 export const stepActionSchema = z.enum(['query', 'lookup_schema', 'search_tables', 'done', 'complete_rejected', 'error']);
@@ -50,7 +50,7 @@ export const explorationStepSchema = z.object({
   run_effects: z
     .object({
       finished: z.boolean(),
-      done_reason: z.enum(['done', 'max_steps', 'llm_error']).optional(),
+      done_reason: explorationDoneReasonSchema.exclude(['cancelled']).optional(),
       schema_budget: schemaBudgetSchema.optional(),
       counter: z.enum(['lookup', 'search']).optional(),
     })

@@ -141,6 +141,9 @@ export const runSettingsSchema = z.object({
 });
 export type RunSettings = z.infer<typeof runSettingsSchema>;
 
+/** Why exploration ended: a step's own reasons, or the run being cancelled. */
+export const explorationDoneReasonSchema = z.enum(['done', 'max_steps', 'llm_error', 'cancelled']);
+
 /** lookup_schema / search_tables budget state: serialisable so any worker can take the next step. */
 export const schemaBudgetSchema = z.object({
   lookups_used: z.number().int().default(0),
@@ -161,7 +164,7 @@ export const runSchema = z.object({
   error: z.string().optional(),
   /** Steps made so far (the steps themselves are stored separately, keyed by (run_id, step)). */
   steps_completed: z.number().int().default(0),
-  exploration_done_reason: z.enum(['done', 'max_steps', 'llm_error', 'cancelled']).optional(),
+  exploration_done_reason: explorationDoneReasonSchema.optional(),
   /** Times the stuck-run reconciler re-enqueued this run's coordinator (its job failed or was lost). */
   recoveries: z.number().int().min(0).default(0),
   counters: z

@@ -253,8 +253,8 @@ async function exploreStepUntimed(
   let step: ExplorationStep;
   let finished = false;
   let doneReason: StepEffects['done_reason'];
-  let budget: Run['schema_budget'] | undefined;
-  let counter: 'lookup' | 'search' | undefined;
+  let budget: StepEffects['schema_budget'];
+  let counter: StepEffects['counter'];
   if (!attempt.action) {
     step = {
       run_id: run.id,
