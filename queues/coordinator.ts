@@ -11,7 +11,7 @@ export const COORDINATOR_QUEUE = 'coordinator';
 export const COORDINATOR_JOB = 'run';
 
 /** In order: what the coordinator does on its next entry. */
-export const COORDINATOR_STAGES = ['schema', 'prepare', 'explore', 'analyze', 'recommend', 'finalize'] as const;
+export const COORDINATOR_STAGES = ['schema', 'prepare', 'explore', 'mine', 'analyze', 'recommend', 'finalize'] as const;
 export type CoordinatorStage = (typeof COORDINATOR_STAGES)[number];
 
 export const coordinatorPayloadSchema = z.object({

@@ -10,6 +10,7 @@ import { coordinatorQueue } from './coordinator.js';
 import { exploreQueue } from './explore.js';
 import { indexQueue } from './index-queue.js';
 import { maintenanceQueue } from './maintenance.js';
+import { mineQueue } from './mine.js';
 import { recommendQueue } from './recommend.js';
 import { verifyQueue } from './verify.js';
 
@@ -17,6 +18,7 @@ export * from './contract.js';
 export * from './coordinator.js';
 export * from './explore.js';
 export * from './index-queue.js';
+export * from './mine.js';
 export * from './analyze-area.js';
 export * from './verify.js';
 export * from './recommend.js';
@@ -26,6 +28,7 @@ export const QUEUES = [
   coordinatorQueue,
   exploreQueue,
   indexQueue,
+  mineQueue,
   analyzeAreaQueue,
   verifyQueue,
   recommendQueue,
@@ -47,7 +50,7 @@ export function queueContract(name: QueueName): QueueContract {
  */
 export const QUEUE_GROUPS: Readonly<Record<string, readonly QueueName[]>> = {
   explore: ['explore', 'index'],
-  analyze: ['analyze-area', 'verify'],
+  analyze: ['mine', 'analyze-area', 'verify'],
   control: ['coordinator', 'recommend', 'maintenance'],
 };
 

@@ -7,7 +7,7 @@
  * outcomes (values, or failures after their last attempt) become the stage's result. The in-process
  * runner drives the same machine, so both end a run the same way.
  *
- *   schema (fleet only: the index job) → prepare → explore 1 … n → analyze → recommend → finalize
+ *   schema (fleet only: the index job) → prepare → explore 1 … n → mine → analyze → recommend → finalize
  */
 import { WaitingChildrenError } from 'bullmq';
 import {
@@ -16,6 +16,7 @@ import {
   exploreResultSchema,
   indexQueue,
   isCancelledResult,
+  mineQueue,
   recommendQueue,
   type CoordinatorPayload,
   type CoordinatorResult,
@@ -52,7 +53,7 @@ async function parkUntilSettled(context: Context, inFlight: CoordinatorPayload):
 }
 
 /** Stages whose children were added before the job parked (the index job for `prepare`). */
-const STAGES_WITH_CHILDREN: ReadonlySet<CoordinatorPayload['stage']> = new Set(['prepare', 'explore', 'analyze', 'recommend']);
+const STAGES_WITH_CHILDREN: ReadonlySet<CoordinatorPayload['stage']> = new Set(['prepare', 'explore', 'mine', 'analyze', 'recommend']);
 
 /** `prepare` runs inline: a final failure ends the run; anything retryable fails this attempt of the job. */
 async function runPrepare(context: Context): Promise<StageResult> {
@@ -90,6 +91,8 @@ async function settledResult(context: Context, inFlight: CoordinatorPayload, run
         return { stage: 'explore', step: inFlight.step, finished: true, failure: `step ${inFlight.step} settled without a stored result` };
       return { stage: 'explore', step: inFlight.step, finished: isFinalStep(stored, run) };
     }
+    case 'mine':
+      return { stage: 'mine', failure: outcomes.failureOf(mineQueue.name, mineQueue.jobId({ runId })) };
     case 'analyze': {
       const failures = new Map<string, string>();
       for (const area of run.areas) {
@@ -150,6 +153,9 @@ export const coordinate: JobHandler<CoordinatorPayload, CoordinatorResult> = asy
             continue;
           }
           inFlight = { runId, stage: 'explore', step: command.step };
+        } else if (command.do === 'mine') {
+          await addChild(queues, mineQueue, { runId }, job);
+          inFlight = { runId, stage: 'mine', step: 0 };
         } else if (command.do === 'analyze') {
           const current = await requireRun(deps, runId);
           // every area, settled or not: a repeated add re-attaches a job still running, and is a no-op otherwise

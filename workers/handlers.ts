@@ -9,6 +9,7 @@ import { explore } from './explore.js';
 import type { JobHandler } from './handler.js';
 import { indexSchema } from './index-worker.js';
 import { maintain } from './maintenance.js';
+import { mine } from './mine.js';
 import { writeRecommendations } from './recommend.js';
 import { verify } from './verify.js';
 
@@ -20,6 +21,7 @@ export const HANDLERS: { readonly [Name in QueueName]: HandlerFor<Name> } = {
   coordinator: coordinate,
   explore,
   index: indexSchema,
+  mine,
   'analyze-area': analyzeAreaJob,
   verify,
   recommend: writeRecommendations,

@@ -56,6 +56,11 @@ function envValue(binding: (typeof ENV_BINDINGS)[number], raw: string): unknown 
       if (!/^-?\d+$/.test(raw.trim())) throw new ConfigError(`${binding.env} must be a whole number, got "${raw}"`);
       return Number.parseInt(raw, 10);
     }
+    case 'number': {
+      const value = Number(raw.trim());
+      if (raw.trim() === '' || !Number.isFinite(value)) throw new ConfigError(`${binding.env} must be a number, got "${raw}"`);
+      return value;
+    }
     case 'bool': {
       const normalised = raw.trim().toLowerCase();
       if (['1', 'true', 'yes', 'on'].includes(normalised)) return true;

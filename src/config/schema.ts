@@ -136,6 +136,25 @@ export const configSchema = z.object({
         .default(256 * 1024),
     })
     .default({ maxRows: 10_000, timeoutMs: 30_000, maxStoredBytes: 256 * 1024 }),
+  /** Insight mining (docs/mining.md): the statements it may run, its significance level, what it reports. */
+  mining: z
+    .object({
+      /** False-discovery level of the Benjamini–Hochberg correction across a run. */
+      fdr: z.number().gt(0).max(0.5).default(0.05),
+      /** Rows a segment needs to be reported (smaller ones are still tested, never reported). */
+      minSupport: z.number().int().min(2).default(10),
+      /** Statements mining may run per run. */
+      maxQueries: z.number().int().min(1).max(5_000).default(200),
+      /** Wall time mining may take per run. */
+      maxDurationMs: z.number().int().min(1_000).default(180_000),
+      /** Tables profiled and mined per run (the largest ones). */
+      maxTables: z.number().int().min(1).max(50).default(4),
+      /** Insights kept per area after ranking. */
+      insightsPerArea: z.number().int().min(1).max(20).default(5),
+      /** Mined findings shown to the model per area. */
+      findingsPerArea: z.number().int().min(1).max(60).default(12),
+    })
+    .default({ fdr: 0.05, minSupport: 10, maxQueries: 200, maxDurationMs: 180_000, maxTables: 4, insightsPerArea: 5, findingsPerArea: 12 }),
   /** How analysis sees the exploration evidence, and which model tier each phase uses. */
   compaction: z
     .object({
@@ -186,7 +205,7 @@ export const configSchema = z.object({
 export type AssayConfig = z.infer<typeof configSchema>;
 
 /** Environment variable → config path. The only place env names live. */
-export const ENV_BINDINGS: ReadonlyArray<{ env: string; path: string[]; kind: 'string' | 'int' | 'bool' | 'json'; secret?: boolean }> = [
+export const ENV_BINDINGS: ReadonlyArray<{ env: string; path: string[]; kind: 'string' | 'int' | 'number' | 'bool' | 'json'; secret?: boolean }> = [
   { env: 'ASSAY_DATA_DIR', path: ['dataDir'], kind: 'string' },
   { env: 'ASSAY_WAREHOUSE', path: ['warehouse'], kind: 'string', secret: true },
   { env: 'ASSAY_WAREHOUSE_FILES', path: ['warehouseFiles'], kind: 'json' },
@@ -229,6 +248,11 @@ export const ENV_BINDINGS: ReadonlyArray<{ env: string; path: string[]; kind: 's
   { env: 'ASSAY_SQL_TIMEOUT_MS', path: ['sql', 'timeoutMs'], kind: 'int' },
   { env: 'ASSAY_ENABLE_SYSTEM_TEST', path: ['enableSystemTestPack'], kind: 'bool' },
   { env: 'ASSAY_ANALYSIS_EVIDENCE', path: ['compaction', 'evidence'], kind: 'string' },
+  { env: 'ASSAY_MINING_FDR', path: ['mining', 'fdr'], kind: 'number' },
+  { env: 'ASSAY_MINING_MIN_SUPPORT', path: ['mining', 'minSupport'], kind: 'int' },
+  { env: 'ASSAY_MINING_MAX_QUERIES', path: ['mining', 'maxQueries'], kind: 'int' },
+  { env: 'ASSAY_MINING_MAX_TABLES', path: ['mining', 'maxTables'], kind: 'int' },
+  { env: 'ASSAY_INSIGHTS_PER_AREA', path: ['mining', 'insightsPerArea'], kind: 'int' },
   { env: 'ASSAY_MAX_EXPANSIONS', path: ['compaction', 'maxExpansions'], kind: 'int' },
   { env: 'ASSAY_PHASE_TIERS', path: ['compaction', 'tiers'], kind: 'json' },
 ];

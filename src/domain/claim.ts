@@ -1,23 +1,47 @@
 import { z } from 'zod';
 
 /**
- * A measurable claim: what an insight asserts, in a form the verifier can recount from the
- * warehouse with SQL it builds itself (identifiers quoted, values as literals) — never by
- * re-running SQL the model wrote. "Tickets in category Network take 3.1 days to resolve on
- * average, against 1.2 days for all other categories" is:
+ * A claim: what an insight asserts, in a form anyone can recount from the warehouse with SQL the
+ * verifier builds itself — never by re-running the SQL that produced the finding. Documented in
+ * docs/claims.md. "Tickets in category Network take 3.1 days to resolve on average, against 1.2 days
+ * for the other categories (Welch t = 6.2, p < 0.001, 120 vs 380 tickets)" is:
  *
+ *   kind:       'difference'
  *   metric:     { kind: 'duration_mean', table: 'main.incidents', start_column: 'opened_at', end_column: 'closed_at', unit: 'days' }
  *   segment:    { column: 'category', value: 'Network' }
  *   comparison: { kind: 'rest' }
  *   value: 3.1, comparison_value: 1.2, direction: 'higher'
+ *   test:       { name: 'welch_t', statistic: 6.2, p_value: 0.0004 }, n: { segment: 120, comparison: 380 }
+ *
+ * Claims written before kinds existed (no `kind`, no `test`) read as `difference` claims; their test
+ * is recomputed by the verifier like any other.
  */
-const scalarSchema = z.union([z.string().max(500), z.number(), z.boolean()]);
+const scalarSchema = z.union([z.string().max(500), z.number().finite(), z.boolean()]);
+export type ClaimScalar = z.infer<typeof scalarSchema>;
+
+/** What an insight asserts about its numbers (see docs/claims.md for each kind's test). */
+export const CLAIM_KINDS = [
+  /** A segment's metric differs from a comparison group's (rate, mean, median, duration, count share). */
+  'difference',
+  /** A segment holds a larger (or smaller) share of the rows or of a total than an even split. */
+  'share',
+  /** A metric measured per period rises or falls over time (least-squares slope over the periods). */
+  'trend',
+  /** A metric measured per period sits at another level in one window of time than in another (a change point, a spike). */
+  'shift',
+  /** Two measures move together across rows (Pearson's r). */
+  'correlation',
+] as const;
+export const claimKindSchema = z.enum(CLAIM_KINDS);
+export type ClaimKind = z.infer<typeof claimKindSchema>;
 
 export const claimConditionSchema = z.object({
   column: z.string().min(1).max(200),
-  op: z.enum(['=', '!=', '>', '>=', '<', '<=', 'is_null', 'not_null']),
-  /** Absent for `is_null` / `not_null`. */
+  /** `contains`: the text holds the value as a whole word (case-insensitive); `in`: one of `values`. */
+  op: z.enum(['=', '!=', '>', '>=', '<', '<=', 'is_null', 'not_null', 'contains', 'in']),
+  /** Absent for `is_null` / `not_null` / `in`. */
   value: scalarSchema.optional(),
+  values: z.array(scalarSchema).max(50).optional(),
 });
 export type ClaimCondition = z.infer<typeof claimConditionSchema>;
 
@@ -32,8 +56,9 @@ export const claimMetricKindSchema = z.enum([
   'sum',
   /** share (0–1) of the group's rows that meet `condition` */
   'rate',
-  /** average of end_column − start_column, in `unit`; rows with a null end are left out */
+  /** average / median of end_column − start_column, in `unit`; rows with a null end are left out */
   'duration_mean',
+  'duration_median',
   /** distinct values of `column` in the group */
   'distinct_count',
 ]);
@@ -55,13 +80,53 @@ export const claimMetricSchema = z.object({
 });
 export type ClaimMetric = z.infer<typeof claimMetricSchema>;
 
-/** A group of rows: `column` equal to `value`, or, with `grain`, a time column truncated to it. */
-export const claimGroupSchema = z.object({
-  column: z.string().min(1).max(200),
-  value: scalarSchema,
-  /** For time columns: the value is the period's start as ISO text (`2023-07-01`), or a weekday/hour number. */
-  grain: z.enum(['hour', 'day', 'week', 'month', 'quarter', 'year', 'day_of_week', 'hour_of_day']).optional(),
-});
+/** Calendar positions and period grains a time column is grouped by. */
+export const claimGrainSchema = z.enum([
+  'hour',
+  'day',
+  'week',
+  'month',
+  'quarter',
+  'year',
+  /** 0–23 */
+  'hour_of_day',
+  /** ISO: 1 Monday … 7 Sunday */
+  'day_of_week',
+  /** 1–12 */
+  'month_of_year',
+]);
+export type ClaimGrain = z.infer<typeof claimGrainSchema>;
+
+/**
+ * A group of rows, in exactly one form: `value` (equal; with `grain`, the calendar position or the
+ * period starting at that ISO date), `values` (any of them), `from`/`to` (a range, `to` exclusive, on a
+ * number, a date or — with `grain` — a calendar position), or `missing` (the column is null).
+ */
+export const claimGroupSchema = z
+  .object({
+    column: z.string().min(1).max(200),
+    value: scalarSchema.optional(),
+    values: z.array(scalarSchema).min(1).max(50).optional(),
+    from: scalarSchema.optional(),
+    to: scalarSchema.optional(),
+    missing: z.literal(true).optional(),
+    grain: claimGrainSchema.optional(),
+    /** How a person names the column: "job role", "departure time". */
+    label: z.string().max(200).optional(),
+  })
+  .superRefine((group, context) => {
+    const forms = [
+      group.value !== undefined,
+      group.values !== undefined,
+      group.from !== undefined || group.to !== undefined,
+      group.missing === true,
+    ].filter(Boolean).length;
+    if (forms !== 1)
+      context.addIssue({
+        code: 'custom',
+        message: 'a group is exactly one of: value, values, from/to, missing',
+      });
+  });
 export type ClaimGroup = z.infer<typeof claimGroupSchema>;
 
 export const claimComparisonSchema = z.discriminatedUnion('kind', [
@@ -71,20 +136,109 @@ export const claimComparisonSchema = z.discriminatedUnion('kind', [
   z.object({ kind: z.literal('all') }),
   /** another group of the same kind */
   z.object({ kind: z.literal('group'), group: claimGroupSchema }),
+  /** an even split of the rows (or the total) over `groups` groups: comparison_value = 1 / groups */
+  z.object({ kind: z.literal('even'), groups: z.number().int().min(2).max(100_000) }),
 ]);
 export type ClaimComparison = z.infer<typeof claimComparisonSchema>;
 
-export const claimSchema = z.object({
-  metric: claimMetricSchema,
-  segment: claimGroupSchema,
-  comparison: claimComparisonSchema,
-  /** The metric on the segment, as the insight states it. */
-  value: z.number().finite(),
-  /** The metric on the comparison side. */
-  comparison_value: z.number().finite(),
-  direction: z.enum(['higher', 'lower']),
+/**
+ * The time axis of a per-period metric (`trend`, `shift`): a time column cut into periods, a calendar
+ * position read as an ordered axis, or a numeric column (a year, a level) whose values are the steps.
+ * `from`/`to` (`to` exclusive) bound the periods the claim covers: partial first or last periods are
+ * left out by the miner, and the verifier recounts exactly the same periods.
+ */
+export const claimSeriesSchema = z.object({
+  column: z.string().min(1).max(200),
+  label: z.string().max(200).optional(),
+  /** Absent: each value of the (numeric) column is one step of the axis. */
+  grain: claimGrainSchema.optional(),
+  from: scalarSchema.optional(),
+  to: scalarSchema.optional(),
 });
+export type ClaimSeries = z.infer<typeof claimSeriesSchema>;
+
+export const claimTestSchema = z.object({
+  name: z.enum(['two_proportion_z', 'welch_t', 'mood_median', 'binomial', 'ols_slope', 'pearson_t', 'poisson_rate']),
+  statistic: z.number().finite(),
+  p_value: z.number().min(0).max(1),
+  df: z.number().positive().optional(),
+  /** Benjamini–Hochberg q-value within the run that mined the claim. */
+  q_value: z.number().min(0).max(1).optional(),
+});
+export type ClaimTest = z.infer<typeof claimTestSchema>;
+
+export const claimSupportSchema = z.object({
+  /** Rows behind the segment's value (pairs for a correlation, periods for a trend). */
+  segment: z.number().int().nonnegative(),
+  /** Rows behind the comparison value, where there is one. */
+  comparison: z.number().int().nonnegative().optional(),
+});
+
+export const claimFitSchema = z.object({
+  slope: z.number().finite(),
+  r2: z.number().min(0).max(1),
+  periods: z.number().int().min(2),
+  first_period: z.string().max(40),
+  last_period: z.string().max(40),
+});
+export type ClaimFit = z.infer<typeof claimFitSchema>;
+
+export const claimSchema = z
+  .object({
+    kind: claimKindSchema.default('difference'),
+    metric: claimMetricSchema,
+    /**
+     * Who the claim is about: the group compared (`difference`, `share`), or the rows a `trend`, `shift`
+     * or `correlation` is measured on (absent: every row).
+     */
+    segment: claimGroupSchema.optional(),
+    /** What the segment is compared with (`difference`, `share`). */
+    comparison: claimComparisonSchema.optional(),
+    /** `trend` and `shift`: the metric is measured per period of this axis. */
+    series: claimSeriesSchema.optional(),
+    /** `shift`: the periods the value is measured over (`to` exclusive). */
+    window: z.object({ from: scalarSchema, to: scalarSchema }).optional(),
+    /** `shift`: the periods the comparison value is measured over; absent means every other period of the series. */
+    baseline: z.object({ from: scalarSchema, to: scalarSchema }).optional(),
+    /** `correlation`: the other measure (`metric.column` is the first). */
+    x: z.object({ column: z.string().min(1).max(200), label: z.string().max(200).default('') }).optional(),
+    /**
+     * The metric on the segment: for `trend` the fitted level at the last period, for `shift` the mean
+     * per period inside the segment's window, for `correlation` Pearson's r.
+     */
+    value: z.number().finite(),
+    /**
+     * The metric on the comparison side: for `trend` the fitted level at the first period, for `shift`
+     * the mean per period over the baseline, for `correlation` 0, for a `share` against `even` 1 / groups,
+     * for a `share` of a total against `rest` the segment's share of the rows.
+     */
+    comparison_value: z.number().finite(),
+    direction: z.enum(['higher', 'lower']),
+    test: claimTestSchema.optional(),
+    n: claimSupportSchema.optional(),
+    fit: claimFitSchema.optional(),
+    /** What one row is, in the plural ("incidents", "employees"): the noun the text is written with. */
+    noun: z.string().max(60).optional(),
+    /** Measured on a uniform sample of a large table: values carry sampling error, the verifier widens its tolerance. */
+    approximate: z.boolean().optional(),
+  })
+  .superRefine((claim, context) => {
+    const need = (present: unknown, field: string) => {
+      if (present === undefined) context.addIssue({ code: 'custom', path: [field], message: `a ${claim.kind} claim needs a ${field}` });
+    };
+    if (claim.kind === 'difference' || claim.kind === 'share') {
+      need(claim.segment, 'segment');
+      need(claim.comparison, 'comparison');
+    }
+    if (claim.kind === 'trend' || claim.kind === 'shift') need(claim.series, 'series');
+    if (claim.kind === 'shift') need(claim.window, 'window');
+    if (claim.kind === 'correlation') {
+      need(claim.x, 'x');
+      need(claim.metric.column ?? claim.metric.end_column, 'metric.column');
+    }
+  });
 export type Claim = z.infer<typeof claimSchema>;
+export type ClaimInput = z.input<typeof claimSchema>;
 
 /** What verification recounted for a claim. */
 export const claimCheckSchema = z.object({
@@ -93,8 +247,16 @@ export const claimCheckSchema = z.object({
   direction_holds: z.boolean(),
   /** |recounted − claimed| / max(|claimed|, ε) on the segment side. */
   relative_error: z.number().nullable(),
+  /** Same on the comparison side (absent in documents written before it was checked). */
+  comparison_relative_error: z.number().nullable().optional(),
   /** Rows in the segment as recounted (0: the segment does not exist). */
   segment_rows: z.number().int().nonnegative(),
+  /** Rows on the comparison side as recounted. */
+  comparison_rows: z.number().int().nonnegative().optional(),
+  /** The kind's test recomputed from the recount. */
+  test: claimTestSchema.optional(),
+  /** The trend's fit recomputed from the recount. */
+  fit: claimFitSchema.optional(),
   sql: z.string(),
 });
 export type ClaimCheck = z.infer<typeof claimCheckSchema>;

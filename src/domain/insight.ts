@@ -4,7 +4,14 @@ import { claimCheckSchema, claimSchema } from './claim.js';
 export const severitySchema = z.enum(['critical', 'high', 'medium', 'low']);
 export type Severity = z.infer<typeof severitySchema>;
 
-export const validationStatusSchema = z.enum(['confirmed', 'adjusted', 'rejected', 'error', 'skipped']);
+/**
+ * `confirmed`: the claim's recount holds (direction, both values within tolerance, significant, enough
+ * support); `adjusted`: direction and significance hold with another magnitude — the insight's numbers and
+ * text were re-rendered from the recount; `rejected`: direction fails, not significant, empty segment, or
+ * text that disagrees with its claim; `unverified`: no checkable claim — never counted or shown as
+ * confirmed; `error`: the recount itself failed. `skipped` is kept for runs stored before `unverified`.
+ */
+export const validationStatusSchema = z.enum(['confirmed', 'adjusted', 'rejected', 'unverified', 'error', 'skipped']);
 export type ValidationStatus = z.infer<typeof validationStatusSchema>;
 
 /** Written by verification; the insight's own `affected_count` is never overwritten. */
@@ -18,6 +25,19 @@ export const insightValidationSchema = z.object({
   lookups_used: z.number().int().default(0),
   /** Present when the insight carried a claim: both sides recounted by SQL the verifier built. */
   claim_check: claimCheckSchema.optional(),
+  /** The recount in brief: what a reader compares with the claim. */
+  recount: z
+    .object({
+      value: z.number().nullable(),
+      comparison_value: z.number().nullable(),
+      p_value: z.number().nullable(),
+      n: z.number().int().nonnegative().nullable(),
+    })
+    .optional(),
+  /** Set on an adjusted insight whose title and description were re-rendered from the recount. */
+  text_rerendered: z.boolean().optional(),
+  /** What the insight said before it was re-rendered (kept for audit, never shown as its text). */
+  original_text: z.object({ name: z.string(), description: z.string() }).optional(),
 });
 export type InsightValidation = z.infer<typeof insightValidationSchema>;
 
@@ -35,8 +55,16 @@ export const insightSchema = z.object({
   indicators: z.array(z.string()).default([]),
   target_segment: z.string().default(''),
   source_steps: z.array(z.number().int().min(1)).default([]),
-  /** The measurable claim verification recounts (metric, segment, comparison, values, direction). */
+  /** The measurable claim verification recounts (kind, metric, segment, comparison, values, direction, test, n). */
   claim: claimSchema.optional(),
+  /** Mined findings the insight rests on (`F3`), the first being its claim's source. */
+  finding_ids: z.array(z.string()).default([]),
+  /** Further facts the insight states, each with its own claim, recounted like the main one. */
+  supporting_claims: z.array(claimSchema).default([]),
+  /** Where the title and description come from: rendered from the claim, or written by the model (then checked against it). */
+  text_source: z.enum(['claim', 'model']).optional(),
+  /** Rank across the run: effect, support, significance and relevance to the goal (higher first). */
+  score: z.number().min(0).optional(),
   discovered_at: z.string(),
   validation: insightValidationSchema.optional(),
 });

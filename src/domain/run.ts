@@ -1,4 +1,5 @@
 import { z } from 'zod';
+import { miningStateSchema } from './finding.js';
 import { insightSchema } from './insight.js';
 import { recommendationSchema } from './recommendation.js';
 
@@ -184,6 +185,8 @@ export const runSchema = z.object({
       catalog_tokens: z.number().int().default(0),
     })
     .optional(),
+  /** What the engine mined from the warehouse before analysis (absent until the mining stage ran). */
+  mining: miningStateSchema.optional(),
   schema_budget: schemaBudgetSchema.default({ lookups_used: 0, searches_used: 0, fetched: [] }),
   recommendations: z.array(recommendationSchema).default([]),
   recommendation_log: z

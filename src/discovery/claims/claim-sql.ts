@@ -1,28 +1,25 @@
 /**
- * The verifier's own SQL for a structured claim (src/domain/claim.ts): identifiers checked against the
- * project's schema and quoted, values written as escaped literals, and both sides of the comparison
- * measured in one statement with FILTER clauses — so a recount never re-runs SQL the model wrote.
- * Works on DuckDB and PostgreSQL (both quote with "…", both have FILTER, date_trunc, extract).
+ * The verifier's own SQL for a claim (src/domain/claim.ts): tables and columns resolved against the
+ * project's schema and quoted, values written as escaped literals, every piece spelled by the
+ * warehouse's `SqlSyntax` — so a recount never re-runs SQL the model or the miner wrote. One statement
+ * per claim:
+ *
+ * - `difference` and `share`: both sides' sufficient statistics (rows, successes, mean, variance, sum,
+ *   above-median counts) with conditional aggregates;
+ * - `trend` and `shift`: the metric per period (or per step of an ordered axis) with its rows;
+ * - `correlation`: Pearson's r and the complete pairs.
  */
-import type { Claim, ClaimCondition, ClaimGroup, ClaimMetric } from '../../domain/index.js';
-import type { TableSchema } from '../../warehouse/port.js';
+import type { Claim, ClaimCondition, ClaimGroup, ClaimMetric, ClaimScalar } from '../../domain/index.js';
+import type { ColumnInfo, TableSchema } from '../../warehouse/port.js';
+import type { SqlSyntax } from '../../warehouse/sql-syntax/index.js';
+import { isPeriodGrain } from '../statistics/periods.js';
 
-export type ClaimSql = { ok: true; sql: string } | { ok: false; reason: string };
+export type RecountShape = 'sides' | 'series' | 'correlation';
+
+export type ClaimSql = { ok: true; sql: string; shape: RecountShape } | { ok: false; reason: string };
 
 const SECONDS_PER_UNIT = { seconds: 1, minutes: 60, hours: 3_600, days: 86_400 } as const;
-
-export function quoteIdentifier(name: string): string {
-  return `"${name.replace(/"/g, '""')}"`;
-}
-
-export function literal(value: string | number | boolean): string {
-  if (typeof value === 'number') {
-    if (!Number.isFinite(value)) throw new RangeError(`not a finite number: ${value}`);
-    return String(value);
-  }
-  if (typeof value === 'boolean') return value ? 'TRUE' : 'FALSE';
-  return `'${value.replace(/'/g, "''")}'`;
-}
+const TEMPORAL_TYPE = /^(date|timestamp|datetime)/i;
 
 class ClaimShapeError extends Error {}
 
@@ -35,88 +32,237 @@ function resolveTable(name: string, tables: readonly TableSchema[]): TableSchema
   return table;
 }
 
-function column(table: TableSchema, name: string | undefined, role: string): string {
-  if (name === undefined) throw new ClaimShapeError(`the metric needs a ${role}`);
+interface Resolved {
+  syntax: SqlSyntax;
+  table: TableSchema;
+}
+
+function columnInfo(context: Resolved, name: string | undefined, role: string): ColumnInfo {
+  if (name === undefined) throw new ClaimShapeError(`the claim needs a ${role}`);
   const found =
-    table.columns.find((candidate) => candidate.name === name) ??
-    table.columns.find((candidate) => candidate.name.toLowerCase() === name.toLowerCase());
-  if (!found) throw new ClaimShapeError(`column "${name}" is not in ${table.qualified}`);
-  return quoteIdentifier(found.name);
+    context.table.columns.find((candidate) => candidate.name === name) ??
+    context.table.columns.find((candidate) => candidate.name.toLowerCase() === name.toLowerCase());
+  if (!found) throw new ClaimShapeError(`column "${name}" is not in ${context.table.qualified}`);
+  return found;
 }
 
-function condition(table: TableSchema, item: ClaimCondition): string {
-  const target = column(table, item.column, 'condition column');
-  if (item.op === 'is_null') return `${target} IS NULL`;
-  if (item.op === 'not_null') return `${target} IS NOT NULL`;
-  if (item.value === undefined) throw new ClaimShapeError(`condition on "${item.column}" with ${item.op} needs a value`);
-  return `${target} ${item.op === '!=' ? '<>' : item.op} ${literal(item.value)}`;
+function column(context: Resolved, name: string | undefined, role: string): string {
+  return context.syntax.identifier(columnInfo(context, name, role).name);
 }
 
-function group(table: TableSchema, item: ClaimGroup): string {
-  const target = column(table, item.column, 'group column');
-  switch (item.grain) {
-    case undefined:
-      return `${target} = ${literal(item.value)}`;
-    case 'day_of_week':
-      return `extract(dow FROM ${target}) = ${literal(Number(item.value))}`;
-    case 'hour_of_day':
-      return `extract(hour FROM ${target}) = ${literal(Number(item.value))}`;
-    default:
-      return `date_trunc(${literal(item.grain)}, ${target}) = CAST(${literal(String(item.value))} AS TIMESTAMP)`;
+function literal(context: Resolved, value: ClaimScalar): string {
+  try {
+    return context.syntax.literal(value);
+  } catch (error) {
+    throw new ClaimShapeError((error as Error).message);
   }
 }
 
-/** The metric over the rows where `predicate` holds. */
-function measure(table: TableSchema, metric: ClaimMetric, predicate: string): string {
-  const where = `FILTER (WHERE ${predicate})`;
+export function conditionSql(context: Resolved, item: ClaimCondition): string {
+  const target = column(context, item.column, 'condition column');
+  switch (item.op) {
+    case 'is_null':
+      return `${target} IS NULL`;
+    case 'not_null':
+      return `${target} IS NOT NULL`;
+    case 'contains':
+      if (item.value === undefined) throw new ClaimShapeError(`"contains" on "${item.column}" needs a value`);
+      return context.syntax.containsWord(target, String(item.value));
+    case 'in':
+      if (!item.values || item.values.length === 0) throw new ClaimShapeError(`"in" on "${item.column}" needs values`);
+      return `${target} IN (${item.values.map((value) => literal(context, value)).join(', ')})`;
+    default:
+      if (item.value === undefined) throw new ClaimShapeError(`condition on "${item.column}" with ${item.op} needs a value`);
+      return `${target} ${item.op === '!=' ? '<>' : item.op} ${literal(context, item.value)}`;
+  }
+}
+
+/** The expression a group compares: the column, its calendar position, or its period. */
+function groupExpression(context: Resolved, group: Pick<ClaimGroup, 'column' | 'grain'>): { expression: string; temporal: boolean } {
+  const info = columnInfo(context, group.column, 'group column');
+  const id = context.syntax.identifier(info.name);
+  const temporal = TEMPORAL_TYPE.test(info.type.trim());
+  if (group.grain === 'hour_of_day' || group.grain === 'day_of_week' || group.grain === 'month_of_year')
+    return { expression: temporal ? context.syntax.calendarPart(id, group.grain) : id, temporal: false };
+  if (isPeriodGrain(group.grain)) return { expression: context.syntax.truncate(id, group.grain), temporal: true };
+  return { expression: id, temporal };
+}
+
+function groupValue(context: Resolved, value: ClaimScalar, temporal: boolean): string {
+  return temporal && typeof value === 'string' ? context.syntax.timestamp(value) : literal(context, value);
+}
+
+export function groupSql(context: Resolved, group: ClaimGroup): string {
+  if (group.missing) return `${column(context, group.column, 'group column')} IS NULL`;
+  const { expression, temporal } = groupExpression(context, group);
+  if (group.values) return `${expression} IN (${group.values.map((value) => groupValue(context, value, temporal)).join(', ')})`;
+  if (group.value !== undefined) return `${expression} = ${groupValue(context, group.value, temporal)}`;
+  const parts: string[] = [];
+  if (group.from !== undefined) parts.push(`${expression} >= ${groupValue(context, group.from, temporal)}`);
+  if (group.to !== undefined) parts.push(`${expression} < ${groupValue(context, group.to, temporal)}`);
+  if (parts.length === 0) throw new ClaimShapeError(`group on "${group.column}" names no value`);
+  return parts.join(' AND ');
+}
+
+/** The per-row value a metric aggregates (undefined for counts and shares, which count rows). */
+function rowValue(context: Resolved, metric: ClaimMetric): string | undefined {
+  const { syntax } = context;
   switch (metric.kind) {
     case 'count':
-      return `CAST(count(*) ${where} AS DOUBLE PRECISION)`;
     case 'share':
-      return `CAST(count(*) ${where} AS DOUBLE PRECISION) / NULLIF(count(*), 0)`;
-    case 'mean':
-      return `CAST(avg(${column(table, metric.column, 'column')}) ${where} AS DOUBLE PRECISION)`;
-    case 'median':
-      return `CAST(percentile_cont(0.5) WITHIN GROUP (ORDER BY ${column(table, metric.column, 'column')}) ${where} AS DOUBLE PRECISION)`;
-    case 'sum':
-      return `CAST(sum(${column(table, metric.column, 'column')}) ${where} AS DOUBLE PRECISION)`;
-    case 'distinct_count':
-      return `CAST(count(DISTINCT ${column(table, metric.column, 'column')}) ${where} AS DOUBLE PRECISION)`;
+      return undefined;
     case 'rate': {
       if (!metric.condition) throw new ClaimShapeError('a rate needs the condition its rows must meet');
-      return `avg(CASE WHEN ${condition(table, metric.condition)} THEN 1.0 ELSE 0.0 END) ${where}`;
+      const target = column(context, metric.condition.column, 'condition column');
+      // rows where the outcome is unknown are not in the rate's denominator
+      return `CASE WHEN ${conditionSql(context, metric.condition)} THEN 1.0 WHEN ${target} IS NOT NULL THEN 0.0 END`;
     }
-    case 'duration_mean': {
-      const start = column(table, metric.start_column, 'start_column');
-      const end = column(table, metric.end_column, 'end_column');
-      const seconds = SECONDS_PER_UNIT[metric.unit ?? 'days'];
-      // open items (no end yet) have no duration: they are left out, not counted as zero
-      return `avg((extract(epoch FROM ${end}) - extract(epoch FROM ${start})) / ${seconds}) FILTER (WHERE ${predicate} AND ${end} IS NOT NULL)`;
+    case 'duration_mean':
+    case 'duration_median': {
+      const start = column(context, metric.start_column, 'start_column');
+      const end = column(context, metric.end_column, 'end_column');
+      return `(${syntax.epochSeconds(end)} - ${syntax.epochSeconds(start)}) / ${SECONDS_PER_UNIT[metric.unit ?? 'days']}`;
     }
+    default:
+      return syntax.toDouble(column(context, metric.column, 'column'));
   }
 }
 
-/** One statement returning `segment_value`, `comparison_value` and `segment_rows`, or why the claim cannot be recounted. */
-export function buildClaimSql(claim: Claim, tables: readonly TableSchema[]): ClaimSql {
-  try {
-    const table = resolveTable(claim.metric.table, tables);
-    const segment = `(${group(table, claim.segment)})`;
-    const comparison =
-      claim.comparison.kind === 'all'
+const when = (predicate: string, value: string) => `CASE WHEN ${predicate} THEN ${value} END`;
+
+/** Sufficient statistics of one side: rows, the value's count, mean, variance, sum, and (for medians) rows above the pooled median. */
+function sideAggregates(context: Resolved, metric: ClaimMetric, predicate: string, prefix: string, median: boolean): string[] {
+  const { syntax } = context;
+  const value = rowValue(context, metric);
+  const parts = [`count(${when(predicate, '1')}) AS ${prefix}_rows`];
+  if (metric.kind === 'distinct_count') {
+    parts.push(`count(DISTINCT ${when(predicate, column(context, metric.column, 'column'))}) AS ${prefix}_distinct`);
+    return parts;
+  }
+  if (value === undefined) return parts;
+  const inside = when(predicate, value);
+  parts.push(
+    `count(${inside}) AS ${prefix}_n`,
+    `${syntax.toDouble(`avg(${inside})`)} AS ${prefix}_mean`,
+    `${syntax.variance(inside)} AS ${prefix}_var`,
+    `${syntax.toDouble(`sum(${inside})`)} AS ${prefix}_sum`,
+  );
+  if (median)
+    parts.push(
+      `${syntax.median(inside)} AS ${prefix}_median`,
+      `count(${when(`${predicate} AND ${value} > pooled.m`, '1')}) AS ${prefix}_above`,
+    );
+  return parts;
+}
+
+function filtersOf(context: Resolved, claim: Claim, extra: string[] = []): string[] {
+  return [...claim.metric.filters.map((item) => conditionSql(context, item)), ...extra];
+}
+
+function whereClause(conditions: readonly string[]): string {
+  return conditions.length > 0 ? `WHERE ${conditions.map((condition) => `(${condition})`).join(' AND ')}` : '';
+}
+
+function sidesSql(context: Resolved, claim: Claim): string {
+  const segment = claim.segment ? groupSql(context, claim.segment) : 'TRUE';
+  const comparison = claim.comparison;
+  const other =
+    !comparison || comparison.kind === 'rest' || comparison.kind === 'even'
+      ? `NOT (${segment})`
+      : comparison.kind === 'all'
         ? 'TRUE'
-        : claim.comparison.kind === 'rest'
-          ? `(${segment} IS NOT TRUE)`
-          : `(${group(table, claim.comparison.group)})`;
-    const filters = claim.metric.filters.map((item) => condition(table, item));
-    const from = `${quoteIdentifier(table.schema)}.${quoteIdentifier(table.name)}`;
-    const sql = [
-      `SELECT ${measure(table, claim.metric, segment)} AS segment_value,`,
-      `       ${measure(table, claim.metric, comparison)} AS comparison_value,`,
-      `       count(*) FILTER (WHERE ${segment}) AS segment_rows`,
-      `FROM ${from}`,
-      ...(filters.length > 0 ? [`WHERE ${filters.join(' AND ')}`] : []),
-    ].join('\n');
-    return { ok: true, sql };
+        : groupSql(context, comparison.group);
+  const median = claim.metric.kind === 'median' || claim.metric.kind === 'duration_median';
+  const from = context.syntax.table(context.table);
+  const filters = filtersOf(context, claim);
+  const select = [
+    ...sideAggregates(context, claim.metric, segment, 'segment', median),
+    ...sideAggregates(context, claim.metric, other, 'comparison', median),
+    'count(*) AS total_rows',
+  ];
+  if (claim.kind === 'share' && claim.metric.kind === 'sum') {
+    const value = rowValue(context, claim.metric) as string;
+    select.push(`${context.syntax.toDouble(`sum(${value})`)} AS total_sum`);
+  }
+  if (!median) return `SELECT ${select.join(',\n       ')}\nFROM ${from}\n${whereClause(filters)}`.trim();
+  const value = rowValue(context, claim.metric) as string;
+  return [
+    `WITH pooled AS (SELECT ${context.syntax.median(value)} AS m FROM ${from} ${whereClause([...filters, `(${segment}) OR (${other})`])})`,
+    `SELECT ${select.join(',\n       ')}`,
+    `FROM ${from} CROSS JOIN pooled`,
+    whereClause(filters),
+  ]
+    .join('\n')
+    .trim();
+}
+
+/** The metric measured per period of the claim's series, in its range, on its segment. */
+function seriesSql(context: Resolved, claim: Claim): string {
+  const series = claim.series;
+  if (!series) throw new ClaimShapeError(`a ${claim.kind} claim needs a series`);
+  const { syntax } = context;
+  const axis = groupExpression(context, series);
+  const range: string[] = [`${axis.expression} IS NOT NULL`];
+  if (series.from !== undefined) range.push(`${axis.expression} >= ${groupValue(context, series.from, axis.temporal)}`);
+  if (series.to !== undefined) range.push(`${axis.expression} < ${groupValue(context, series.to, axis.temporal)}`);
+  const segment = claim.segment ? [groupSql(context, claim.segment)] : [];
+  const value = rowValue(context, claim.metric);
+  const aggregate = (() => {
+    switch (claim.metric.kind) {
+      case 'count':
+        return 'count(*)';
+      case 'sum':
+        return syntax.toDouble(`sum(${value})`);
+      case 'distinct_count':
+        return `count(DISTINCT ${column(context, claim.metric.column, 'column')})`;
+      case 'median':
+      case 'duration_median':
+        return syntax.median(value as string);
+      case 'share':
+        throw new ClaimShapeError('a share per period is not a series metric');
+      default:
+        return syntax.toDouble(`avg(${value})`);
+    }
+  })();
+  return [
+    `SELECT ${axis.expression} AS p, ${aggregate} AS v, count(*) AS n`,
+    `FROM ${syntax.table(context.table)}`,
+    whereClause([...filtersOf(context, claim), ...segment, ...range]),
+    `GROUP BY ${axis.expression}`,
+    'ORDER BY p',
+  ].join('\n');
+}
+
+function correlationSql(context: Resolved, claim: Claim): string {
+  const { syntax } = context;
+  const y = rowValue(context, claim.metric);
+  if (!y || !claim.x) throw new ClaimShapeError('a correlation needs two measures');
+  const x = syntax.toDouble(column(context, claim.x.column, 'x column'));
+  const segment = claim.segment ? [groupSql(context, claim.segment)] : [];
+  return [
+    `SELECT ${syntax.correlation(y, x)} AS r, count(CASE WHEN ${y} IS NOT NULL AND ${x} IS NOT NULL THEN 1 END) AS n`,
+    `FROM ${syntax.table(context.table)}`,
+    whereClause([...filtersOf(context, claim), ...segment]),
+  ]
+    .join('\n')
+    .trim();
+}
+
+/** One statement that recounts the claim, or why it cannot be recounted. */
+export function buildClaimSql(claim: Claim, tables: readonly TableSchema[], syntax: SqlSyntax): ClaimSql {
+  try {
+    const context: Resolved = { syntax, table: resolveTable(claim.metric.table, tables) };
+    switch (claim.kind) {
+      case 'difference':
+      case 'share':
+        if (!claim.segment) throw new ClaimShapeError(`a ${claim.kind} claim needs a segment`);
+        return { ok: true, sql: sidesSql(context, claim), shape: 'sides' };
+      case 'trend':
+      case 'shift':
+        return { ok: true, sql: seriesSql(context, claim), shape: 'series' };
+      case 'correlation':
+        return { ok: true, sql: correlationSql(context, claim), shape: 'correlation' };
+    }
   } catch (error) {
     if (error instanceof ClaimShapeError || error instanceof RangeError) return { ok: false, reason: error.message };
     throw error;

@@ -33,6 +33,11 @@ export const areaManifestSchema = z.strictObject({
     .refine((keywords) => new Set(keywords).size === keywords.length, { message: 'keywords must be unique' }),
   /** Higher runs first; ties are broken by id so the order is deterministic. */
   priority: z.number().int('must be an integer'),
+  /**
+   * Kinds of mined finding this area is evidence for (docs/mining.md). Absent: decided from the area's
+   * name, description and keywords.
+   */
+  finding_kinds: z.array(z.enum(['difference', 'share', 'trend', 'shift', 'correlation'])).min(1).optional(),
   prompt_file: z.string().regex(/^analysis_[a-z][a-z0-9_]*\.md$/, 'must be analysis_<id>.md'),
 });
 export type AreaManifest = z.infer<typeof areaManifestSchema>;

@@ -26,21 +26,38 @@ const unitInterval = z.preprocess((value) => {
   return typeof number === 'number' && number > 1 && number <= 100 ? number / 100 : number;
 }, z.number().min(0).max(1));
 
-/** What we accept from the model for one insight (ids, area and dates are ours to assign). */
-export const rawInsightSchema = z.object({
-  name: z.string().trim().min(1),
-  description: z.string().default(''),
-  severity: z.preprocess((value) => (typeof value === 'string' ? value.trim().toLowerCase() : value), severitySchema),
-  affected_count: looseNumber.nullable().optional(),
-  risk_score: unitInterval.nullable().optional(),
-  confidence: unitInterval.nullable().optional(),
-  metrics: z.record(z.string(), z.union([z.number(), z.string(), z.boolean(), z.null()])).optional(),
-  indicators: z.array(z.string()).optional(),
-  target_segment: z.string().optional(),
-  source_steps: z.array(z.preprocess(toNumber, z.number().int().min(1))).default([]),
-  /** Checked against the claim schema when the insight is built: a malformed claim is dropped, not the insight. */
-  claim: z.unknown().optional(),
-});
+/**
+ * What we accept from the model for one insight (ids, area and dates are ours to assign): the mined
+ * findings it rests on (`findings`, ids like `F3`) and/or its own `claim`, and optionally its own words
+ * (`name`, `description`) — without them the engine renders the text from the claim.
+ */
+export const rawInsightSchema = z
+  .object({
+    findings: z
+      .array(
+        z
+          .string()
+          .trim()
+          .regex(/^F\d{1,5}$/, 'a finding id such as F3'),
+      )
+      .max(8)
+      .optional(),
+    name: z.string().trim().min(1).optional(),
+    description: z.string().default(''),
+    severity: z.preprocess((value) => (typeof value === 'string' ? value.trim().toLowerCase() : value), severitySchema).optional(),
+    affected_count: looseNumber.nullable().optional(),
+    risk_score: unitInterval.nullable().optional(),
+    confidence: unitInterval.nullable().optional(),
+    metrics: z.record(z.string(), z.union([z.number(), z.string(), z.boolean(), z.null()])).optional(),
+    indicators: z.array(z.string()).optional(),
+    target_segment: z.string().optional(),
+    source_steps: z.array(z.preprocess(toNumber, z.number().int().min(1))).default([]),
+    /** Checked against the claim schema when the insight is built: a malformed claim is dropped, not the insight. */
+    claim: z.unknown().optional(),
+  })
+  .refine((insight) => insight.name !== undefined || (insight.findings?.length ?? 0) > 0 || insight.claim !== undefined, {
+    message: 'an insight needs findings, a claim or a name',
+  });
 export type RawInsight = z.infer<typeof rawInsightSchema>;
 
 export const rawRecommendationSchema = z.object({

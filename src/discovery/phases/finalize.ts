@@ -12,17 +12,26 @@ import { decideRunType, runStatusFor } from '../rules.js';
 /** Key findings listed in the summary. */
 const KEY_FINDINGS = 5;
 const SEVERITY_RANK: Record<Insight['severity'], number> = { critical: 0, high: 1, medium: 2, low: 3 };
-const STATUS_RANK: Record<string, number> = { confirmed: 0, adjusted: 1, skipped: 2, error: 3, rejected: 4 };
+const STATUS_RANK: Record<string, number> = { confirmed: 0, adjusted: 0, unverified: 1, skipped: 1, error: 2, rejected: 3 };
+
+/**
+ * The run's insights in the order a reader should see them: checked facts first (confirmed and
+ * adjusted), then unverified, failed and rejected ones; within each, by score (effect, support,
+ * significance, relevance to the goal), then severity and id.
+ */
+export function rankInsights(insights: readonly Insight[]): Insight[] {
+  return [...insights].sort(
+    (a, b) =>
+      (STATUS_RANK[a.validation?.status ?? 'unverified'] ?? 9) - (STATUS_RANK[b.validation?.status ?? 'unverified'] ?? 9) ||
+      (b.score ?? 0) - (a.score ?? 0) ||
+      SEVERITY_RANK[a.severity] - SEVERITY_RANK[b.severity] ||
+      a.id.localeCompare(b.id),
+  );
+}
 
 export function keyFindings(insights: readonly Insight[]): string[] {
-  return [...insights]
-    .filter((insight) => insight.validation?.status !== 'rejected')
-    .sort(
-      (a, b) =>
-        SEVERITY_RANK[a.severity] - SEVERITY_RANK[b.severity] ||
-        (STATUS_RANK[a.validation?.status ?? 'skipped'] ?? 9) - (STATUS_RANK[b.validation?.status ?? 'skipped'] ?? 9) ||
-        a.id.localeCompare(b.id),
-    )
+  return rankInsights(insights)
+    .filter((insight) => insight.validation?.status === 'confirmed' || insight.validation?.status === 'adjusted')
     .slice(0, KEY_FINDINGS)
     .map((insight) => `${insight.name} (${insight.analysis_area}, ${insight.severity})`);
 }
@@ -78,7 +87,7 @@ export async function finalizeRun(deps: DiscoveryDeps, runId: string, options: {
     explorationFailed: run.exploration_done_reason === 'llm_error',
     fatalError: options.fatalError,
   });
-  const insights = run.areas.flatMap((area) => area.insights);
+  const insights = rankInsights(run.areas.flatMap((area) => area.insights));
   const steps = await deps.store.listSteps(runId);
   const completedAt = deps.now();
   const startedAt = new Date(run.started_at ?? run.created_at);

@@ -38,7 +38,7 @@ export function rethrowUnlessFinal(error: unknown): void {
 }
 
 /** The work units a driver runs, each with its retry budget (the fleet's job options use the same numbers). */
-export type PipelineWork = 'prepare' | 'explore' | 'analyze' | 'verify' | 'recommend';
+export type PipelineWork = 'prepare' | 'explore' | 'mine' | 'analyze' | 'verify' | 'recommend';
 
 export interface RetryBudget {
   /** Attempts in total, the first included. */
@@ -50,6 +50,7 @@ export interface RetryBudget {
 export const STAGE_RETRY: Readonly<Record<PipelineWork, RetryBudget>> = {
   prepare: { attempts: 5, backoffDelayMs: 2_000 },
   explore: { attempts: 3, backoffDelayMs: 5_000 },
+  mine: { attempts: 2, backoffDelayMs: 5_000 },
   analyze: { attempts: 3, backoffDelayMs: 10_000 },
   verify: { attempts: 3, backoffDelayMs: 5_000 },
   recommend: { attempts: 3, backoffDelayMs: 10_000 },

@@ -12,6 +12,7 @@ export {
 export {
   ANALYSIS_PROGRESS,
   enterAnalysis,
+  failMining,
   failRecommendations,
   failUnsettledAreas,
   failVerification,

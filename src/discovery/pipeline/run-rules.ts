@@ -63,6 +63,28 @@ export function failVerification(run: Run, insightId: string, reason: string, at
   };
 }
 
+/** Mining whose work failed before recording an outcome: analysis goes on from the exploration digests, and the run says why. */
+export function failMining(run: Run, reason: string): Run {
+  if (run.mining && run.mining.status !== 'failed') return run;
+  return {
+    ...run,
+    mining: {
+      status: 'failed',
+      queries: 0,
+      failed_queries: 0,
+      skipped_queries: 0,
+      tables: [],
+      tested: 0,
+      significant: 0,
+      fdr: run.mining?.fdr ?? 0.05,
+      findings: [],
+      duration_ms: run.mining?.duration_ms ?? 0,
+      notes: [],
+      error: `mining failed: ${reason}`,
+    },
+  };
+}
+
 /** Recommendations whose work failed before recording an outcome. */
 export function failRecommendations(run: Run, reason: string): Run {
   if (run.recommendation_log.status !== 'pending') return run;

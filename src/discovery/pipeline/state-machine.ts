@@ -2,16 +2,16 @@
  * The run pipeline as one pure state machine, driven the same way by the BullMQ coordinator and the
  * in-process runner:
  *
- *   prepare → explore 1 … n → analyze (areas, each with its verifications) → recommend → finalize
+ *   prepare → explore 1 … n → mine → analyze (areas, each with its verifications) → recommend → finalize
  *
  * A driver executes the command, reports how the stage ended, and applies the transition's update to
  * the run document (atomically, through the store) before executing the next command. Nothing here
  * does I/O, so both drivers share exactly the same transitions and failure semantics.
  */
 import type { Run } from '../../domain/index.js';
-import { enterAnalysis, failRecommendations, failUnsettledAreas, stopExplorationAt } from './run-rules.js';
+import { enterAnalysis, failMining, failRecommendations, failUnsettledAreas, stopExplorationAt } from './run-rules.js';
 
-export type PipelineStage = 'prepare' | 'explore' | 'analyze' | 'recommend' | 'finalize';
+export type PipelineStage = 'prepare' | 'explore' | 'mine' | 'analyze' | 'recommend' | 'finalize';
 
 export interface PipelineState {
   stage: PipelineStage;
@@ -23,6 +23,8 @@ export interface PipelineState {
 export type StageResult =
   | { stage: 'prepare'; failure?: string | undefined }
   | { stage: 'explore'; step: number; finished: boolean; failure?: string | undefined }
+  /** Mining failed for good: analysis goes on from the exploration digests alone. */
+  | { stage: 'mine'; failure?: string | undefined }
   /** Areas whose work failed for good without recording an outcome, with the reason. */
   | { stage: 'analyze'; failures: ReadonlyMap<string, string> }
   | { stage: 'recommend'; failure?: string | undefined };
@@ -30,6 +32,7 @@ export type StageResult =
 export type PipelineCommand =
   | { do: 'prepare' }
   | { do: 'explore'; step: number }
+  | { do: 'mine' }
   | { do: 'analyze' }
   | { do: 'recommend' }
   | { do: 'finalize'; fatalError?: string };
@@ -43,8 +46,9 @@ export interface Transition {
 
 export const PIPELINE_START: Transition = { state: { stage: 'prepare', step: 0 }, command: { do: 'prepare' } };
 
-function toAnalysis(update?: (run: Run) => Run): Transition {
-  return { state: { stage: 'analyze', step: 0 }, command: { do: 'analyze' }, update: (run) => enterAnalysis(update ? update(run) : run) };
+/** After exploration, the engine mines the warehouse; entering it is entering analysis (phase and progress). */
+function toMining(update?: (run: Run) => Run): Transition {
+  return { state: { stage: 'mine', step: 0 }, command: { do: 'mine' }, update: (run) => enterAnalysis(update ? update(run) : run) };
 }
 
 /** The next stage after `result`, for a run with `maxSteps` exploration steps. */
@@ -53,14 +57,22 @@ export function nextStage(result: StageResult, maxSteps: number): Transition {
     case 'prepare':
       if (result.failure !== undefined)
         return { state: { stage: 'finalize', step: 0 }, command: { do: 'finalize', fatalError: `prepare failed: ${result.failure}` } };
-      return maxSteps >= 1 ? { state: { stage: 'explore', step: 1 }, command: { do: 'explore', step: 1 } } : toAnalysis();
+      return maxSteps >= 1 ? { state: { stage: 'explore', step: 1 }, command: { do: 'explore', step: 1 } } : toMining();
     case 'explore': {
       if (result.failure !== undefined) {
         const reason = result.failure;
-        return toAnalysis((run) => stopExplorationAt(run, result.step, reason));
+        return toMining((run) => stopExplorationAt(run, result.step, reason));
       }
-      if (result.finished || result.step + 1 > maxSteps) return toAnalysis();
+      if (result.finished || result.step + 1 > maxSteps) return toMining();
       return { state: { stage: 'explore', step: result.step + 1 }, command: { do: 'explore', step: result.step + 1 } };
+    }
+    case 'mine': {
+      const reason = result.failure;
+      return {
+        state: { stage: 'analyze', step: 0 },
+        command: { do: 'analyze' },
+        ...(reason !== undefined ? { update: (run: Run) => failMining(run, reason) } : {}),
+      };
     }
     case 'analyze':
       return {

@@ -34,6 +34,7 @@ export function countStatuses(insights: readonly Insight[]): StatusCounts {
     adjusted: 0,
     rejected: 0,
     skipped: 0,
+    unverified: 0,
     error: 0,
     unvalidated: 0,
   };

@@ -13,6 +13,7 @@ import { CancelledError, describeError } from '../../errors/index.js';
 import { analyzeArea } from '../../discovery/phases/analyze-area.js';
 import { requireRun, type DiscoveryDeps } from '../../discovery/context.js';
 import { exploreStep } from '../../discovery/phases/explore-step.js';
+import { mineRun } from '../../discovery/phases/mine-run.js';
 import { finalizeRun } from '../../discovery/phases/finalize.js';
 import {
   MAX_RATE_LIMIT_WAITS,
@@ -129,6 +130,7 @@ async function analyzeAllAreas(
 
 const PHASE_EVENTS: Partial<Record<Transition['command']['do'], RunnerEvent & { type: 'phase' }>> = {
   prepare: { type: 'phase', phase: 'prepare', detail: 'schema, pack and previous context' },
+  mine: { type: 'phase', phase: 'analysis', detail: 'mining the warehouse for findings' },
   analyze: { type: 'phase', phase: 'analysis', detail: 'analysing areas and verifying insights' },
   recommend: { type: 'phase', phase: 'recommendations', detail: 'writing recommendations' },
   finalize: { type: 'phase', phase: 'finalize', detail: 'writing the result' },
@@ -171,6 +173,11 @@ export async function runDiscoveryLocally(deps: DiscoveryDeps, runId: string, op
           result = explored.ok
             ? { stage: 'explore', step: command.step, finished: explored.value.finished }
             : { stage: 'explore', step: command.step, finished: true, failure: explored.failure };
+          break;
+        }
+        case 'mine': {
+          const mined = await underPolicy('mine', () => mineRun(deps, runId, signal), options, deps);
+          result = { stage: 'mine', failure: mined.ok ? undefined : mined.failure };
           break;
         }
         case 'analyze':

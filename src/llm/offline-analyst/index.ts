@@ -1,12 +1,12 @@
 /**
  * The offline analyst: a deterministic stand-in for a model. It sees only the prompt text (system and
  * messages), recognises which job the prompt is, and answers in the format a real model must use:
- * exploration actions that profile the warehouse with real SQL, insights computed from the digests,
- * grounded verification counts, SQL fixes and recommendations. Same prompt, same reply, byte for byte.
+ * exploration actions that profile the warehouse with real SQL, insights narrated from the engine's
+ * mined findings, SQL fixes and recommendations. Same prompt, same reply, byte for byte.
  */
 import type { LlmRequest } from '../port.js';
 import type { OfflineBrain } from '../providers/offline.js';
-import { analyse } from './analysis/analyst.js';
+import { analyse } from './narrator.js';
 import { explore } from './explorer.js';
 import { detectPhase, type AnalystPhase } from './phase.js';
 import { recommend } from './recommender.js';

@@ -26,6 +26,6 @@ export function detectPhase(request: Pick<LlmRequest, 'system' | 'messages'>): A
   if (opening.includes(VERIFICATION_MARKER)) return 'verification';
   if (users.some((text) => text.includes(EXPLORATION_KICKOFF_MARKER))) return 'exploration';
   if (RECOMMENDATIONS_SHAPE.test(opening)) return 'recommendations';
-  if (INSIGHTS_SHAPE.test(opening)) return 'analysis';
+  if (users.some((text) => INSIGHTS_SHAPE.test(text))) return 'analysis';
   return 'unknown';
 }

@@ -16,6 +16,7 @@ import { ConfigError } from '../../../src/errors/index.js';
 const RUN_ID = 'run-20261123-090000-abc123';
 
 const SAMPLE_PAYLOADS: Record<string, unknown> = {
+  mine: { runId: 'run-1' },
   coordinator: { runId: RUN_ID },
   explore: { runId: RUN_ID, step: 3 },
   index: { runId: RUN_ID },

@@ -120,7 +120,8 @@ describe('the Kubernetes manifests', () => {
       const changed = structuredClone(manifests) as any[];
       const deployment = changed.find((manifest) => manifest.kind === 'Deployment' && manifest.metadata.name === 'assay-workers-analyze');
       deployment.spec.template.spec.containers[0].env.push({ name: 'ASSAY_WORKER_CONCURRENCY', value: '32' });
-      expect(scalingProblems(changed).filter((problem) => problem.includes('per-pod concurrency 32'))).toHaveLength(2);
+      // one per in-flight trigger of the group: mine, analyze-area and verify
+      expect(scalingProblems(changed).filter((problem) => problem.includes('per-pod concurrency 32'))).toHaveLength(3);
     });
   });
 

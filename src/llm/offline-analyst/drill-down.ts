@@ -4,8 +4,8 @@
  * grouped (two or more rows — the only shape its finders can compare segments in), best-ranked first,
  * and skips single-row profiles and counts. It reads only what the prompt shows, like a remote model.
  */
-import type { LlmRequest } from '../../port.js';
-import { userTexts } from '../phase.js';
+import type { LlmRequest } from '../port.js';
+import { userTexts } from './phase.js';
 
 /** Marker of the engine's drill-down instructions (src/compaction/telescope/drill-down.ts). */
 const EXPAND_MARKER = 'you may reply with ONLY {"expand":';

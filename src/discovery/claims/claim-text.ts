@@ -1,0 +1,385 @@
+/**
+ * Words from a claim: the title and description of an insight rendered from what it asserts, in the
+ * pack's nouns ("incidents", "employees") and the columns' labels, with its numbers rounded the way a
+ * person writes them. Used for every mined finding, by the offline narrator, and by verification to
+ * re-render an adjusted insight from its recount — so text and claim cannot disagree.
+ *
+ * No stock phrases: a sentence states the fact, its comparison and its evidence; "steady" or "linear"
+ * only when the fit says so, with the fit stated.
+ */
+import type { Claim, ClaimGroup, ClaimScalar } from '../../domain/index.js';
+import { MONTH_NAMES, WEEKDAY_NAMES, isPeriodGrain, periodName, previousPeriodStart } from '../statistics/periods.js';
+
+/** r² from which a trend is called steady (and linear), with the figure. */
+export const STEADY_TREND_R2 = 0.8;
+
+export interface ClaimText {
+  title: string;
+  description: string;
+}
+
+const PREPOSITION_END = /\b(to|by|for|from|in|at|on|with|of)$/i;
+const YES = /^(yes|y|true|t|1)$/i;
+const NO = /^(no|n|false|f|0)$/i;
+
+function capitalise(text: string): string {
+  return text.length === 0 ? text : text[0]?.toUpperCase() + text.slice(1);
+}
+
+/** 1,234 · 12.3 · 0.123 — three significant figures below 1,000, whole numbers above. */
+export function formatNumber(value: number, integer = false): string {
+  if (!Number.isFinite(value)) return String(value);
+  const magnitude = Math.abs(value);
+  if (Number.isInteger(value) && magnitude < 10_000) return String(value);
+  if (integer || magnitude >= 1_000) return Math.round(value).toLocaleString('en-US');
+  if (magnitude >= 100) return value.toFixed(0);
+  if (magnitude >= 10) return value.toFixed(1);
+  if (magnitude >= 1) return value.toFixed(2);
+  if (magnitude === 0) return '0';
+  return value.toPrecision(2);
+}
+
+/** 30.5% — one decimal, none at or above 99.5%. */
+export function formatPercent(share: number): string {
+  const percent = share * 100;
+  if (Math.abs(percent) >= 99.95 || Math.abs(percent) === 0) return `${Math.round(percent)}%`;
+  if (Math.abs(percent) < 0.1) return `${percent.toPrecision(1)}%`;
+  return `${percent.toFixed(1)}%`;
+}
+
+function formatMoney(value: number, symbol: string): string {
+  const magnitude = Math.abs(value);
+  if (magnitude >= 1e9) return `${symbol}${(value / 1e9).toFixed(1)}B`;
+  if (magnitude >= 1e6) return `${symbol}${(value / 1e6).toFixed(1)}M`;
+  return `${symbol}${formatNumber(value, magnitude >= 100)}`;
+}
+
+const CURRENCY = /\((USD|EUR|GBP)\)\s*$/;
+const SYMBOL: Record<string, string> = { USD: '$', EUR: '€', GBP: '£' };
+const UNIT_SUFFIX = /\(([^()]+)\)\s*$/;
+
+/** A measure's label without its bracketed unit, and the unit. */
+function splitUnit(label: string): { words: string; unit?: string } {
+  const match = UNIT_SUFFIX.exec(label);
+  return match ? { words: label.slice(0, match.index).trim(), unit: match[1] as string } : { words: label };
+}
+
+function isShareMetric(claim: Claim): boolean {
+  return claim.metric.kind === 'rate' || claim.metric.kind === 'share';
+}
+
+/** A value of the claim's metric as text: a percentage for rates and shares, money with its symbol, units after numbers. */
+export function formatMetricValue(claim: Claim, value: number): string {
+  if (claim.kind === 'share' || isShareMetric(claim)) return formatPercent(value);
+  const label = claim.metric.label;
+  const currency = CURRENCY.exec(label)?.[1];
+  if (currency) return formatMoney(value, SYMBOL[currency] ?? '');
+  const integer = claim.metric.kind === 'count' || claim.metric.kind === 'distinct_count';
+  const { unit } = splitUnit(label);
+  // calendar years are labels, not quantities: 1986, never 1,986
+  if (/(^|\s)(year|yr)s?(\s|$)/i.test(splitUnit(label).words) && Math.abs(value) >= 1_000 && Math.abs(value) < 10_000)
+    return value.toFixed(value % 1 === 0 ? 0 : 1);
+  const unitText = claim.metric.kind === 'duration_mean' || claim.metric.kind === 'duration_median' ? (claim.metric.unit ?? 'days') : unit;
+  const number = formatNumber(value, integer);
+  return unitText && unitText !== '%' ? `${number} ${unitText}` : number;
+}
+
+function noun(claim: Claim): string {
+  return claim.noun && claim.noun.trim() !== '' ? claim.noun : 'rows';
+}
+
+function columnWords(label: string | undefined, column: string): string {
+  return label && label.trim() !== '' ? label : column.replace(/_/g, ' ');
+}
+
+function hourRange(hour: number): string {
+  const pad = (value: number) => String(value).padStart(2, '0');
+  return `${pad(hour)}:00–${pad(hour)}:59`;
+}
+
+/** A calendar or period value as a person names it (September, Friday, 20:00–20:59, July 2023). */
+export function valueName(group: Pick<ClaimGroup, 'grain'>, value: ClaimScalar): string {
+  const numeric = typeof value === 'number' ? value : Number(value);
+  switch (group.grain) {
+    case 'month_of_year':
+      return MONTH_NAMES[numeric - 1] ?? String(value);
+    case 'day_of_week':
+      return WEEKDAY_NAMES[(numeric === 0 ? 7 : numeric) - 1] ?? String(value);
+    case 'hour_of_day':
+      return Number.isFinite(numeric) ? hourRange(numeric) : String(value);
+    default:
+      if (isPeriodGrain(group.grain) && typeof value === 'string') return periodName(value, group.grain);
+      if (typeof value === 'boolean') return value ? 'yes' : 'no';
+      return typeof value === 'number' ? formatNumber(value, Number.isInteger(value)) : value.trim();
+  }
+}
+
+function pad(value: number): string {
+  return String(value).padStart(2, '0');
+}
+
+/** A range of a group's column in words: "with departure time between 20:00 and 23:59", "in May to July", "with job level 1 to 2". */
+function rangePhrase(group: ClaimGroup, label: string): string {
+  const from = group.from;
+  const to = group.to;
+  const lastOf = (value: ClaimScalar) => (typeof value === 'number' ? value - 1 : value);
+  switch (group.grain) {
+    case 'hour_of_day':
+      return `with ${label} between ${pad(Number(from ?? 0))}:00 and ${pad(Number(lastOf(to ?? 24)))}:59`;
+    case 'month_of_year':
+    case 'day_of_week': {
+      const first = from === undefined ? undefined : valueName(group, from);
+      const last = to === undefined ? undefined : valueName(group, lastOf(to));
+      if (first && last) return first === last ? `in ${first}` : `in ${first} to ${last}`;
+      return first ? `from ${first}` : `up to ${last}`;
+    }
+    default:
+      break;
+  }
+  if (isPeriodGrain(group.grain)) {
+    const first = from === undefined ? undefined : valueName(group, from);
+    const end = to === undefined ? undefined : valueName(group, to);
+    if (first && end) return `with ${label} from ${first} to before ${end}`;
+    return first ? `with ${label} from ${first}` : `with ${label} before ${end}`;
+  }
+  const integers = (from === undefined || Number.isInteger(from)) && (to === undefined || Number.isInteger(to));
+  if (integers && typeof from === 'number' && typeof to === 'number')
+    return to - 1 === from ? `with ${label} ${formatNumber(from)}` : `with ${label} ${formatNumber(from)} to ${formatNumber(to - 1)}`;
+  if (from !== undefined && to !== undefined) return `with ${label} from ${valueName(group, from)} to under ${valueName(group, to)}`;
+  return from !== undefined ? `with ${label} of ${valueName(group, from)} or more` : `with ${label} under ${valueName(group, to as ClaimScalar)}`;
+}
+
+/** The rows of a group, in words: "employees with over time", "incidents assigned to Beth Anglin", "flights on Fridays". */
+export function groupPhrase(group: ClaimGroup, nounText: string): string {
+  const label = columnWords(group.label, group.column);
+  if (group.missing) return `${nounText} with no ${label}`;
+  if (group.values) return `${nounText} whose ${label} is ${group.values.map((value) => valueName(group, value)).join(' or ')}`;
+  if (group.value === undefined) return `${nounText} ${rangePhrase(group, label)}`;
+  const value = group.value;
+  switch (group.grain) {
+    case 'day_of_week':
+      return `${nounText} on ${valueName(group, value)}s`;
+    case 'month_of_year':
+      return `${nounText} in ${valueName(group, value)}`;
+    case 'hour_of_day':
+      return `${nounText} with ${label} between ${valueName(group, value).replace('–', ' and ')}`;
+    default:
+      break;
+  }
+  if (isPeriodGrain(group.grain)) return `${nounText} in ${valueName(group, value)}`;
+  const text = String(value);
+  if ((typeof value === 'string' && YES.test(text) && !/^\d$/.test(text)) || value === true) return `${nounText} with ${label}`;
+  if ((typeof value === 'string' && NO.test(text) && !/^\d$/.test(text)) || value === false) return `${nounText} without ${label}`;
+  if (PREPOSITION_END.test(label)) return `${nounText} ${label} ${valueName(group, value)}`;
+  return `${nounText} whose ${label} is ${valueName(group, value)}`;
+}
+
+/** What the metric measures, as a noun phrase: "attrition rate", "average monthly income", "time from opened to closed". */
+export function metricPhrase(claim: Claim): string {
+  const { metric } = claim;
+  const { words } = splitUnit(metric.label || metric.column || metric.kind);
+  switch (metric.kind) {
+    case 'rate':
+      return words;
+    case 'mean':
+    case 'duration_mean':
+      return `average ${words}`;
+    case 'median':
+    case 'duration_median':
+      return `median ${words}`;
+    case 'sum':
+      return words.startsWith('total ') ? words : `total ${words}`;
+    case 'count':
+      return `number of ${noun(claim)}`;
+    case 'distinct_count':
+      return `number of distinct ${pluralWords(words.replace(/^distinct /, ''))} among the ${noun(claim)}`;
+    case 'share':
+      return `share of ${noun(claim)}`;
+  }
+}
+
+function pluralWords(words: string): string {
+  return /s$/.test(words) ? words : /[^aeiou]y$/.test(words) ? `${words.slice(0, -1)}ies` : `${words}s`;
+}
+
+function pValueText(p: number): string {
+  if (p < 0.001) return 'p < 0.001';
+  return `p = ${p < 0.01 ? p.toFixed(3) : p.toFixed(2)}`;
+}
+
+const TEST_NAMES: Record<NonNullable<Claim['test']>['name'], string> = {
+  two_proportion_z: 'two-proportion z',
+  welch_t: "Welch's t",
+  mood_median: "Mood's median test χ²",
+  binomial: 'binomial z',
+  ols_slope: 'slope t',
+  pearson_t: 't',
+  poisson_rate: 'Poisson z',
+};
+
+function evidence(claim: Claim, extra: string[] = []): string {
+  const parts = [...extra];
+  if (claim.test) parts.push(`${TEST_NAMES[claim.test.name]} = ${formatNumber(claim.test.statistic)}, ${pValueText(claim.test.p_value)}`);
+  if (claim.approximate) parts.push('measured on a sample');
+  return parts.length > 0 ? ` (${parts.join('; ')})` : '';
+}
+
+function ratioText(value: number, comparison: number): string | undefined {
+  if (!(comparison > 0) || !(value > 0)) return undefined;
+  const ratio = value / comparison;
+  if (ratio >= 1.1) return `${formatNumber(ratio)}×`;
+  if (ratio <= 0.9) return `${formatNumber(1 / ratio)}× lower`;
+  return undefined;
+}
+
+function countOf(value: number | undefined): string {
+  return value === undefined ? '' : value.toLocaleString('en-US');
+}
+
+function comparisonPhrase(claim: Claim): string {
+  const nounText = noun(claim);
+  const comparison = claim.comparison;
+  if (!comparison || comparison.kind === 'rest') {
+    const segment = claim.segment;
+    if (segment && segment.value !== undefined && (YES.test(String(segment.value)) || NO.test(String(segment.value)) || typeof segment.value === 'boolean'))
+      return `the other ${nounText}`;
+    return `the other ${nounText}`;
+  }
+  if (comparison.kind === 'all') return `all ${nounText}`;
+  if (comparison.kind === 'group') return groupPhrase(comparison.group, nounText);
+  return `an even split`;
+}
+
+function differenceText(claim: Claim): ClaimText {
+  const segment = claim.segment as ClaimGroup;
+  const rows = groupPhrase(segment, noun(claim));
+  const measure = metricPhrase(claim);
+  const value = formatMetricValue(claim, claim.value);
+  const other = formatMetricValue(claim, claim.comparison_value);
+  const ratio = ratioText(claim.value, claim.comparison_value);
+  const against = comparisonPhrase(claim);
+  const title = `${capitalise(rows)} have a ${claim.direction} ${measure}: ${value} vs ${other}${ratio ? ` (${ratio})` : ''}`;
+  const support = claim.n
+    ? `Over ${countOf(claim.n.segment)} ${rows}, the ${measure} is ${value}, against ${other} for ${claim.n.comparison !== undefined ? `${countOf(claim.n.comparison)} ` : ''}${against}`
+    : `The ${measure} is ${value} for ${rows}, against ${other} for ${against}`;
+  return { title, description: `${support}${evidence(claim, ratio ? [ratio] : [])}.` };
+}
+
+function shareText(claim: Claim): ClaimText {
+  const segment = claim.segment as ClaimGroup;
+  const nounText = noun(claim);
+  const who = segment.value !== undefined ? valueName(segment, segment.value) : groupPhrase(segment, nounText);
+  const label = columnWords(segment.label, segment.column);
+  if (claim.metric.kind === 'sum') {
+    const total = metricPhrase(claim).replace(/^total /, '');
+    const title = `${capitalise(who)} accounts for ${formatPercent(claim.value)} of all ${total}, from ${formatPercent(claim.comparison_value)} of the ${nounText}`;
+    const description = `${capitalise(groupPhrase(segment, nounText))} hold ${formatPercent(claim.value)} of the total ${total} while making up ${formatPercent(claim.comparison_value)} of the ${nounText}${evidence(claim, claim.n ? [`${countOf(claim.n.segment)} ${nounText}`] : [])}.`;
+    return { title, description };
+  }
+  const groups = claim.comparison?.kind === 'even' ? claim.comparison.groups : undefined;
+  const lift = groups ? claim.value * groups : undefined;
+  const title = `${capitalise(who)} has the most ${nounText}: ${formatPercent(claim.value)} of all${lift ? ` (${formatNumber(lift)}× an even split)` : ''}`;
+  const description = `${capitalise(groupPhrase(segment, nounText))} number ${countOf(claim.n?.segment)}, ${formatPercent(claim.value)} of all ${nounText}${groups ? `, against ${formatPercent(1 / groups)} if the ${groups} ${label} values shared them evenly` : ''}${evidence(claim)}.`;
+  return { title, description };
+}
+
+function axisName(claim: Claim): string {
+  const series = claim.series;
+  if (!series) return 'time';
+  return columnWords(series.label, series.column);
+}
+
+function stepName(claim: Claim, value: ClaimScalar | undefined): string {
+  if (value === undefined) return '';
+  const series = claim.series;
+  return valueName({ grain: series?.grain }, value);
+}
+
+function perPeriod(claim: Claim): string {
+  const grain = claim.series?.grain;
+  if (!grain || !isPeriodGrain(grain)) return '';
+  return ` per ${grain}`;
+}
+
+function populationSuffix(claim: Claim): string {
+  return claim.segment ? ` for ${groupPhrase(claim.segment, noun(claim))}` : '';
+}
+
+function trendText(claim: Claim): ClaimText {
+  const measure = `${metricPhrase(claim)}${perPeriod(claim)}`;
+  const fit = claim.fit;
+  const first = stepName(claim, fit?.first_period);
+  const last = stepName(claim, fit?.last_period);
+  const verb = claim.direction === 'higher' ? 'rose' : 'fell';
+  const start = formatMetricValue(claim, claim.comparison_value);
+  const end = formatMetricValue(claim, claim.value);
+  const change = claim.comparison_value !== 0 ? (claim.value - claim.comparison_value) / Math.abs(claim.comparison_value) : undefined;
+  const changeText = change !== undefined && Number.isFinite(change) ? ` (${change > 0 ? '+' : ''}${formatPercent(change)})` : '';
+  const ordered = claim.series?.grain && !isPeriodGrain(claim.series.grain) ? true : claim.series?.grain === undefined && !/year|date|time|period/i.test(axisName(claim));
+  const title = ordered
+    ? `${capitalise(measure)}${populationSuffix(claim)} ${claim.direction === 'higher' ? 'rises' : 'falls'} with ${axisName(claim)}: from ${start} at ${first} to ${end} at ${last}`
+    : `${capitalise(measure)}${populationSuffix(claim)} ${verb} from ${start} to ${end} between ${first} and ${last}${changeText}`;
+  const shape = fit
+    ? fit.r2 >= STEADY_TREND_R2
+      ? `a steady, close to linear ${claim.direction === 'higher' ? 'rise' : 'fall'} (r² = ${fit.r2.toFixed(2)} over ${fit.periods} ${ordered ? 'steps' : 'periods'})`
+      : `a ${claim.direction === 'higher' ? 'rise' : 'fall'} with ups and downs around the fitted line (r² = ${fit.r2.toFixed(2)} over ${fit.periods} ${ordered ? 'steps' : 'periods'})`
+    : '';
+  const description = `Fitted over ${axisName(claim)}, the ${measure}${populationSuffix(claim)} goes from ${start} at ${first} to ${end} at ${last}${shape ? `: ${shape}` : ''}${evidence(claim)}.`;
+  return { title, description };
+}
+
+function windowName(claim: Claim, window: { from: ClaimScalar; to: ClaimScalar } | undefined): string {
+  if (!window) return 'the other periods';
+  const grain = claim.series?.grain;
+  if (typeof window.from === 'number' && typeof window.to === 'number') {
+    const last = window.to - 1;
+    return last === window.from ? `${window.from}` : `${window.from}–${last}`;
+  }
+  if (isPeriodGrain(grain) && typeof window.from === 'string') {
+    const lastStart = previousPeriodStart(String(window.to), grain);
+    return lastStart === window.from ? periodName(window.from, grain) : `${periodName(window.from, grain)} to ${periodName(lastStart, grain).replace(/^the week of /, '')}`;
+  }
+  return `${String(window.from)} to before ${String(window.to)}`;
+}
+
+function shiftText(claim: Claim): ClaimText {
+  const measure = `${metricPhrase(claim)}${perPeriod(claim)}`;
+  const inside = formatMetricValue(claim, claim.value);
+  const outside = formatMetricValue(claim, claim.comparison_value);
+  const when = windowName(claim, claim.window);
+  const before = claim.baseline ? windowName(claim, claim.baseline) : 'the other periods';
+  const ratio = ratioText(claim.value, claim.comparison_value);
+  const change = claim.comparison_value !== 0 ? (claim.value - claim.comparison_value) / Math.abs(claim.comparison_value) : undefined;
+  const changeText = change !== undefined && Number.isFinite(change) ? `${change > 0 ? '+' : ''}${formatPercent(change)}` : undefined;
+  const title = claim.baseline
+    ? `${capitalise(measure)}${populationSuffix(claim)} ${claim.direction === 'higher' ? 'rose' : 'fell'} from ${outside} (${before}) to ${inside} (${when})${changeText ? `, ${changeText}` : ''}`
+    : `${capitalise(measure)}${populationSuffix(claim)} ${claim.direction === 'higher' ? 'peaked' : 'dropped'} at ${inside} in ${when}, against ${outside} in ${before}${ratio ? ` (${ratio})` : ''}`;
+  const description = `The ${measure}${populationSuffix(claim)} averages ${inside} over ${when}, against ${outside} over ${before}${evidence(claim, claim.n ? [`${claim.n.segment} vs ${claim.n.comparison ?? 0} periods`] : [])}.`;
+  return { title, description };
+}
+
+function correlationText(claim: Claim): ClaimText {
+  const y = splitUnit(claim.metric.label || claim.metric.column || '').words;
+  const x = splitUnit(claim.x?.label || claim.x?.column || '').words;
+  const strength = Math.abs(claim.value) >= 0.7 ? 'strongly' : Math.abs(claim.value) >= 0.4 ? 'moderately' : 'weakly';
+  const sign = claim.value >= 0 ? 'positively' : 'negatively';
+  const title = `${capitalise(x)} and ${y} are ${strength} ${sign} correlated (r = ${claim.value.toFixed(2)})`;
+  const description = `Across ${countOf(claim.n?.segment)} ${noun(claim)}${populationSuffix(claim).replace(/^ for /, ' among ')}, higher ${x} goes with ${claim.value >= 0 ? 'higher' : 'lower'} ${y}: Pearson r = ${claim.value.toFixed(2)}${evidence(claim)}.`;
+  return { title, description };
+}
+
+/** The insight text a claim states. */
+export function renderClaim(claim: Claim): ClaimText {
+  switch (claim.kind) {
+    case 'difference':
+      return differenceText(claim);
+    case 'share':
+      return shareText(claim);
+    case 'trend':
+      return trendText(claim);
+    case 'shift':
+      return shiftText(claim);
+    case 'correlation':
+      return correlationText(claim);
+  }
+}

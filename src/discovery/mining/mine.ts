@@ -1,0 +1,236 @@
+/**
+ * Mining a warehouse: profile the tables that matter, plan every finder's statements by priority,
+ * run them through the guarded warehouse within the run's budget, correct all the tests made for
+ * multiple testing (Benjamini–Hochberg across the run), and keep the findings that pass with enough
+ * support — scored by effect, support, significance and relevance to the goal, ranked, and worded.
+ *
+ * Pure orchestration over ports: the same code runs in one process and inside a fleet's `mine` job.
+ */
+import type { MinedFinding } from '../../domain/index.js';
+import type { Embedder } from '../../embed/port.js';
+import type { TableDescription, Warehouse } from '../../warehouse/port.js';
+import { type SqlSyntax, sqlSyntaxFor } from '../../warehouse/sql-syntax/index.js';
+import { isArchiveShaped } from '../../schema/index.js';
+import { benjaminiHochberg } from '../statistics/index.js';
+import { type Candidate, type FinderOutput, mergeOutputs } from './candidate.js';
+import { mineCorrelations } from './finders/correlations.js';
+import { mineSegments } from './finders/segments.js';
+import { termMeasures } from './finders/terms.js';
+import { mineTimeSeries } from './finders/time-series.js';
+import { type Grouping, groupingsOf } from './groupings.js';
+import { type MeasureSpec, measureColumns, measuresOf, valueRate } from './measures.js';
+import { type MiningTable, columnsWithRole } from './mining-table.js';
+import { MINING_SAMPLE_ROWS, profileTable } from './profile.js';
+import { type MiningBudget, type MiningQueryRecord, createMiningQueryRunner } from './query-runner.js';
+import { type ColumnRelevance, claimRelevance, columnRelevance, goalAsksVolume, goalNamesValue } from './relevance.js';
+import { rankFindings } from './ranking.js';
+import { rowNounFromDescription } from './row-noun.js';
+
+export interface MiningSettings {
+  /** False-discovery level of the Benjamini–Hochberg correction. @defaultValue 0.05 */
+  fdr: number;
+  /** Rows a segment needs to be reported. @defaultValue 10 */
+  minSupport: number;
+  /** Tables profiled and mined per run (the largest relevant ones). @defaultValue 4 */
+  maxTables: number;
+  /** Findings kept on the run. @defaultValue 120 */
+  maxFindings: number;
+  budget: MiningBudget;
+}
+
+export const DEFAULT_MINING_SETTINGS: MiningSettings = {
+  fdr: 0.05,
+  minSupport: 10,
+  maxTables: 4,
+  maxFindings: 120,
+  budget: { maxQueries: 200, maxDurationMs: 180_000, queryTimeoutMs: 30_000, maxRows: 2_000 },
+};
+
+export interface MiningInput {
+  warehouse: Warehouse;
+  embedder: Embedder;
+  tables: readonly TableDescription[];
+  goal: string;
+  description: string;
+  /** Plural noun of a row per table (`main.incidents` → incidents), from the pack profile. */
+  nouns: Readonly<Record<string, string>>;
+  settings: MiningSettings;
+  signal?: AbortSignal | undefined;
+}
+
+export interface MiningOutcome {
+  findings: MinedFinding[];
+  tables: string[];
+  tested: number;
+  significant: number;
+  queries: readonly MiningQueryRecord[];
+  skippedQueries: number;
+  notes: string[];
+}
+
+/** Status-like dimensions whose values are outcomes in themselves (resolved, declined, churned). */
+const STATUS_NAME = /(^|_)(status|state|stage|outcome|result|resolution|disposition|approval|decision)$/i;
+/** Dimensions whose values are compared as outcomes across the other groupings. */
+const VALUE_OUTCOME_DIMENSIONS = 2;
+const VALUE_OUTCOMES_PER_DIMENSION = 4;
+/** Groupings followed over time per table. */
+const SEGMENT_SERIES_GROUPINGS = 3;
+
+/**
+ * Tests about the outcomes the goal names are the run's primary family; the rest are exploratory. Each
+ * family is corrected on its own (Benjamini–Hochberg at the run's level in each), as a study corrects its
+ * pre-specified outcomes apart from its exploratory ones — otherwise a question asked of 200 rows drowns
+ * in the thousands of comparisons nobody asked for.
+ */
+export const PRIMARY_RELEVANCE = 0.6;
+
+export function familyQValues(pValues: readonly number[], primary: readonly boolean[]): number[] {
+  const q = new Array<number>(pValues.length).fill(1);
+  for (const family of [true, false]) {
+    const indices = pValues.map((_, index) => index).filter((index) => (primary[index] ?? false) === family);
+    const adjusted = benjaminiHochberg(indices.map((index) => pValues[index] as number));
+    indices.forEach((index, at) => {
+      q[index] = adjusted[at] as number;
+    });
+  }
+  return q;
+}
+
+/** Goals that ask how things are spread: a dominant value is their answer. */
+const DISTRIBUTION_GOAL = /\b(distribut\w*|imbalance\w*|concentrat\w*|uneven\w*|share\w*|most common|busiest|peak\w*|dominan\w*|disparit\w*|spread|mix|when)\b/i;
+/** How much a plain category's dominant value counts against other findings. */
+const PLAIN_SHARE_WEIGHT = 0.4;
+
+function distributional(table: MiningTable, claim: MinedFinding['claim'], asksDistribution: boolean): boolean {
+  if (asksDistribution) return true;
+  const column = table.columns.find((candidate) => candidate.name === claim.segment?.column);
+  return column?.role === 'entity' || column?.role === 'calendar' || claim.segment?.grain !== undefined;
+}
+
+/** A table name made a plural noun when it reads as one (`incidents`, `orders`); else undefined. */
+function nounFromName(name: string): string | undefined {
+  const words = name.toLowerCase().split(/[^a-z]+/).filter((word) => word.length > 0);
+  const last = words.at(-1);
+  if (!last || /\d/.test(name) || last.length < 3) return undefined;
+  return words.join(' ').replace(/([^s])$/, '$1s');
+}
+
+function chooseTables(tables: readonly TableDescription[], maxTables: number): TableDescription[] {
+  return tables
+    .filter((table) => table.rowCount !== 0 && !isArchiveShaped(table.name) && table.columns.length >= 2)
+    .sort((left, right) => right.rowCount - left.rowCount || (left.qualified < right.qualified ? -1 : 1))
+    .slice(0, maxTables);
+}
+
+function relevanceOf(relevance: ColumnRelevance, table: MiningTable, columns: readonly string[]): number {
+  return Math.max(0, ...columns.map((column) => relevance.get(`${table.qualified}.${column}`) ?? 0));
+}
+
+function measureRelevance(relevance: ColumnRelevance, table: MiningTable, measure: MeasureSpec): number {
+  if (measure.kind === 'duration') return relevance.get(`${table.qualified}.${measure.start}->${measure.end}`) ?? relevanceOf(relevance, table, [measure.start, measure.end]);
+  return relevanceOf(relevance, table, measureColumns(measure));
+}
+
+/** Status-like or goal-relevant dimensions of 3–8 values: each value's rate is compared across the other groupings. */
+function valueOutcomes(table: MiningTable, relevance: ColumnRelevance): MeasureSpec[] {
+  return columnsWithRole(table, 'dimension')
+    .filter((column) => column.distinct >= 3 && column.distinct <= 8 && (column.top?.length ?? 0) >= 3 && typeof column.top?.[0]?.value === 'string')
+    .filter((column) => STATUS_NAME.test(column.name))
+    .map((column) => ({ column, priority: relevance.get(`${table.qualified}.${column.name}`) ?? 0 }))
+    .sort((left, right) => right.priority - left.priority || (left.column.name < right.column.name ? -1 : 1))
+    .slice(0, VALUE_OUTCOME_DIMENSIONS)
+    .flatMap(({ column }) => (column.top ?? []).slice(0, VALUE_OUTCOMES_PER_DIMENSION).map((item) => valueRate(column, item.value)));
+}
+
+async function mineTable(
+  context: { syntax: SqlSyntax; runner: ReturnType<typeof createMiningQueryRunner>; settings: MiningSettings; relevance: ColumnRelevance },
+  table: MiningTable,
+): Promise<FinderOutput> {
+  const { syntax, runner, settings, relevance } = context;
+  const from = syntax.sampledTable(table.ref, table.rows, table.sampleRows ?? Number.POSITIVE_INFINITY);
+  const shared = { syntax, runner, table, from, minSupport: settings.minSupport };
+  const measures = measuresOf(table).sort(
+    (left, right) => measureRelevance(relevance, table, right) - measureRelevance(relevance, table, left),
+  );
+  const groupings: Grouping[] = groupingsOf(table).sort(
+    (left, right) =>
+      relevanceOf(relevance, table, [right.column]) - relevanceOf(relevance, table, [left.column]) ||
+      left.distinct - right.distinct ||
+      (left.column < right.column ? -1 : 1),
+  );
+  const terms: MeasureSpec[] = [];
+  for (const text of columnsWithRole(table, 'text').slice(0, 2)) terms.push(...(await termMeasures(runner, syntax, table, text, from)));
+  const outcomes = [...measures, ...valueOutcomes(table, relevance), ...terms];
+
+  const outputs: FinderOutput[] = [];
+  // whole-table views first: they are few and carry the broadest findings
+  outputs.push(await mineTimeSeries(shared, measures, groupings.filter((grouping) => !grouping.extracted && grouping.distinct <= 12).slice(0, SEGMENT_SERIES_GROUPINGS)));
+  outputs.push(await mineCorrelations(shared, measures));
+  for (const grouping of groupings) {
+    const own = outcomes.filter((measure) => !measureColumns(measure).includes(grouping.column));
+    outputs.push(await mineSegments(shared, grouping, own));
+  }
+  const merged = mergeOutputs(outputs);
+  merged.testColumns = merged.testColumns.map((columns) => columns.map((column) => `${table.qualified}.${column}`));
+  return merged;
+}
+
+export async function mineWarehouse(input: MiningInput): Promise<MiningOutcome> {
+  const { warehouse, settings } = input;
+  const syntax = sqlSyntaxFor(warehouse.dialect);
+  const runner = createMiningQueryRunner(warehouse, settings.budget, { signal: input.signal });
+  const notes: string[] = [];
+
+  const profiled: MiningTable[] = [];
+  for (const table of chooseTables(input.tables, settings.maxTables)) {
+    const noun =
+      input.nouns[table.qualified] ??
+      input.nouns[table.name] ??
+      nounFromName(table.name) ??
+      rowNounFromDescription(input.description, table.rowCount) ??
+      'rows';
+    const mined = await profileTable(runner, syntax, { table, description: input.description, noun });
+    if (mined) profiled.push(mined);
+    if (mined?.sampleRows) notes.push(`${table.qualified}: mined on a uniform sample of ${MINING_SAMPLE_ROWS.toLocaleString('en-US')} rows (findings are approximate)`);
+  }
+  const relevance = await columnRelevance(input.embedder, input.goal, input.description, profiled, input.signal);
+
+  const outputs: FinderOutput[] = [];
+  for (const table of profiled) outputs.push(await mineTable({ syntax, runner, settings, relevance }, table));
+  const all = mergeOutputs(outputs);
+  // a test's columns are qualified by mineTable (`schema.table.column`)
+  const primary = all.testColumns.map((keys) => Math.max(0, ...keys.map((key) => relevance.get(key) ?? 0)) >= PRIMARY_RELEVANCE);
+  const q = familyQValues(all.pValues, primary);
+  const tables = new Map(profiled.map((table) => [table.qualified, table]));
+  const asksDistribution = DISTRIBUTION_GOAL.test(input.goal);
+  const asksVolume = goalAsksVolume(input.goal);
+  const significant: Array<Candidate & { q: number; relevance: number }> = [];
+  for (const candidate of all.candidates) {
+    const qValue = q[candidate.test] ?? 1;
+    if (qValue > settings.fdr) continue;
+    const table = tables.get(candidate.claim.metric.table);
+    if (!table) continue;
+    const goalValue = candidate.claim.segment && goalNamesValue(input.goal, candidate.claim.segment.value) ? 0.5 : 0;
+    const columnScore = (column: string) => relevanceOf(relevance, table, [column]);
+    const durationScore = candidate.claim.metric.start_column
+      ? (relevance.get(`${table.qualified}.${candidate.claim.metric.start_column}->${candidate.claim.metric.end_column}`) ?? 0)
+      : 0;
+    // a dominant value is news for entities (who holds the work), calendars (when it happens) or a goal about distribution
+    if (candidate.claim.kind === 'share' && candidate.claim.metric.kind === 'count' && !distributional(table, candidate.claim, asksDistribution))
+      candidate.strength *= PLAIN_SHARE_WEIGHT;
+    significant.push({ ...candidate, q: qValue, relevance: Math.min(1, Math.max(claimRelevance(columnScore, candidate.claim, asksVolume), durationScore) + goalValue) });
+  }
+  const skipped = runner.skipped;
+  if (skipped > 0) notes.push(`the mining budget (${settings.budget.maxQueries} statements, ${Math.round(settings.budget.maxDurationMs / 1000)} s) ran out: ${skipped} statements were not run`);
+  const failed = runner.records.filter((record) => record.error !== undefined);
+  if (failed.length > 0) notes.push(`${failed.length} mining statements failed (first: ${failed[0]?.label}: ${failed[0]?.error})`);
+  return {
+    findings: rankFindings(significant, tables, settings.maxFindings),
+    tables: profiled.map((table) => table.qualified),
+    tested: all.pValues.length,
+    significant: significant.length,
+    queries: runner.records,
+    skippedQueries: skipped,
+    notes,
+  };
+}

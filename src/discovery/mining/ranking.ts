@@ -1,0 +1,123 @@
+/**
+ * Ranking mined findings: a score that multiplies how large the effect is, how much of the data it
+ * covers, how significant it is after correction, and how relevant it is to the project's goal (the
+ * QuickInsights recipe: significance × coverage, here with the goal as a third factor). Restatements
+ * are dropped — the same fact measured twice, or one column restating another (a rate of 100% against
+ * 0% is a definition, not a finding).
+ */
+import type { Claim, MinedFinding } from '../../domain/index.js';
+import { renderClaim } from '../claims/claim-text.js';
+import type { Candidate } from './candidate.js';
+import type { MiningTable } from './mining-table.js';
+
+/** How much more a finding on what the goal is about weighs: a fully relevant one counts (1 + GOAL_WEIGHT)×. */
+export const GOAL_WEIGHT = 1.5;
+
+export interface ScoredInput extends Candidate {
+  q: number;
+  relevance: number;
+}
+
+function unit(value: number): number {
+  return Number.isFinite(value) ? Math.max(0, Math.min(1, value)) : 0;
+}
+
+/** Support: the share of rows covered and the number of rows behind the segment. */
+export function supportFactor(candidate: Pick<Candidate, 'coverage' | 'claim'>): number {
+  const rows = candidate.claim.n?.segment ?? 0;
+  return 0.5 * Math.sqrt(unit(candidate.coverage / 0.1)) + 0.5 * unit(Math.log10(Math.max(1, rows)) / 3);
+}
+
+/**
+ * How much a kind of finding tells a reader by itself: a correlation between two attributes of the same
+ * records is often structural (tenure columns move together), so it needs a larger effect or a closer
+ * tie to the goal to outrank a segment that differs.
+ */
+const KIND_WEIGHT: Readonly<Record<Claim['kind'], number>> = { difference: 1, share: 0.9, trend: 1, shift: 1, correlation: 0.7 };
+
+export function scoreOf(candidate: ScoredInput): number {
+  const significance = unit(-Math.log10(Math.max(candidate.q, 1e-300)) / 8);
+  return (
+    KIND_WEIGHT[candidate.claim.kind] *
+    candidate.strength *
+    supportFactor(candidate) *
+    (0.6 + 0.4 * significance) *
+    (1 + GOAL_WEIGHT * candidate.relevance)
+  );
+}
+
+/** The fact's identity: two candidates with the same key say the same thing. */
+function factKey(claim: Claim): string {
+  const metric = claim.metric;
+  return JSON.stringify([
+    claim.kind,
+    metric.table,
+    metric.kind,
+    metric.column ?? null,
+    metric.start_column ?? null,
+    metric.end_column ?? null,
+    metric.condition ?? null,
+    claim.segment ?? null,
+    claim.series?.column ?? null,
+    claim.series?.grain ?? null,
+    claim.window ?? null,
+    claim.x?.column ?? null,
+  ]);
+}
+
+/** A rate of (nearly) all against (nearly) none: one column restating another, not a finding. */
+function isDefinitional(claim: Claim): boolean {
+  if (claim.kind !== 'difference' || claim.metric.kind !== 'rate') return false;
+  const high = Math.max(claim.value, claim.comparison_value);
+  const low = Math.min(claim.value, claim.comparison_value);
+  return high >= 0.995 && low <= 0.005;
+}
+
+/** Where a per-period total moves with the count of rows (more films, more gross), the total adds nothing: the count says it. */
+function explainedByCount(claim: Claim, candidates: readonly ScoredInput[]): boolean {
+  if ((claim.kind !== 'trend' && claim.kind !== 'shift') || claim.metric.kind !== 'sum') return false;
+  const same = (other: Claim) =>
+    other.kind === claim.kind &&
+    other.metric.kind === 'count' &&
+    other.metric.table === claim.metric.table &&
+    other.direction === claim.direction &&
+    other.series?.column === claim.series?.column &&
+    JSON.stringify(other.segment ?? null) === JSON.stringify(claim.segment ?? null);
+  return candidates.some((candidate) => same(candidate.claim));
+}
+
+export function rankFindings(candidates: readonly ScoredInput[], tables: ReadonlyMap<string, MiningTable>, limit: number): MinedFinding[] {
+  const best = new Map<string, { candidate: ScoredInput; score: number }>();
+  for (const candidate of candidates) {
+    if (isDefinitional(candidate.claim) || explainedByCount(candidate.claim, candidates)) continue;
+    const score = scoreOf(candidate);
+    const key = factKey(candidate.claim);
+    const held = best.get(key);
+    if (!held || score > held.score) best.set(key, { candidate, score });
+  }
+  const ranked = [...best.values()].sort(
+    (left, right) => right.score - left.score || left.candidate.subject.localeCompare(right.candidate.subject),
+  );
+  return ranked.slice(0, limit).map(({ candidate, score }, index): MinedFinding => {
+    const table = tables.get(candidate.claim.metric.table);
+    const noun = table?.noun ?? 'rows';
+    const claim: Claim = {
+      ...candidate.claim,
+      noun,
+      ...(candidate.claim.test ? { test: { ...candidate.claim.test, q_value: candidate.q } } : {}),
+    };
+    return {
+      id: `F${index + 1}`,
+      kind: claim.kind,
+      claim,
+      effect: candidate.effect,
+      coverage: candidate.coverage,
+      strength: candidate.strength,
+      relevance: candidate.relevance,
+      score,
+      columns: [...new Set(candidate.columns)],
+      noun,
+      statement: renderClaim(claim).title,
+    };
+  });
+}

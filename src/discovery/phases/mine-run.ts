@@ -1,0 +1,119 @@
+/**
+ * The mining stage of a run, between exploration and analysis: the engine mines the warehouse with its
+ * own SQL (src/discovery/mining), corrects the run's tests for multiple testing, ranks what passes and
+ * assigns each finding to an analysis area. Idempotent: a run that already holds its mining result is
+ * returned as it is, so a redelivered job spends nothing. A failure of mining never fails the run:
+ * analysis then works from the exploration digests alone, and the run says why.
+ */
+import type { MiningState, Project, Run } from '../../domain/index.js';
+import { CancelledError, describeError } from '../../errors/index.js';
+import { assertRunActive, requireProject, type DiscoveryDeps } from '../context.js';
+import { assignAreas } from '../mining/area-assignment.js';
+import { DEFAULT_MINING_SETTINGS, type MiningSettings, mineWarehouse } from '../mining/mine.js';
+import { rethrowUnlessFinal } from '../pipeline/error-policy.js';
+import { loadRunSchema } from './run-setting.js';
+import { timedPhase } from './phase-timing.js';
+
+/** What the project says about its data: the goal, a description, and the noun for a row of each table. */
+export interface ProjectBrief {
+  goal: string;
+  description: string;
+  nouns: Record<string, string>;
+}
+
+function text(value: unknown): string {
+  return typeof value === 'string' ? value.trim() : '';
+}
+
+export function projectBrief(project: Pick<Project, 'description' | 'profile'>): ProjectBrief {
+  const basic = (project.profile.basic_info ?? {}) as Record<string, unknown>;
+  const nouns: Record<string, string> = {};
+  const declared = basic.row_nouns;
+  if (declared && typeof declared === 'object')
+    for (const [table, noun] of Object.entries(declared as Record<string, unknown>)) if (text(noun) !== '') nouns[table] = text(noun);
+  return {
+    goal: text(basic.goal) || text(project.profile.goal),
+    description: text(basic.description) || text(project.description),
+    nouns,
+  };
+}
+
+export function miningSettings(deps: Pick<DiscoveryDeps, 'config'>): MiningSettings {
+  const mining = deps.config.mining;
+  return {
+    fdr: mining.fdr,
+    minSupport: mining.minSupport,
+    maxTables: mining.maxTables,
+    maxFindings: DEFAULT_MINING_SETTINGS.maxFindings,
+    budget: {
+      maxQueries: mining.maxQueries,
+      maxDurationMs: mining.maxDurationMs,
+      queryTimeoutMs: deps.config.sql.timeoutMs,
+      maxRows: DEFAULT_MINING_SETTINGS.budget.maxRows,
+    },
+  };
+}
+
+async function mineRunUntimed(deps: DiscoveryDeps, runId: string, signal?: AbortSignal): Promise<MiningState> {
+  const run: Run = await assertRunActive(deps, runId, signal);
+  if (run.mining && run.mining.status !== 'failed') return run.mining;
+  const started = Date.now();
+  const settings = miningSettings(deps);
+  let state: MiningState;
+  try {
+    const project = await requireProject(deps, run.project_id);
+    const { schema, areas } = await loadRunSchema(deps, run, project, signal);
+    const brief = projectBrief(project);
+    const outcome = await mineWarehouse({
+      warehouse: deps.warehouse,
+      embedder: deps.embedder,
+      tables: schema.tables,
+      goal: brief.goal,
+      description: brief.description,
+      nouns: brief.nouns,
+      settings,
+      signal,
+    });
+    const findings = await assignAreas(deps.embedder, outcome.findings, areas, signal);
+    state = {
+      status: 'completed',
+      queries: outcome.queries.length,
+      failed_queries: outcome.queries.filter((query) => query.error !== undefined).length,
+      skipped_queries: outcome.skippedQueries,
+      tables: outcome.tables,
+      tested: outcome.tested,
+      significant: outcome.significant,
+      fdr: settings.fdr,
+      findings,
+      duration_ms: Date.now() - started,
+      notes: outcome.notes,
+    };
+    deps.logger.info(
+      { runId, queries: state.queries, tested: state.tested, significant: state.significant, findings: findings.length },
+      'mining finished',
+    );
+  } catch (error) {
+    if (error instanceof CancelledError) throw error;
+    rethrowUnlessFinal(error);
+    deps.logger.error({ runId, err: error }, 'mining failed; analysis goes on from the exploration digests');
+    state = {
+      status: 'failed',
+      queries: 0,
+      failed_queries: 0,
+      skipped_queries: 0,
+      tables: [],
+      tested: 0,
+      significant: 0,
+      fdr: settings.fdr,
+      findings: [],
+      duration_ms: Date.now() - started,
+      notes: [],
+      error: describeError(error),
+    };
+  }
+  await deps.store.updateRun(runId, (current) => ({ ...current, mining: state }));
+  return state;
+}
+
+/** mineRun, with its wall time added to `telemetry.phase_durations_ms.mining`. */
+export const mineRun = timedPhase('mining', mineRunUntimed);

@@ -1,0 +1,198 @@
+/**
+ * The significance tests findings and claims rest on, computed from the sufficient statistics a SQL
+ * aggregate returns (counts, means, sample variances, sums of products) — never from raw rows, so the
+ * same function serves the miner's grouped query and the verifier's independent recount.
+ *
+ * Every test returns a two-sided p-value; distribution functions come from jStat.
+ */
+import jstat from 'jstat';
+
+// jStat ships CommonJS: its named export is a property of the default import
+const { jStat } = jstat;
+
+export const TEST_NAMES = [
+  'two_proportion_z',
+  'welch_t',
+  'mood_median',
+  'binomial',
+  'ols_slope',
+  'pearson_t',
+  'poisson_rate',
+] as const;
+export type TestName = (typeof TEST_NAMES)[number];
+
+export interface TestResult {
+  test: TestName;
+  statistic: number;
+  /** Two-sided. */
+  p_value: number;
+  /** Degrees of freedom, where the test has them. */
+  df?: number;
+}
+
+/** Smallest p-value reported: below it the figure is noise of floating point, not evidence. */
+const MIN_P = 1e-300;
+
+function clampP(p: number): number {
+  if (!Number.isFinite(p)) return 1;
+  return Math.min(1, Math.max(MIN_P, p));
+}
+
+export function normalTwoSided(z: number): number {
+  return clampP(2 * jStat.normal.cdf(-Math.abs(z), 0, 1));
+}
+
+export function studentTwoSided(t: number, df: number): number {
+  if (!(df > 0)) return 1;
+  return clampP(2 * jStat.studentt.cdf(-Math.abs(t), df));
+}
+
+function chiSquareUpper(statistic: number, df: number): number {
+  return clampP(1 - jStat.chisquare.cdf(statistic, df));
+}
+
+/** Proportions of two independent groups: k1 of n1 against k2 of n2 (pooled standard error). */
+export function twoProportionZ(k1: number, n1: number, k2: number, n2: number): TestResult | undefined {
+  if (n1 <= 0 || n2 <= 0) return undefined;
+  const pooled = (k1 + k2) / (n1 + n2);
+  const se = Math.sqrt(pooled * (1 - pooled) * (1 / n1 + 1 / n2));
+  if (!(se > 0)) return undefined;
+  const z = (k1 / n1 - k2 / n2) / se;
+  return { test: 'two_proportion_z', statistic: z, p_value: normalTwoSided(z) };
+}
+
+export interface Moments {
+  n: number;
+  mean: number;
+  /** Sample variance (n − 1). */
+  variance: number;
+}
+
+/** Means of two independent groups with unequal variances (Welch–Satterthwaite degrees of freedom). */
+export function welchT(a: Moments, b: Moments): TestResult | undefined {
+  if (a.n < 2 || b.n < 2) return undefined;
+  const va = Math.max(0, a.variance) / a.n;
+  const vb = Math.max(0, b.variance) / b.n;
+  const se = Math.sqrt(va + vb);
+  if (!(se > 0)) return undefined;
+  const t = (a.mean - b.mean) / se;
+  const df = (va + vb) ** 2 / ((va * va) / (a.n - 1) + (vb * vb) / (b.n - 1));
+  return { test: 'welch_t', statistic: t, p_value: studentTwoSided(t, df), df };
+}
+
+/**
+ * Mood's median test: of each group's values, how many lie above the pooled median; a 2×2
+ * chi-square (one degree of freedom, no continuity correction) on those counts.
+ */
+export function moodMedian(aboveA: number, nA: number, aboveB: number, nB: number): TestResult | undefined {
+  const n = nA + nB;
+  if (nA <= 0 || nB <= 0) return undefined;
+  const above = aboveA + aboveB;
+  const below = n - above;
+  if (above === 0 || below === 0) return undefined;
+  const expected = (count: number, group: number) => (count * group) / n;
+  const cells: Array<[number, number]> = [
+    [aboveA, expected(above, nA)],
+    [nA - aboveA, expected(below, nA)],
+    [aboveB, expected(above, nB)],
+    [nB - aboveB, expected(below, nB)],
+  ];
+  const statistic = cells.reduce((sum, [observed, exp]) => sum + (exp > 0 ? (observed - exp) ** 2 / exp : 0), 0);
+  return { test: 'mood_median', statistic, p_value: chiSquareUpper(statistic, 1), df: 1 };
+}
+
+/**
+ * Whether k successes of n differ from probability p: the exact two-sided binomial test (sum of the
+ * outcomes no more likely than k) up to n = 2,000, the normal approximation above.
+ */
+export function binomialTest(k: number, n: number, p: number): TestResult | undefined {
+  if (n <= 0 || !(p > 0 && p < 1)) return undefined;
+  const z = (k - n * p) / Math.sqrt(n * p * (1 - p));
+  if (n > 2_000) return { test: 'binomial', statistic: z, p_value: normalTwoSided(z) };
+  const observed = jStat.binomial.pdf(k, n, p);
+  let total = 0;
+  for (let i = 0; i <= n; i++) {
+    const probability = jStat.binomial.pdf(i, n, p);
+    if (probability <= observed * (1 + 1e-7)) total += probability;
+  }
+  return { test: 'binomial', statistic: z, p_value: clampP(total) };
+}
+
+/** Whether two Poisson counts observed over exposures e1 and e2 have the same rate (conditional binomial). */
+export function poissonRateTest(count1: number, exposure1: number, count2: number, exposure2: number): TestResult | undefined {
+  if (exposure1 <= 0 || exposure2 <= 0) return undefined;
+  const n = count1 + count2;
+  if (n <= 0) return undefined;
+  const result = binomialTest(count1, n, exposure1 / (exposure1 + exposure2));
+  return result && { ...result, test: 'poisson_rate' };
+}
+
+/** Pearson's r over n pairs against zero: t = r √((n − 2) / (1 − r²)). */
+export function pearsonT(r: number, n: number): TestResult | undefined {
+  if (n < 3 || !Number.isFinite(r)) return undefined;
+  const bounded = Math.max(-0.999999999, Math.min(0.999999999, r));
+  const t = bounded * Math.sqrt((n - 2) / (1 - bounded * bounded));
+  return { test: 'pearson_t', statistic: t, p_value: studentTwoSided(t, n - 2), df: n - 2 };
+}
+
+export interface LinearFit {
+  slope: number;
+  intercept: number;
+  r2: number;
+  n: number;
+  /** The slope's t-test against zero (n − 2 degrees of freedom). */
+  test: TestResult;
+}
+
+/** Ordinary least squares of y on x, with the slope's t-test. Needs three points and some spread in x. */
+export function linearFit(xs: readonly number[], ys: readonly number[]): LinearFit | undefined {
+  const n = Math.min(xs.length, ys.length);
+  if (n < 3) return undefined;
+  let mx = 0;
+  let my = 0;
+  for (let i = 0; i < n; i++) {
+    mx += xs[i] as number;
+    my += ys[i] as number;
+  }
+  mx /= n;
+  my /= n;
+  let sxx = 0;
+  let sxy = 0;
+  let syy = 0;
+  for (let i = 0; i < n; i++) {
+    const dx = (xs[i] as number) - mx;
+    const dy = (ys[i] as number) - my;
+    sxx += dx * dx;
+    sxy += dx * dy;
+    syy += dy * dy;
+  }
+  if (!(sxx > 0)) return undefined;
+  const slope = sxy / sxx;
+  const intercept = my - slope * mx;
+  const residual = Math.max(0, syy - slope * sxy);
+  const r2 = syy > 0 ? Math.max(0, Math.min(1, 1 - residual / syy)) : 0;
+  const se = Math.sqrt(residual / (n - 2) / sxx);
+  const t = se > 0 ? slope / se : slope === 0 ? 0 : Math.sign(slope) * 1e6;
+  return { slope, intercept, r2, n, test: { test: 'ols_slope', statistic: t, p_value: studentTwoSided(t, n - 2), df: n - 2 } };
+}
+
+/** Sample mean and variance of a list. */
+export function momentsOf(values: readonly number[]): Moments {
+  const n = values.length;
+  if (n === 0) return { n: 0, mean: Number.NaN, variance: Number.NaN };
+  const mean = values.reduce((sum, value) => sum + value, 0) / n;
+  const variance = n < 2 ? 0 : values.reduce((sum, value) => sum + (value - mean) ** 2, 0) / (n - 1);
+  return { n, mean, variance };
+}
+
+/** Pooled moments of the groups not in `exclude`, from each group's own n, mean and variance. */
+export function poolMoments(groups: readonly Moments[]): Moments {
+  const n = groups.reduce((sum, group) => sum + group.n, 0);
+  if (n === 0) return { n: 0, mean: Number.NaN, variance: Number.NaN };
+  const mean = groups.reduce((sum, group) => sum + group.n * group.mean, 0) / n;
+  const squares = groups.reduce(
+    (sum, group) => sum + Math.max(0, group.n - 1) * (Number.isFinite(group.variance) ? group.variance : 0) + group.n * (group.mean - mean) ** 2,
+    0,
+  );
+  return { n, mean, variance: n > 1 ? squares / (n - 1) : 0 };
+}
