@@ -22,6 +22,8 @@ export interface ClaimRecount {
   comparisonValue: number | null;
   /** Rows behind the segment's value (periods for a trend, pairs for a correlation). */
   segmentRows: number;
+  /** For a series: the rows inside the segment's periods (a shift's support). */
+  segmentRecords?: number;
   comparisonRows: number;
   /** The kind's test on the recount; absent when none applies (then the claim cannot be confirmed). */
   test?: TestResult | undefined;
@@ -198,7 +200,14 @@ function series(claim: Claim, rows: readonly Row[], minSupport: number): ClaimRe
     outside.map((point) => point.value),
   );
   const mean = (slice: readonly SeriesPoint[]) => (slice.length > 0 ? slice.reduce((sum, point) => sum + point.value, 0) / slice.length : null);
-  return { value: mean(inside), comparisonValue: mean(outside), segmentRows: inside.length, comparisonRows: outside.length, test: contrast?.test };
+  return {
+    value: mean(inside),
+    comparisonValue: mean(outside),
+    segmentRows: inside.length,
+    comparisonRows: outside.length,
+    segmentRecords: inside.reduce((sum, point) => sum + point.rows, 0),
+    test: contrast?.test,
+  };
 }
 
 function correlation(row: Row): ClaimRecount {

@@ -41,7 +41,8 @@ export function formatNumber(value: number, integer = false): string {
 
 /** 30.5% — one decimal, none at or above 99.5%. */
 export function formatPercent(share: number): string {
-  const percent = share * 100;
+  // a difference of two rates can leave floating-point dust where the rate is zero
+  const percent = Math.abs(share) < 1e-9 ? 0 : share * 100;
   if (Math.abs(percent) >= 99.95 || Math.abs(percent) === 0) return `${Math.round(percent)}%`;
   if (Math.abs(percent) < 0.1) return `${percent.toPrecision(1)}%`;
   return `${percent.toFixed(1)}%`;
@@ -114,6 +115,20 @@ export function valueName(group: Pick<ClaimGroup, 'grain'>, value: ClaimScalar):
   }
 }
 
+/** Parts of the day an hour range covers, as people name them: night 0–5, morning 6–11, afternoon 12–17, evening 18–23. */
+function dayPart(first: number, last: number): string | undefined {
+  const parts: Array<[string, number, number]> = [
+    ['night', 0, 5],
+    ['morning', 6, 11],
+    ['afternoon', 12, 17],
+    ['evening', 18, 23],
+  ];
+  const covered = parts.filter(([, start, end]) => first <= end && last >= start && Math.min(last, end) - Math.max(first, start) + 1 >= 3);
+  if (covered.length === 0) return undefined;
+  const names = covered.map(([name]) => name);
+  return `the ${names.length === 1 ? names[0] : `${names.slice(0, -1).join(', ')} and ${names.at(-1)}`}`;
+}
+
 function pad(value: number): string {
   return String(value).padStart(2, '0');
 }
@@ -124,8 +139,12 @@ function rangePhrase(group: ClaimGroup, label: string): string {
   const to = group.to;
   const lastOf = (value: ClaimScalar) => (typeof value === 'number' ? value - 1 : value);
   switch (group.grain) {
-    case 'hour_of_day':
-      return `with ${label} between ${pad(Number(from ?? 0))}:00 and ${pad(Number(lastOf(to ?? 24)))}:59`;
+    case 'hour_of_day': {
+      const first = Number(from ?? 0);
+      const last = Number(lastOf(to ?? 24));
+      const part = dayPart(first, last);
+      return `with ${label} between ${pad(first)}:00 and ${pad(last)}:59${part ? ` (${part})` : ''}`;
+    }
     case 'month_of_year':
     case 'day_of_week': {
       const first = from === undefined ? undefined : valueName(group, from);
@@ -224,8 +243,12 @@ function evidence(claim: Claim, extra: string[] = []): string {
   return parts.length > 0 ? ` (${parts.join('; ')})` : '';
 }
 
+/** Below this share of the larger value, a ratio is against (nearly) nothing: not stated. */
+const MIN_RATIO_BASE = 0.01;
+
 function ratioText(value: number, comparison: number): string | undefined {
   if (!(comparison > 0) || !(value > 0)) return undefined;
+  if (Math.min(value, comparison) < MIN_RATIO_BASE * Math.max(value, comparison)) return undefined;
   const ratio = value / comparison;
   if (ratio >= 1.1) return `${formatNumber(ratio)}×`;
   if (ratio <= 0.9) return `${formatNumber(1 / ratio)}× lower`;
@@ -305,6 +328,13 @@ function populationSuffix(claim: Claim): string {
   return claim.segment ? ` for ${groupPhrase(claim.segment, noun(claim))}` : '';
 }
 
+/** How a calendar axis is followed in words. */
+const CALENDAR_COURSE: Readonly<Record<string, string>> = {
+  hour_of_day: 'through the day',
+  day_of_week: 'through the week',
+  month_of_year: 'through the year',
+};
+
 function trendText(claim: Claim): ClaimText {
   const measure = `${metricPhrase(claim)}${perPeriod(claim)}`;
   const fit = claim.fit;
@@ -313,11 +343,12 @@ function trendText(claim: Claim): ClaimText {
   const verb = claim.direction === 'higher' ? 'rose' : 'fell';
   const start = formatMetricValue(claim, claim.comparison_value);
   const end = formatMetricValue(claim, claim.value);
-  const change = claim.comparison_value !== 0 ? (claim.value - claim.comparison_value) / Math.abs(claim.comparison_value) : undefined;
+  const change = Math.abs(claim.comparison_value) >= MIN_RATIO_BASE * Math.abs(claim.value) && claim.comparison_value !== 0 ? (claim.value - claim.comparison_value) / Math.abs(claim.comparison_value) : undefined;
   const changeText = change !== undefined && Number.isFinite(change) ? ` (${change > 0 ? '+' : ''}${formatPercent(change)})` : '';
   const ordered = claim.series?.grain && !isPeriodGrain(claim.series.grain) ? true : claim.series?.grain === undefined && !/year|date|time|period/i.test(axisName(claim));
+  const along = CALENDAR_COURSE[claim.series?.grain ?? ''] ?? `with ${axisName(claim)}`;
   const title = ordered
-    ? `${capitalise(measure)}${populationSuffix(claim)} ${claim.direction === 'higher' ? 'rises' : 'falls'} with ${axisName(claim)}: from ${start} at ${first} to ${end} at ${last}`
+    ? `${capitalise(measure)}${populationSuffix(claim)} ${claim.direction === 'higher' ? 'rises' : 'falls'} ${along}: from ${start} at ${first} to ${end} at ${last}`
     : `${capitalise(measure)}${populationSuffix(claim)} ${verb} from ${start} to ${end} between ${first} and ${last}${changeText}`;
   const shape = fit
     ? fit.r2 >= STEADY_TREND_R2
@@ -349,7 +380,7 @@ function shiftText(claim: Claim): ClaimText {
   const when = windowName(claim, claim.window);
   const before = claim.baseline ? windowName(claim, claim.baseline) : 'the other periods';
   const ratio = ratioText(claim.value, claim.comparison_value);
-  const change = claim.comparison_value !== 0 ? (claim.value - claim.comparison_value) / Math.abs(claim.comparison_value) : undefined;
+  const change = Math.abs(claim.comparison_value) >= MIN_RATIO_BASE * Math.abs(claim.value) && claim.comparison_value !== 0 ? (claim.value - claim.comparison_value) / Math.abs(claim.comparison_value) : undefined;
   const changeText = change !== undefined && Number.isFinite(change) ? `${change > 0 ? '+' : ''}${formatPercent(change)}` : undefined;
   const title = claim.baseline
     ? `${capitalise(measure)}${populationSuffix(claim)} ${claim.direction === 'higher' ? 'rose' : 'fell'} from ${outside} (${before}) to ${inside} (${when})${changeText ? `, ${changeText}` : ''}`

@@ -73,13 +73,15 @@ export function judgeClaim(claim: Claim, recount: ClaimRecount, options: Verdict
   if (!holds) return { ...errors, status: 'rejected', directionHolds: false, reasoning: `the direction does not hold — ${measured}` };
   const test = recount.test;
   const testText = test ? `${test.test} = ${show(test.statistic)}, p = ${test.p_value < 0.001 ? '< 0.001' : show(test.p_value)}` : '';
-  const support = claim.kind === 'trend' || claim.kind === 'shift' || claim.kind === 'correlation' ? 3 : options.minSupport;
-  if (recount.segmentRows < support)
+  // support: rows behind the segment; periods behind a trend; pairs behind a correlation; rows inside a shift's window
+  const support = claim.kind === 'trend' || claim.kind === 'correlation' ? 3 : options.minSupport;
+  const behind = claim.kind === 'shift' ? (recount.segmentRecords ?? recount.segmentRows) : recount.segmentRows;
+  if (behind < support)
     return {
       ...errors,
       status: 'rejected',
       directionHolds: true,
-      reasoning: `only ${recount.segmentRows} ${claim.kind === 'trend' || claim.kind === 'shift' ? 'periods' : 'rows'} behind the segment, fewer than the ${support} needed — ${measured}`,
+      reasoning: `only ${behind} ${claim.kind === 'trend' ? 'periods' : 'rows'} behind the segment, fewer than the ${support} needed — ${measured}`,
     };
   if (!test)
     return {

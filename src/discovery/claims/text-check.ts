@@ -84,7 +84,9 @@ export function textDisagreements(claim: Claim, text: { name: string; descriptio
   if (measureWords.size > 0 && !words(all).some((word) => [...measureWords].some((measure) => word.startsWith(measure.slice(0, Math.max(4, measure.length - 2))))))
     problems.push(`the text does not talk about the claim's measure (${claim.metric.label || claim.metric.column || claim.metric.kind})`);
   const accounted = claimNumbers(claim);
-  for (const written of numbersIn(text.name)) {
+  // times of day (20:00, 23:59) are positions on the clock the segment names, not measurements
+  const title = text.name.replace(/\b\d{1,2}:\d{2}\b/g, ' ');
+  for (const written of numbersIn(title)) {
     // calendar years and small counts of periods are labels, not measurements
     if (!written.percent && Number.isInteger(written.value) && written.value >= 1900 && written.value <= 2100) continue;
     if (!accounted.some((candidate) => matches(written, candidate)))

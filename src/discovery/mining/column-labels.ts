@@ -53,6 +53,8 @@ interface Word {
   end: number;
   /** Index of the clause the word is in: a phrase never crosses punctuation. */
   clause: number;
+  /** The word follows a hyphen (`ground` in "above-ground"). */
+  hyphenated: boolean;
 }
 
 function descriptionWords(description: string): Word[] {
@@ -60,9 +62,16 @@ function descriptionWords(description: string): Word[] {
   let clause = 0;
   let last = 0;
   for (const match of description.matchAll(/[\p{L}\p{N}']+/gu)) {
-    if (/[,;:.()/]/.test(description.slice(last, match.index))) clause++;
+    if (/[,;:.()/]/.test(description.slice(last, match.index).replace(/-/g, ''))) clause++;
     const text = match[0];
-    words.push({ text, lower: text.toLowerCase().replace(/'s$/, ''), start: match.index, end: match.index + text.length, clause });
+    words.push({
+      text,
+      lower: text.toLowerCase().replace(/'s$/, ''),
+      start: match.index,
+      end: match.index + text.length,
+      clause,
+      hyphenated: description[match.index - 1] === '-',
+    });
     last = match.index + text.length;
   }
   return words;
@@ -82,7 +91,7 @@ function covers(token: string, words: readonly Word[], at: number): number {
     if (initials === token && at + token.length <= words.length) return token.length;
   }
   // a two-letter prefix only inside a compound the description hyphenates (`gr` → above-ground)
-  if (token.length === 2 && word.lower.startsWith(token) && at > 0 && /-$/.test(words[at - 1]?.text ?? '')) return 1;
+  if (token.length === 2 && word.lower.startsWith(token) && word.hyphenated) return 1;
   return 0;
 }
 

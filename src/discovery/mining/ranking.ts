@@ -35,10 +35,14 @@ export function supportFactor(candidate: Pick<Candidate, 'coverage' | 'claim'>):
  */
 const KIND_WEIGHT: Readonly<Record<Claim['kind'], number>> = { difference: 1, share: 0.9, trend: 1, shift: 1, correlation: 0.7 };
 
+/** A correlation with a measure the goal is about is what "what drives X" asks for: no discount. */
+const GOAL_MEASURE_RELEVANCE = 0.6;
+
 export function scoreOf(candidate: ScoredInput): number {
   const significance = unit(-Math.log10(Math.max(candidate.q, 1e-300)) / 8);
+  const kindWeight = candidate.claim.kind === 'correlation' && candidate.relevance >= GOAL_MEASURE_RELEVANCE ? 1 : KIND_WEIGHT[candidate.claim.kind];
   return (
-    KIND_WEIGHT[candidate.claim.kind] *
+    kindWeight *
     candidate.strength *
     supportFactor(candidate) *
     (0.6 + 0.4 * significance) *
@@ -65,6 +69,41 @@ function factKey(claim: Claim): string {
   ]);
 }
 
+/** Below this strength (a 0.1-standard-deviation gap, r ≈ 0.26, a 1.1× ratio) an effect is negligible, however significant. */
+export const MIN_STRENGTH = 0.08;
+
+/** Discount per earlier finding on the same measure and kind. */
+const VARIETY_DISCOUNT = 0.85;
+
+function varietyKey(claim: Claim): string {
+  return JSON.stringify([claim.kind, claim.metric.kind, claim.metric.column ?? claim.metric.end_column ?? '', claim.metric.condition?.column ?? '']);
+}
+
+/**
+ * Two differences on one grouping and one measure that say the same thing: a range and a value inside
+ * it (garage cars 3 and garage cars 3–4), or two ranges that split the values between them (full baths
+ * 0–1 lower, 2–4 higher) — the better-scored one stays.
+ */
+function restates(kept: Claim, candidate: Claim): boolean {
+  if (kept.kind !== 'difference' || candidate.kind !== 'difference' || !kept.segment || !candidate.segment) return false;
+  if (kept.segment.column !== candidate.segment.column || kept.segment.grain !== candidate.segment.grain) return false;
+  if (JSON.stringify([kept.metric.kind, kept.metric.column, kept.metric.condition, kept.metric.start_column]) !==
+    JSON.stringify([candidate.metric.kind, candidate.metric.column, candidate.metric.condition, candidate.metric.start_column]))
+    return false;
+  const span = (segment: NonNullable<Claim['segment']>): [number, number] | undefined => {
+    if (typeof segment.value === 'number') return [segment.value, segment.value + 1];
+    if (typeof segment.from === 'number' || typeof segment.to === 'number')
+      return [typeof segment.from === 'number' ? segment.from : Number.NEGATIVE_INFINITY, typeof segment.to === 'number' ? segment.to : Number.POSITIVE_INFINITY];
+    return undefined;
+  };
+  const a = span(kept.segment);
+  const b = span(candidate.segment);
+  if (!a || !b) return false;
+  const overlap = a[0] < b[1] && b[0] < a[1];
+  const complement = kept.direction !== candidate.direction && (a[1] === b[0] || b[1] === a[0]);
+  return overlap || complement;
+}
+
 /** A rate of (nearly) all against (nearly) none: one column restating another, not a finding. */
 function isDefinitional(claim: Claim): boolean {
   if (claim.kind !== 'difference' || claim.metric.kind !== 'rate') return false;
@@ -89,15 +128,30 @@ function explainedByCount(claim: Claim, candidates: readonly ScoredInput[]): boo
 export function rankFindings(candidates: readonly ScoredInput[], tables: ReadonlyMap<string, MiningTable>, limit: number): MinedFinding[] {
   const best = new Map<string, { candidate: ScoredInput; score: number }>();
   for (const candidate of candidates) {
+    // significant only because the table is large: an effect this small is no finding
+    if (candidate.strength < MIN_STRENGTH) continue;
     if (isDefinitional(candidate.claim) || explainedByCount(candidate.claim, candidates)) continue;
     const score = scoreOf(candidate);
     const key = factKey(candidate.claim);
     const held = best.get(key);
     if (!held || score > held.score) best.set(key, { candidate, score });
   }
-  const ranked = [...best.values()].sort(
+  const sorted = [...best.values()].sort(
     (left, right) => right.score - left.score || left.candidate.subject.localeCompare(right.candidate.subject),
   );
+  const kept: typeof sorted = [];
+  for (const item of sorted) if (!kept.some((other) => restates(other.candidate.claim, item.candidate.claim))) kept.push(item);
+  // variety: each further finding on the same measure and kind counts a little less, so one measure does not fill the list
+  const seen = new Map<string, number>();
+  const ranked = kept
+    .map((item) => ({ item, key: varietyKey(item.candidate.claim) }))
+    .sort((left, right) => right.item.score - left.item.score)
+    .map(({ item, key }) => {
+      const repeats = seen.get(key) ?? 0;
+      seen.set(key, repeats + 1);
+      return { ...item, score: item.score * VARIETY_DISCOUNT ** repeats };
+    })
+    .sort((left, right) => right.score - left.score || left.candidate.subject.localeCompare(right.candidate.subject));
   return ranked.slice(0, limit).map(({ candidate, score }, index): MinedFinding => {
     const table = tables.get(candidate.claim.metric.table);
     const noun = table?.noun ?? 'rows';

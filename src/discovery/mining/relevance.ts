@@ -15,7 +15,7 @@ import type { MiningTable } from './mining-table.js';
  * function words: kept out of relevance, where they would only add noise.
  */
 const INSTRUCTION_WORDS = new Set(
-  'a an the and or of to in on at for by with from into over under about as is are be been was were that this these those which what who whom whose when where why how so such can could should would will may might must do does did it its their there them they we our us you your i identify analyse analyze analysis understand find explore investigate examine assess determine evaluate study look describe characterise characterize explain inform help most more less least any each all some other others data dataset table tables record records row rows certain particular specific'.split(
+  'a an the and or of to in on at for by with from into over under about as is are be been was were that this these those which what who whom whose when where why how so such can could should would will may might must do does did it its their there them they we our us you your i identify analyse analyze analysis understand find explore investigate examine assess determine evaluate study look describe characterise characterize explain inform help most more less least any each all some other others data dataset table tables record records row rows certain particular specific drive drives driven driving influence influences affect affects impact impacts cause causes reason reasons factor factors kind kinds type types group groups'.split(
     ' ',
   ),
 );
@@ -28,6 +28,24 @@ export function contentWords(text: string): string {
     .filter((word) => word.length >= 2 && !INSTRUCTION_WORDS.has(word))
     .map((word) => word.replace(/(ing|ed|es|s)$/, (suffix, offset: number) => (offset >= 4 ? '' : suffix)))
     .join(' ');
+}
+
+/**
+ * How much the embedder's similarity counts at most: a goal's words rarely name the column it is about
+ * ("leave" for `attrition`), so similarity ranks columns but does not decide alone.
+ */
+const EMBEDDING_WEIGHT = 0.4;
+/** Relevance of a column whose label's words the goal uses (all of them: 1; some: in proportion). */
+const WORD_MATCH_RELEVANCE = 1;
+/** Relevance of the columns the description's goal-closest clause names (if it names only a few). */
+const CLAUSE_LINK_RELEVANCE = 0.5;
+const MAX_CLAUSE_COLUMNS = 3;
+
+/** Two content words with the same stem: equal, or one a prefix of the other of five letters or more. */
+function sameStem(left: string, right: string): boolean {
+  if (left === right) return true;
+  const [short, long] = left.length <= right.length ? [left, right] : [right, left];
+  return short.length >= 5 && long.startsWith(short.slice(0, Math.max(5, short.length - 1)));
 }
 
 /** Cosine below this is noise of the hashing embedder, not relatedness. */
@@ -99,7 +117,7 @@ export function measureCueRelevance(goal: string, column: { name: string; label:
   const name = `${column.name} ${column.label}`;
   if (column.role === 'measure' && MONEY_GOAL.test(goal) && MONEY_MEASURE.test(name)) return MEASURE_CUE_RELEVANCE;
   if ((isDuration || column.role === 'measure') && TIME_GOAL.test(goal) && (isDuration || TIME_MEASURE.test(name))) return MEASURE_CUE_RELEVANCE;
-  if (column.role === 'binary' && LIKELIHOOD_GOAL.test(goal)) return MEASURE_CUE_RELEVANCE / 2;
+  if (column.role === 'binary' && LIKELIHOOD_GOAL.test(goal)) return MEASURE_CUE_RELEVANCE;
   return 0;
 }
 
@@ -174,8 +192,31 @@ export async function columnRelevance(
   const top = Math.max(0, ...scores);
   entries.forEach((entry, index) => {
     const score = scores[index] ?? 0;
-    relevance.set(entry.key, top < MIN_SIMILARITY || score < MIN_SIMILARITY ? 0 : score / top);
+    relevance.set(entry.key, top < MIN_SIMILARITY || score < MIN_SIMILARITY ? 0 : EMBEDDING_WEIGHT * (score / top));
   });
+  // a goal that uses a column's own words ("sale prices", "low birth weight") is about that column
+  const goalWords = contentWords(stripNouns(goal)).split(' ').filter((word) => word.length >= 3);
+  for (const table of tables)
+    for (const column of table.columns) {
+      const labelWords = contentWords(column.label).split(' ').filter((word) => word.length >= 3 && !/^\d/.test(word));
+      if (labelWords.length === 0) continue;
+      const matched = labelWords.filter((word) => goalWords.some((goalWord) => sameStem(word, goalWord))).length;
+      const key = `${table.qualified}.${column.name}`;
+      if (matched > 0) relevance.set(key, Math.max(relevance.get(key) ?? 0, (WORD_MATCH_RELEVANCE * matched) / labelWords.length));
+    }
+  // the description's clause closest to the goal names what the goal is about ("whether they left the company (attrition Yes/No)")
+  const clauseScores = clauses.map((_, index) => similarity(index + 1));
+  const bestClause = clauseScores.indexOf(Math.max(0, ...clauseScores));
+  if (bestClause >= 0 && (clauseScores[bestClause] ?? 0) >= MIN_SIMILARITY) {
+    for (const table of tables) {
+      const named = table.columns.filter((column) => mentions(clauses[bestClause] as string, columnWords(column)));
+      if (named.length === 0 || named.length > MAX_CLAUSE_COLUMNS) continue;
+      for (const column of named) {
+        const key = `${table.qualified}.${column.name}`;
+        relevance.set(key, Math.max(relevance.get(key) ?? 0, CLAUSE_LINK_RELEVANCE));
+      }
+    }
+  }
   for (const table of tables)
     for (const column of table.columns) {
       const key = `${table.qualified}.${column.name}`;

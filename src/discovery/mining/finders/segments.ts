@@ -108,8 +108,10 @@ function gapStrength(measure: MeasureSpec, group: MeasureFigures, rest: MeasureF
   const sd = Math.sqrt(Math.max(total.variance, 1e-12));
   const standardized = (group.mean - rest.mean) / sd;
   const positive = group.mean > 0 && rest.mean > 0;
+  // a heavy-tailed measure (delays, amounts) hides a large ratio behind a wide spread: count the ratio too
+  const ratioStrength = positive ? 0.8 * unit(Math.abs(Math.log(group.mean / rest.mean)) / Math.log(3)) : 0;
   return {
-    strength: unit(Math.abs(standardized) / 1.2),
+    strength: Math.max(unit(Math.abs(standardized) / 1.2), ratioStrength),
     effect: positive ? { name: 'ratio', value: group.mean / rest.mean } : { name: 'standardized', value: standardized },
   };
 }
@@ -136,7 +138,7 @@ const NEAR_CONSTANT_SHARE = 0.95;
 
 /** Windows of an ordered grouping: contiguous runs covering this share of the rows. */
 const MIN_WINDOW_COVERAGE = 0.1;
-const MAX_WINDOW_COVERAGE = 0.6;
+const MAX_WINDOW_COVERAGE = 0.4;
 
 export interface SegmentContext {
   syntax: SqlSyntax;
