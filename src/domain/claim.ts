@@ -45,6 +45,65 @@ export const claimConditionSchema = z.object({
 });
 export type ClaimCondition = z.infer<typeof claimConditionSchema>;
 
+/**
+ * A value a claim reads from a related table, named so the claim can use it like a column of its own
+ * table (in its metric, segment, filters, series or x):
+ *
+ * - `parent`: a column of the table the claim's table points at (`customers.acquisition_channel_id` →
+ *   `marketing_channels.channel_name`);
+ * - `child`: an aggregate of the rows that point at the claim's table's row — `exists` (1/0), `count`,
+ *   `sum` of a column, `first` (the earliest `at` time) — optionally only child rows whose `at` time
+ *   falls `from_days`…`to_days` days after the row's own `since` time (day-7 retention, a first purchase
+ *   within three days of install), and only child rows meeting `where`.
+ */
+export const claimDerivedSchema = z.discriminatedUnion('from', [
+  z.object({
+    from: z.literal('parent'),
+    name: z.string().min(1).max(200),
+    table: z.string().min(1).max(300),
+    /** Column of the claim's table holding the parent's key. */
+    link: z.string().min(1).max(200),
+    /** The parent's key column. */
+    key: z.string().min(1).max(200),
+    column: z.string().min(1).max(200),
+  }),
+  z.object({
+    from: z.literal('child'),
+    name: z.string().min(1).max(200),
+    table: z.string().min(1).max(300),
+    /** Column of the child table holding the claim's table's key. */
+    link: z.string().min(1).max(200),
+    /** The claim's table's key column. */
+    key: z.string().min(1).max(200),
+    aggregate: z.enum(['exists', 'count', 'sum', 'first']),
+    /** `sum`: the child column summed. */
+    column: z.string().min(1).max(200).optional(),
+    window: z
+      .object({
+        /** Timestamp of the claim's table the window starts from. */
+        since: z.string().min(1).max(200),
+        /** Timestamp of the child table that must fall in the window (also what `first` takes). */
+        at: z.string().min(1).max(200),
+        from_days: z.number().int().min(-3650).max(3650),
+        to_days: z.number().int().min(-3650).max(3650),
+      })
+      .optional(),
+    /** `first` without a window: the child timestamp taken. */
+    at: z.string().min(1).max(200).optional(),
+    where: z
+      .array(
+        z.object({
+          column: z.string().min(1).max(200),
+          op: z.enum(['=', '!=', '>', '>=', '<', '<=', 'is_null', 'not_null']),
+          value: z.union([z.string().max(500), z.number().finite(), z.boolean()]).optional(),
+        }),
+      )
+      .max(4)
+      .optional(),
+  }),
+]);
+export type ClaimDerived = z.infer<typeof claimDerivedSchema>;
+
 export const claimMetricKindSchema = z.enum([
   /** rows in the group */
   'count',
@@ -217,6 +276,8 @@ export const claimSchema = z
     test: claimTestSchema.optional(),
     n: claimSupportSchema.optional(),
     fit: claimFitSchema.optional(),
+    /** Values read from related tables, usable as columns by name. */
+    derived: z.array(claimDerivedSchema).max(8).optional(),
     /** What one row is, in the plural ("incidents", "employees"): the noun the text is written with. */
     noun: z.string().max(60).optional(),
     /** Measured on a uniform sample of a large table: values carry sampling error, the verifier widens its tolerance. */

@@ -1,7 +1,7 @@
 /**
  * Scoring a run against a demo warehouse's planted truths, strictly: a pattern is found only by an
- * insight that verification did not reject (nor fail to check) which names the pattern's words and
- * cites a query on its tables; `found_with_checked_claim` counts those whose claim was recounted and
+ * insight verification confirmed or adjusted (its claim recounted) which names the pattern's words and
+ * whose claim reads, or whose cited query touches, the pattern's tables; `found_with_checked_claim` counts those whose claim was recounted and
  * held (direction and all). Precision is the share of usable insights that found some pattern — made-up
  * findings cost. `assay eval --min-recall` turns recall into an exit code.
  */
@@ -56,7 +56,17 @@ export function containsKeyword(text: string, keyword: string): boolean {
   return new RegExp(`(^|[^a-z0-9])${escaped}`).test(text);
 }
 
+/** The tables an insight's claims read: the claim's table and the tables its derived values come from. */
+function claimTables(insight: Insight): string[] {
+  return [insight.claim, ...insight.supporting_claims]
+    .filter((claim) => claim !== undefined)
+    .flatMap((claim) => [claim.metric.table, ...(claim.derived ?? []).map((item) => item.table)])
+    .map((table) => table.split('.').pop()!.toLowerCase().replace(/"/g, ''));
+}
+
 function touchesTables(insight: Insight, stepsByNumber: ReadonlyMap<number, ExplorationStep>, tables: readonly string[]): boolean {
+  const read = claimTables(insight);
+  if (tables.some((table) => read.includes(table.split('.').pop()!.toLowerCase()))) return true;
   return insight.source_steps.some((number) => {
     const sql = (stepsByNumber.get(number)?.executed_query ?? stepsByNumber.get(number)?.query ?? '').toLowerCase().replace(/"/g, '');
     return tables.some((table) => {
@@ -66,10 +76,10 @@ function touchesTables(insight: Insight, stepsByNumber: ReadonlyMap<number, Expl
   });
 }
 
-/** An insight verification rejected, or could not check, finds nothing. */
+/** Only a checked fact finds anything: confirmed, or adjusted (and then re-rendered from its recount). */
 export function isUsable(insight: Insight): boolean {
   const status = insight.validation?.status;
-  return status !== 'rejected' && status !== 'error';
+  return status === 'confirmed' || status === 'adjusted';
 }
 
 function claimHeld(insight: Insight): boolean {

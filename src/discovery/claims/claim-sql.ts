@@ -10,9 +10,10 @@
  * - `correlation`: Pearson's r and the complete pairs.
  */
 import type { Claim, ClaimCondition, ClaimGroup, ClaimMetric, ClaimScalar } from '../../domain/index.js';
-import type { ColumnInfo, TableSchema } from '../../warehouse/port.js';
+import type { TableSchema } from '../../warehouse/port.js';
 import type { SqlSyntax } from '../../warehouse/sql-syntax/index.js';
 import { isPeriodGrain } from '../statistics/periods.js';
+import { type Relation, RelationShapeError, buildRelation } from './relation.js';
 
 export type RecountShape = 'sides' | 'series' | 'correlation';
 
@@ -21,40 +22,17 @@ export type ClaimSql = { ok: true; sql: string; shape: RecountShape } | { ok: fa
 const SECONDS_PER_UNIT = { seconds: 1, minutes: 60, hours: 3_600, days: 86_400 } as const;
 const TEMPORAL_TYPE = /^(date|timestamp|datetime)/i;
 
-class ClaimShapeError extends Error {}
-
-function resolveTable(name: string, tables: readonly TableSchema[]): TableSchema {
-  const wanted = name.replace(/"/g, '').toLowerCase();
-  const table =
-    tables.find((candidate) => candidate.qualified.toLowerCase() === wanted) ??
-    tables.find((candidate) => candidate.name.toLowerCase() === wanted);
-  if (!table) throw new ClaimShapeError(`table "${name}" is not in the warehouse schema`);
-  return table;
-}
-
-interface Resolved {
-  syntax: SqlSyntax;
-  table: TableSchema;
-}
-
-function columnInfo(context: Resolved, name: string | undefined, role: string): ColumnInfo {
-  if (name === undefined) throw new ClaimShapeError(`the claim needs a ${role}`);
-  const found =
-    context.table.columns.find((candidate) => candidate.name === name) ??
-    context.table.columns.find((candidate) => candidate.name.toLowerCase() === name.toLowerCase());
-  if (!found) throw new ClaimShapeError(`column "${name}" is not in ${context.table.qualified}`);
-  return found;
-}
+type Resolved = Relation;
 
 function column(context: Resolved, name: string | undefined, role: string): string {
-  return context.syntax.identifier(columnInfo(context, name, role).name);
+  return context.column(name, role);
 }
 
 function literal(context: Resolved, value: ClaimScalar): string {
   try {
     return context.syntax.literal(value);
   } catch (error) {
-    throw new ClaimShapeError((error as Error).message);
+    throw new RelationShapeError((error as Error).message);
   }
 }
 
@@ -66,22 +44,21 @@ export function conditionSql(context: Resolved, item: ClaimCondition): string {
     case 'not_null':
       return `${target} IS NOT NULL`;
     case 'contains':
-      if (item.value === undefined) throw new ClaimShapeError(`"contains" on "${item.column}" needs a value`);
+      if (item.value === undefined) throw new RelationShapeError(`"contains" on "${item.column}" needs a value`);
       return context.syntax.containsWord(target, String(item.value));
     case 'in':
-      if (!item.values || item.values.length === 0) throw new ClaimShapeError(`"in" on "${item.column}" needs values`);
+      if (!item.values || item.values.length === 0) throw new RelationShapeError(`"in" on "${item.column}" needs values`);
       return `${target} IN (${item.values.map((value) => literal(context, value)).join(', ')})`;
     default:
-      if (item.value === undefined) throw new ClaimShapeError(`condition on "${item.column}" with ${item.op} needs a value`);
+      if (item.value === undefined) throw new RelationShapeError(`condition on "${item.column}" with ${item.op} needs a value`);
       return `${target} ${item.op === '!=' ? '<>' : item.op} ${literal(context, item.value)}`;
   }
 }
 
 /** The expression a group compares: the column, its calendar position, or its period. */
 function groupExpression(context: Resolved, group: Pick<ClaimGroup, 'column' | 'grain'>): { expression: string; temporal: boolean } {
-  const info = columnInfo(context, group.column, 'group column');
-  const id = context.syntax.identifier(info.name);
-  const temporal = TEMPORAL_TYPE.test(info.type.trim());
+  const id = column(context, group.column, 'group column');
+  const temporal = TEMPORAL_TYPE.test(context.typeOf(group.column).trim());
   if (group.grain === 'hour_of_day' || group.grain === 'day_of_week' || group.grain === 'month_of_year')
     return { expression: temporal ? context.syntax.calendarPart(id, group.grain) : id, temporal: false };
   if (isPeriodGrain(group.grain)) return { expression: context.syntax.truncate(id, group.grain), temporal: true };
@@ -100,7 +77,7 @@ export function groupSql(context: Resolved, group: ClaimGroup): string {
   const parts: string[] = [];
   if (group.from !== undefined) parts.push(`${expression} >= ${groupValue(context, group.from, temporal)}`);
   if (group.to !== undefined) parts.push(`${expression} < ${groupValue(context, group.to, temporal)}`);
-  if (parts.length === 0) throw new ClaimShapeError(`group on "${group.column}" names no value`);
+  if (parts.length === 0) throw new RelationShapeError(`group on "${group.column}" names no value`);
   return parts.join(' AND ');
 }
 
@@ -112,9 +89,11 @@ function rowValue(context: Resolved, metric: ClaimMetric): string | undefined {
     case 'share':
       return undefined;
     case 'rate': {
-      if (!metric.condition) throw new ClaimShapeError('a rate needs the condition its rows must meet');
+      if (!metric.condition) throw new RelationShapeError('a rate needs the condition its rows must meet');
       const target = column(context, metric.condition.column, 'condition column');
-      // rows where the outcome is unknown are not in the rate's denominator
+      // a rate of (not) being null counts every row; other rates leave rows with no value out of the denominator
+      if (metric.condition.op === 'is_null' || metric.condition.op === 'not_null')
+        return `CASE WHEN ${conditionSql(context, metric.condition)} THEN 1.0 ELSE 0.0 END`;
       return `CASE WHEN ${conditionSql(context, metric.condition)} THEN 1.0 WHEN ${target} IS NOT NULL THEN 0.0 END`;
     }
     case 'duration_mean':
@@ -173,7 +152,7 @@ function sidesSql(context: Resolved, claim: Claim): string {
         ? 'TRUE'
         : groupSql(context, comparison.group);
   const median = claim.metric.kind === 'median' || claim.metric.kind === 'duration_median';
-  const from = context.syntax.table(context.table);
+  const from = context.from;
   const filters = filtersOf(context, claim);
   const select = [
     ...sideAggregates(context, claim.metric, segment, 'segment', median),
@@ -189,7 +168,7 @@ function sidesSql(context: Resolved, claim: Claim): string {
   return [
     `WITH pooled AS (SELECT ${context.syntax.median(value)} AS m FROM ${from} ${whereClause([...filters, `(${segment}) OR (${other})`])})`,
     `SELECT ${select.join(',\n       ')}`,
-    `FROM ${from} CROSS JOIN pooled`,
+    `FROM ${from}\nCROSS JOIN pooled`,
     whereClause(filters),
   ]
     .join('\n')
@@ -199,7 +178,7 @@ function sidesSql(context: Resolved, claim: Claim): string {
 /** The metric measured per period of the claim's series, in its range, on its segment. */
 function seriesSql(context: Resolved, claim: Claim): string {
   const series = claim.series;
-  if (!series) throw new ClaimShapeError(`a ${claim.kind} claim needs a series`);
+  if (!series) throw new RelationShapeError(`a ${claim.kind} claim needs a series`);
   const { syntax } = context;
   const axis = groupExpression(context, series);
   const range: string[] = [`${axis.expression} IS NOT NULL`];
@@ -219,14 +198,14 @@ function seriesSql(context: Resolved, claim: Claim): string {
       case 'duration_median':
         return syntax.median(value as string);
       case 'share':
-        throw new ClaimShapeError('a share per period is not a series metric');
+        throw new RelationShapeError('a share per period is not a series metric');
       default:
         return syntax.toDouble(`avg(${value})`);
     }
   })();
   return [
     `SELECT ${axis.expression} AS p, ${aggregate} AS v, count(*) AS n`,
-    `FROM ${syntax.table(context.table)}`,
+    `FROM ${context.from}`,
     whereClause([...filtersOf(context, claim), ...segment, ...range]),
     `GROUP BY ${axis.expression}`,
     'ORDER BY p',
@@ -236,12 +215,12 @@ function seriesSql(context: Resolved, claim: Claim): string {
 function correlationSql(context: Resolved, claim: Claim): string {
   const { syntax } = context;
   const y = rowValue(context, claim.metric);
-  if (!y || !claim.x) throw new ClaimShapeError('a correlation needs two measures');
+  if (!y || !claim.x) throw new RelationShapeError('a correlation needs two measures');
   const x = syntax.toDouble(column(context, claim.x.column, 'x column'));
   const segment = claim.segment ? [groupSql(context, claim.segment)] : [];
   return [
     `SELECT ${syntax.correlation(y, x)} AS r, count(CASE WHEN ${y} IS NOT NULL AND ${x} IS NOT NULL THEN 1 END) AS n`,
-    `FROM ${syntax.table(context.table)}`,
+    `FROM ${context.from}`,
     whereClause([...filtersOf(context, claim), ...segment]),
   ]
     .join('\n')
@@ -251,11 +230,11 @@ function correlationSql(context: Resolved, claim: Claim): string {
 /** One statement that recounts the claim, or why it cannot be recounted. */
 export function buildClaimSql(claim: Claim, tables: readonly TableSchema[], syntax: SqlSyntax): ClaimSql {
   try {
-    const context: Resolved = { syntax, table: resolveTable(claim.metric.table, tables) };
+    const context: Resolved = buildRelation(syntax, claim.metric.table, claim.derived ?? [], tables);
     switch (claim.kind) {
       case 'difference':
       case 'share':
-        if (!claim.segment) throw new ClaimShapeError(`a ${claim.kind} claim needs a segment`);
+        if (!claim.segment) throw new RelationShapeError(`a ${claim.kind} claim needs a segment`);
         return { ok: true, sql: sidesSql(context, claim), shape: 'sides' };
       case 'trend':
       case 'shift':
@@ -264,7 +243,7 @@ export function buildClaimSql(claim: Claim, tables: readonly TableSchema[], synt
         return { ok: true, sql: correlationSql(context, claim), shape: 'correlation' };
     }
   } catch (error) {
-    if (error instanceof ClaimShapeError || error instanceof RangeError) return { ok: false, reason: error.message };
+    if (error instanceof RelationShapeError || error instanceof RangeError) return { ok: false, reason: error.message };
     throw error;
   }
 }

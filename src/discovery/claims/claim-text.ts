@@ -189,6 +189,9 @@ export function groupPhrase(group: ClaimGroup, nounText: string): string {
   const text = String(value);
   if ((typeof value === 'string' && YES.test(text) && !/^\d$/.test(text)) || value === true) return `${nounText} with ${label}`;
   if ((typeof value === 'string' && NO.test(text) && !/^\d$/.test(text)) || value === false) return `${nounText} without ${label}`;
+  // a numbered level reads as "level 12", "job level 1"
+  if (typeof value === 'number' && Number.isInteger(value) && group.grain === undefined && /\b(level|tier|grade|stage|step|round|world|chapter|rank|version)$/i.test(label))
+    return `${nounText} at ${label} ${value}`;
   if (PREPOSITION_END.test(label)) return `${nounText} ${label} ${valueName(group, value)}`;
   return `${nounText} whose ${label} is ${valueName(group, value)}`;
 }
@@ -281,7 +284,11 @@ function differenceText(claim: Claim): ClaimText {
   const other = formatMetricValue(claim, claim.comparison_value);
   const ratio = ratioText(claim.value, claim.comparison_value);
   const against = comparisonPhrase(claim);
-  const title = `${capitalise(rows)} have a ${claim.direction} ${measure}: ${value} vs ${other}${ratio ? ` (${ratio})` : ''}`;
+  // one step of an ordered scale far below the others is a drop at that step (a level most players never finish)
+  const dip = claim.direction === 'lower' && typeof segment.value === 'number' && segment.grain === undefined && claim.comparison?.kind === 'rest';
+  const title = dip
+    ? `The ${measure} drops to ${value} for ${rows}, against ${other} for the others${ratio ? ` (${ratio})` : ''}`
+    : `${capitalise(rows)} have a ${claim.direction} ${measure}: ${value} vs ${other}${ratio ? ` (${ratio})` : ''}`;
   const support = claim.n
     ? `Over ${countOf(claim.n.segment)} ${rows}, the ${measure} is ${value}, against ${other} for ${claim.n.comparison !== undefined ? `${countOf(claim.n.comparison)} ` : ''}${against}`
     : `The ${measure} is ${value} for ${rows}, against ${other} for ${against}`;
@@ -355,7 +362,7 @@ function trendText(claim: Claim): ClaimText {
       ? `a steady, close to linear ${claim.direction === 'higher' ? 'rise' : 'fall'} (r² = ${fit.r2.toFixed(2)} over ${fit.periods} ${ordered ? 'steps' : 'periods'})`
       : `a ${claim.direction === 'higher' ? 'rise' : 'fall'} with ups and downs around the fitted line (r² = ${fit.r2.toFixed(2)} over ${fit.periods} ${ordered ? 'steps' : 'periods'})`
     : '';
-  const description = `Fitted over ${axisName(claim)}, the ${measure}${populationSuffix(claim)} goes from ${start} at ${first} to ${end} at ${last}${shape ? `: ${shape}` : ''}${evidence(claim)}.`;
+  const description = `Measured per period of ${axisName(claim)}, the ${measure}${populationSuffix(claim)} goes from ${start} at ${first} to ${end} at ${last}${shape ? `: ${shape}` : ''}${evidence(claim)}.`;
   return { title, description };
 }
 
@@ -382,10 +389,14 @@ function shiftText(claim: Claim): ClaimText {
   const ratio = ratioText(claim.value, claim.comparison_value);
   const change = Math.abs(claim.comparison_value) >= MIN_RATIO_BASE * Math.abs(claim.value) && claim.comparison_value !== 0 ? (claim.value - claim.comparison_value) / Math.abs(claim.comparison_value) : undefined;
   const changeText = change !== undefined && Number.isFinite(change) ? `${change > 0 ? '+' : ''}${formatPercent(change)}` : undefined;
+  // a short window at twice the usual level or more is a spike; below half, a slump
+  const spike = claim.value > 0 && claim.comparison_value > 0 && claim.value >= 2 * claim.comparison_value;
+  const slump = claim.value >= 0 && claim.comparison_value > 0 && claim.value <= 0.5 * claim.comparison_value;
+  const verb = claim.direction === 'higher' ? (spike ? 'spiked to' : 'peaked at') : slump ? 'slumped to' : 'dipped to';
   const title = claim.baseline
     ? `${capitalise(measure)}${populationSuffix(claim)} ${claim.direction === 'higher' ? 'rose' : 'fell'} from ${outside} (${before}) to ${inside} (${when})${changeText ? `, ${changeText}` : ''}`
-    : `${capitalise(measure)}${populationSuffix(claim)} ${claim.direction === 'higher' ? 'peaked' : 'dropped'} at ${inside} in ${when}, against ${outside} in ${before}${ratio ? ` (${ratio})` : ''}`;
-  const description = `The ${measure}${populationSuffix(claim)} averages ${inside} over ${when}, against ${outside} over ${before}${evidence(claim, claim.n ? [`${claim.n.segment} vs ${claim.n.comparison ?? 0} periods`] : [])}.`;
+    : `${capitalise(measure)}${populationSuffix(claim)} ${verb} ${inside} in ${when}, against ${outside} in ${before}${ratio ? ` (${ratio})` : ''}`;
+  const description = `Measured per period of ${axisName(claim)}, the ${measure}${populationSuffix(claim)} averages ${inside} over ${when}, against ${outside} over ${before}${evidence(claim, claim.n ? [`${claim.n.segment} vs ${claim.n.comparison ?? 0} periods`] : [])}.`;
   return { title, description };
 }
 

@@ -6,8 +6,8 @@
 import type { Claim } from '../../domain/index.js';
 import { metricPhrase, valueName } from './claim-text.js';
 
-const HIGHER_WORDS = /\b(higher|more|greater|larger|bigger|increas\w*|rose|rises|rising|grew|grow\w*|above|up|exceed\w*|longer|slower|peak\w*|most|highest|top|strongly positive|positively)\b/i;
-const LOWER_WORDS = /\b(lower|less|fewer|smaller|decreas\w*|fell|falls|falling|declin\w*|drop\w*|below|down|shorter|faster|least|lowest|bottom|negatively)\b/i;
+const HIGHER_WORDS = /\b(higher|more|greater|larger|bigger|increas\w*|rose|rises|rising|grew|grow\w*|above|up|exceed\w*|longer|slower|peak\w*|spike\w*|most|highest|top|strongly positive|positively)\b/i;
+const LOWER_WORDS = /\b(lower|less|fewer|smaller|decreas\w*|fell|falls|falling|declin\w*|drop\w*|dipped|slump\w*|below|down|shorter|faster|least|lowest|bottom|negatively)\b/i;
 
 /** Numbers as written: 30.5, 1,470, -0.77, 2.9 (a 2.9× ratio), 41% … */
 function numbersIn(text: string): Array<{ value: number; percent: boolean; text: string }> {

@@ -65,8 +65,8 @@ export function groupingsOf(table: MiningTable): Grouping[] {
   return groupings;
 }
 
-export function groupExpression(syntax: SqlSyntax, grouping: Grouping): string {
-  const id = syntax.identifier(grouping.column);
+export function groupExpression(syntax: SqlSyntax, table: Pick<MiningTable, 'expr'>, grouping: Grouping): string {
+  const id = table.expr(grouping.column);
   return grouping.extracted && grouping.calendar ? syntax.calendarPart(id, grouping.calendar) : id;
 }
 

@@ -3,7 +3,7 @@
  * of a number, the mean of a duration between two timestamps. Each knows the aggregates that measure
  * it in a grouped statement, how to read them back, and the claim metric that states it.
  */
-import type { ClaimMetric } from '../../domain/index.js';
+import type { ClaimCondition, ClaimMetric } from '../../domain/index.js';
 import type { Row } from '../../warehouse/port.js';
 import type { SqlSyntax } from '../../warehouse/sql-syntax/index.js';
 import type { Moments } from '../statistics/index.js';
@@ -14,7 +14,16 @@ export type MeasureSpec =
    * The share of rows meeting a condition: a two-valued outcome's positive value, one value of a
    * status-like dimension, or a term in free text (`op: 'contains'`, a whole word).
    */
-  | { kind: 'rate'; column: string; op: '=' | 'contains'; value: string | number | boolean; label: string; source: 'binary' | 'value' | 'term' }
+  | {
+      kind: 'rate';
+      column: string;
+      op: '=' | 'contains' | '>=' | 'not_null';
+      value?: string | number | boolean | undefined;
+      label: string;
+      source: 'binary' | 'value' | 'term' | 'derived' | 'declared';
+      /** Only rows meeting these are counted (checkout abandonment among sessions that reached checkout). */
+      among?: ClaimCondition[] | undefined;
+    }
   | { kind: 'mean'; column: string; label: string; integer: boolean; additive: boolean }
   | { kind: 'duration'; start: string; end: string; unit: 'minutes' | 'hours' | 'days'; label: string };
 
@@ -33,24 +42,32 @@ export interface MeasureFigures {
 }
 
 /** The per-row value of a mean or duration measure (the outcome indicator for a rate). */
-export function valueExpression(syntax: SqlSyntax, measure: MeasureSpec): string {
+export function valueExpression(syntax: SqlSyntax, table: Pick<MiningTable, 'expr'>, measure: MeasureSpec): string {
   switch (measure.kind) {
     case 'rate': {
-      const column = syntax.identifier(measure.column);
+      const column = table.expr(measure.column);
       const meets =
-        measure.op === 'contains' ? syntax.containsWord(column, String(measure.value)) : `${column} = ${syntax.literal(measure.value)}`;
-      return `CASE WHEN ${meets} THEN 1 WHEN ${column} IS NOT NULL THEN 0 END`;
+        measure.op === 'not_null'
+          ? `${column} IS NOT NULL`
+          : measure.op === 'contains'
+            ? syntax.containsWord(column, String(measure.value))
+            : `${column} ${measure.op} ${syntax.literal(measure.value as string | number | boolean)}`;
+      const among = (measure.among ?? []).map((condition) => conditionExpression(syntax, table, condition));
+      const scope = among.length > 0 ? `${among.join(' AND ')} AND ` : '';
+      // not_null rates count every row; other rates leave rows with no value out of the denominator
+      const known = measure.op === 'not_null' ? 'TRUE' : `${column} IS NOT NULL`;
+      return `CASE WHEN ${scope}${meets} THEN 1 WHEN ${scope}${known} THEN 0 END`;
     }
     case 'mean':
-      return syntax.toDouble(syntax.identifier(measure.column));
+      return syntax.toDouble(table.expr(measure.column));
     case 'duration':
-      return `(${syntax.epochSeconds(syntax.identifier(measure.end))} - ${syntax.epochSeconds(syntax.identifier(measure.start))}) / ${SECONDS[measure.unit]}`;
+      return `(${syntax.epochSeconds(table.expr(measure.end))} - ${syntax.epochSeconds(table.expr(measure.start))}) / ${SECONDS[measure.unit]}`;
   }
 }
 
 /** Aggregates of the measure in a grouped SELECT, aliased `m{index}_n`, `_mean`, `_var`. */
-export function measureAggregates(syntax: SqlSyntax, measure: MeasureSpec, index: number): string[] {
-  const value = valueExpression(syntax, measure);
+export function measureAggregates(syntax: SqlSyntax, table: Pick<MiningTable, 'expr'>, measure: MeasureSpec, index: number): string[] {
+  const value = valueExpression(syntax, table, measure);
   return [
     `count(${value}) AS m${index}_n`,
     `${syntax.toDouble(`avg(${value})`)} AS m${index}_mean`,
@@ -102,7 +119,12 @@ export function claimMetricOf(table: MiningTable, measure: MeasureSpec): ClaimMe
   const base = { table: table.qualified, filters: [], label: measure.label };
   switch (measure.kind) {
     case 'rate':
-      return { ...base, kind: 'rate', condition: { column: measure.column, op: measure.op, value: measure.value } };
+      return {
+        ...base,
+        kind: 'rate',
+        condition: { column: measure.column, op: measure.op, ...(measure.value !== undefined ? { value: measure.value } : {}) },
+        filters: [...(measure.among ?? [])],
+      };
     case 'mean':
       return { ...base, kind: 'mean', column: measure.column };
     case 'duration':
@@ -116,8 +138,27 @@ export function measureColumns(measure: MeasureSpec): string[] {
 
 function positiveLabel(column: { label: string; positive?: unknown }): string {
   const value = String(column.positive);
+  // a presence value reads as a share: "share with an order"
+  if (/^(a|an) /.test(column.label) && /^(true|1)$/i.test(value)) return `share with ${column.label}`;
   if (/^(yes|y|true|t|1)$/i.test(value)) return `${column.label} rate`;
   return `share with ${column.label} ${value}`;
+}
+
+/** One condition on a row of the mining table, as SQL. */
+export function conditionExpression(syntax: SqlSyntax, table: Pick<MiningTable, 'expr'>, condition: ClaimCondition): string {
+  const column = table.expr(condition.column);
+  switch (condition.op) {
+    case 'is_null':
+      return `${column} IS NULL`;
+    case 'not_null':
+      return `${column} IS NOT NULL`;
+    case 'contains':
+      return syntax.containsWord(column, String(condition.value));
+    case 'in':
+      return `${column} IN (${(condition.values ?? []).map((value) => syntax.literal(value)).join(', ')})`;
+    default:
+      return `${column} ${condition.op === '!=' ? '<>' : condition.op} ${syntax.literal(condition.value as string | number | boolean)}`;
+  }
 }
 
 /** The rate of one value of a dimension: "share with state Closed". */
@@ -150,5 +191,33 @@ export function measuresOf(table: MiningTable): MeasureSpec[] {
     additive: column.additive === true,
   }));
   const durations: MeasureSpec[] = table.durations.map((duration) => ({ kind: 'duration', ...duration, label: `${duration.label} (${duration.unit})` }));
-  return [...durations, ...rates, ...means];
+  // a record whose end is missing has not finished: the share that did is an outcome (completed, closed, resolved)
+  const completions: MeasureSpec[] = table.durations
+    .filter((duration) => {
+      const end = table.columns.find((column) => column.name === duration.end);
+      return end !== undefined && end.nonNull < table.rows && end.nonNull > 0;
+    })
+    .map((duration) => {
+      const end = table.columns.find((column) => column.name === duration.end);
+      // a pack may name the milestone ("progression (level completed)"); else "share completed"
+      const named = end && end.label !== duration.end.replace(/_/g, ' ') && !/\bat$/.test(end.label) ? end.label : undefined;
+      return { kind: 'rate', column: duration.end, op: 'not_null', label: named ?? `share ${duration.endWord}`, source: 'derived' };
+    });
+  // children counted per row: the share of rows with two or more among those with one (repeat buyers, returning users)
+  const repeats: MeasureSpec[] = table.derived
+    .filter((item) => item.from === 'child' && item.aggregate === 'count')
+    .filter((item) => (table.columns.find((column) => column.name === item.name)?.max as number | undefined ?? 0) >= 2)
+    .map((item) => {
+      const children = (item.table.split('.').at(-1) ?? item.table).replace(/_/g, ' ');
+      return {
+        kind: 'rate',
+        column: item.name,
+        op: '>=',
+        value: 2,
+        label: `repeat rate (2+ ${children})`,
+        source: 'derived',
+        among: [{ column: item.name, op: '>=', value: 1 }],
+      };
+    });
+  return [...durations, ...completions, ...rates, ...repeats, ...table.declared, ...means];
 }

@@ -6,7 +6,7 @@
  *
  * Pure orchestration over ports: the same code runs in one process and inside a fleet's `mine` job.
  */
-import type { MinedFinding } from '../../domain/index.js';
+import type { ClaimDerived, MinedFinding } from '../../domain/index.js';
 import type { Embedder } from '../../embed/port.js';
 import type { TableDescription, Warehouse } from '../../warehouse/port.js';
 import { type SqlSyntax, sqlSyntaxFor } from '../../warehouse/sql-syntax/index.js';
@@ -20,10 +20,14 @@ import { mineTimeSeries } from './finders/time-series.js';
 import { type Grouping, groupingsOf } from './groupings.js';
 import { type MeasureSpec, measureColumns, measuresOf, valueRate } from './measures.js';
 import { type MiningTable, columnsWithRole } from './mining-table.js';
-import { MINING_SAMPLE_ROWS, profileTable } from './profile.js';
+import { MINING_SAMPLE_ROWS, MINING_SAMPLE_THRESHOLD, profileTable } from './profile.js';
+import { columnLabel } from './column-labels.js';
+import { derivedFor, derivedLabel, findLinks } from './links.js';
+import { buildRelation } from '../claims/relation.js';
 import { type MiningBudget, type MiningQueryRecord, createMiningQueryRunner } from './query-runner.js';
 import { type ColumnRelevance, claimRelevance, columnRelevance, goalAsksVolume, goalNamesValue } from './relevance.js';
 import { rankFindings } from './ranking.js';
+import type { DeclaredOutcome } from './pack-vocabulary.js';
 import { rowNounFromDescription } from './row-noun.js';
 
 export interface MiningSettings {
@@ -54,6 +58,10 @@ export interface MiningInput {
   description: string;
   /** Plural noun of a row per table (`main.incidents` → incidents), from the pack profile. */
   nouns: Readonly<Record<string, string>>;
+  /** Words for columns (`main.orders.total_amount` → "revenue"), from the pack's vocabulary. */
+  labels: Readonly<Record<string, string>>;
+  /** Outcomes the pack declares, resolved against the warehouse's tables. */
+  outcomes: readonly DeclaredOutcome[];
   settings: MiningSettings;
   signal?: AbortSignal | undefined;
 }
@@ -107,6 +115,24 @@ function distributional(table: MiningTable, claim: MinedFinding['claim'], asksDi
   return column?.role === 'entity' || column?.role === 'calendar' || claim.segment?.grain !== undefined;
 }
 
+/** The derived values a claim names (its metric, condition, filters, segment, comparison, series or x). */
+export function derivedUsed(claim: MinedFinding['claim'], derived: readonly ClaimDerived[]): ClaimDerived[] {
+  const names = new Set<string>(
+    [
+      claim.metric.column,
+      claim.metric.start_column,
+      claim.metric.end_column,
+      claim.metric.condition?.column,
+      ...claim.metric.filters.map((filter) => filter.column),
+      claim.segment?.column,
+      claim.comparison?.kind === 'group' ? claim.comparison.group.column : undefined,
+      claim.series?.column,
+      claim.x?.column,
+    ].filter((name): name is string => name !== undefined),
+  );
+  return derived.filter((item) => names.has(item.name));
+}
+
 /** A table name made a plural noun when it reads as one (`incidents`, `orders`); else undefined. */
 function nounFromName(name: string): string | undefined {
   const words = name.toLowerCase().split(/[^a-z]+/).filter((word) => word.length > 0);
@@ -147,8 +173,7 @@ async function mineTable(
   table: MiningTable,
 ): Promise<FinderOutput> {
   const { syntax, runner, settings, relevance } = context;
-  const from = syntax.sampledTable(table.ref, table.rows, table.sampleRows ?? Number.POSITIVE_INFINITY);
-  const shared = { syntax, runner, table, from, minSupport: settings.minSupport };
+  const shared = { syntax, runner, table, minSupport: settings.minSupport };
   const measures = measuresOf(table).sort(
     (left, right) => measureRelevance(relevance, table, right) - measureRelevance(relevance, table, left),
   );
@@ -159,15 +184,27 @@ async function mineTable(
       (left.column < right.column ? -1 : 1),
   );
   const terms: MeasureSpec[] = [];
-  for (const text of columnsWithRole(table, 'text').slice(0, 2)) terms.push(...(await termMeasures(runner, syntax, table, text, from)));
+  const derivedNames = new Set(table.derived.map((item) => item.name));
+  // words of the table's own free text (a parent's label is a name, not text to count words in)
+  for (const text of columnsWithRole(table, 'text')
+    .filter((column) => !derivedNames.has(column.name))
+    .slice(0, 2))
+    terms.push(...(await termMeasures(runner, syntax, table, text)));
   const outcomes = [...measures, ...valueOutcomes(table, relevance), ...terms];
 
   const outputs: FinderOutput[] = [];
   // whole-table views first: they are few and carry the broadest findings
   outputs.push(await mineTimeSeries(shared, measures, groupings.filter((grouping) => !grouping.extracted && grouping.distinct <= 12).slice(0, SEGMENT_SERIES_GROUPINGS)));
   outputs.push(await mineCorrelations(shared, measures));
+  // a grouping and a measure read from the same related table say one thing twice (has an order / number of orders)
+  const sourceOf = (name: string) => table.derived.find((item) => item.name === name)?.table;
   for (const grouping of groupings) {
-    const own = outcomes.filter((measure) => !measureColumns(measure).includes(grouping.column));
+    const groupSource = sourceOf(grouping.column);
+    const own = outcomes.filter(
+      (measure) =>
+        !measureColumns(measure).includes(grouping.column) &&
+        (groupSource === undefined || !measureColumns(measure).some((column) => sourceOf(column) === groupSource)),
+    );
     outputs.push(await mineSegments(shared, grouping, own));
   }
   const merged = mergeOutputs(outputs);
@@ -182,6 +219,7 @@ export async function mineWarehouse(input: MiningInput): Promise<MiningOutcome> 
   const notes: string[] = [];
 
   const profiled: MiningTable[] = [];
+  const links = findLinks(input.tables);
   for (const table of chooseTables(input.tables, settings.maxTables)) {
     const noun =
       input.nouns[table.qualified] ??
@@ -189,8 +227,43 @@ export async function mineWarehouse(input: MiningInput): Promise<MiningOutcome> 
       nounFromName(table.name) ??
       rowNounFromDescription(input.description, table.rowCount) ??
       'rows';
-    const mined = await profileTable(runner, syntax, { table, description: input.description, noun });
-    if (mined) profiled.push(mined);
+    const sampled = table.rowCount > MINING_SAMPLE_THRESHOLD;
+    const declared = input.outcomes.filter((outcome) => outcome.table === table.qualified);
+    const derived = [...derivedFor(table, links), ...declared.map((outcome) => outcome.derived)];
+    const relation = buildRelation(
+      syntax,
+      table.qualified,
+      derived,
+      input.tables,
+      sampled ? syntax.sampledTable(table, table.rowCount, MINING_SAMPLE_ROWS) : undefined,
+    );
+    const labelOf = (tableName: string, column: string) => input.labels[`${tableName}.${column}`] ?? columnLabel(column, input.description);
+    const labels = new Map(derived.map((item) => [item.name, derivedLabel(item, labelOf)]));
+    for (const outcome of declared) labels.set(outcome.derived.name, outcome.measure.label);
+    for (const column of table.columns) {
+      const declared = input.labels[`${table.qualified}.${column.name}`];
+      if (declared) labels.set(column.name, declared);
+    }
+    const widened: TableDescription = {
+      ...table,
+      columns: [
+        ...table.columns,
+        ...derived.map((item) => ({ name: item.name, type: relation.typeOf(item.name), nullable: true, category: 'dimension' as const })),
+      ],
+    };
+    const mined = await profileTable(runner, syntax, {
+      table: widened,
+      derived,
+      relation: { from: relation.from, expr: (name: string) => relation.column(name, 'column') },
+      sampled,
+      description: input.description,
+      noun,
+      labels,
+    });
+    if (mined) {
+      mined.declared = declared.map((outcome) => outcome.measure);
+      profiled.push(mined);
+    }
     if (mined?.sampleRows) notes.push(`${table.qualified}: mined on a uniform sample of ${MINING_SAMPLE_ROWS.toLocaleString('en-US')} rows (findings are approximate)`);
   }
   const relevance = await columnRelevance(input.embedder, input.goal, input.description, profiled, input.signal);
@@ -218,6 +291,8 @@ export async function mineWarehouse(input: MiningInput): Promise<MiningOutcome> 
     // a dominant value is news for entities (who holds the work), calendars (when it happens) or a goal about distribution
     if (candidate.claim.kind === 'share' && candidate.claim.metric.kind === 'count' && !distributional(table, candidate.claim, asksDistribution))
       candidate.strength *= PLAIN_SHARE_WEIGHT;
+    const derived = derivedUsed(candidate.claim, table.derived);
+    if (derived.length > 0) candidate.claim = { ...candidate.claim, derived };
     significant.push({ ...candidate, q: qValue, relevance: Math.min(1, Math.max(claimRelevance(columnScore, candidate.claim, asksVolume), durationScore) + goalValue) });
   }
   const skipped = runner.skipped;

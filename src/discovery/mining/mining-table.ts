@@ -1,4 +1,6 @@
 /** The nouns of mining: a profiled table, its columns' roles, and the derived measures finders use. */
+import type { ClaimDerived } from '../../domain/index.js';
+import type { MeasureSpec } from './measures.js';
 import type { CalendarPart, TimeGrain } from '../../warehouse/sql-syntax/index.js';
 import type { TableRef } from '../../warehouse/port.js';
 
@@ -60,6 +62,8 @@ export interface DurationMeasure {
   unit: 'minutes' | 'hours' | 'days';
   /** "time from opened to closed (days)" */
   label: string;
+  /** The word of the end timestamp ("closed", "completed"). */
+  endWord: string;
 }
 
 /** A time axis: a time column cut into periods, or a period column whose values are periods. */
@@ -86,6 +90,14 @@ export interface MiningTable {
   noun: string;
   /** Sampled: the profile and every finder read a uniform sample of this many rows. */
   sampleRows?: number | undefined;
+  /** Values read from related tables, named like columns (claims carry the ones they use). */
+  derived: ClaimDerived[];
+  /** The FROM clause every statement on this table reads: the table (or its sample) as `t`, with its related tables joined. */
+  from: string;
+  /** The SQL expression of a column or derived name. */
+  expr(name: string): string;
+  /** Outcomes the pack declares for this table (rates over derived values), mined like any measure. */
+  declared: MeasureSpec[];
 }
 
 export function columnOf(table: MiningTable, name: string): MiningColumn | undefined {

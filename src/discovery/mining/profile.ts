@@ -4,6 +4,7 @@
  * be grouped by. Roles follow from type, name and those figures (see MiningRole). Large tables are
  * read through a uniform sample, and every finding on them says it is approximate.
  */
+import type { ClaimDerived } from '../../domain/index.js';
 import type { TableDescription } from '../../warehouse/port.js';
 import type { CalendarPart, SqlSyntax } from '../../warehouse/sql-syntax/index.js';
 import { nameWords } from '../packs/generation/warehouse-facts.js';
@@ -43,9 +44,16 @@ const HOUR_NAME = /(^|_)(hour|hr)(_of_day)?$/i;
 const WEEKDAY_NAME = /(^|_)(weekday|day_of_week|dow)$/i;
 
 export interface ProfileInput {
+  /** The table, with its derived values listed as columns (their types as the relation computes them). */
   table: TableDescription;
+  derived: ClaimDerived[];
+  /** The table's relation: its FROM clause (sampled when large) and column expressions. */
+  relation: { from: string; expr(name: string): string };
+  sampled: boolean;
   description: string;
   noun: string;
+  /** Labels of derived values ("number of orders"); own columns are labelled from the description. */
+  labels: ReadonlyMap<string, string>;
 }
 
 function num(value: unknown): number | undefined {
@@ -69,10 +77,10 @@ function kindOf(type: string): Kind {
 /** Column aliases in profile statements: positional, so no warehouse name ever becomes SQL text. */
 const alias = (index: number, what: string) => `c${index}_${what}`;
 
-function statsSelect(syntax: SqlSyntax, table: TableDescription): string[] {
+function statsSelect(syntax: SqlSyntax, table: TableDescription, expr: (name: string) => string): string[] {
   const parts = ['count(*) AS row_count'];
   table.columns.forEach((column, index) => {
-    const id = syntax.identifier(column.name);
+    const id = expr(column.name);
     const kind = kindOf(column.type);
     parts.push(`count(${id}) AS ${alias(index, 'n')}`, `${syntax.approxDistinct(id)} AS ${alias(index, 'd')}`);
     if (kind === 'integer' || kind === 'numeric') {
@@ -111,7 +119,11 @@ function roleOf(
 ): MiningRole {
   const { rows, nonNull, distinct } = figures;
   if (nonNull === 0 || distinct <= 1) return 'other';
-  if (column.category === 'primary_key' || IDENTIFIER_NAME.test(column.name)) return 'id';
+  // a number named like a reference but shared by many rows is a level or a small list (level_number): grouped by
+  const sharedNumber = (kind === 'integer' || kind === 'numeric') && !/(_id|Id|_key|uuid|guid)$/.test(column.name) && distinct <= 200 && nonNull / distinct >= 5;
+  if (column.category === 'primary_key' && !sharedNumber) return 'id';
+  if (IDENTIFIER_NAME.test(column.name) && !sharedNumber) return 'id';
+  if (sharedNumber && IDENTIFIER_NAME.test(column.name)) return distinct <= DIMENSION_MAX_VALUES ? 'dimension' : 'entity';
   if (kind === 'temporal') return 'time';
   if (kind === 'boolean' || distinct === 2) return 'binary';
   if (calendarOf(column.name, kind, figures.min, figures.max)) return 'calendar';
@@ -151,17 +163,21 @@ function positiveOf(top: readonly ValueCount[]): string | number | boolean | und
 const MONTH_SPAN_MS = 30.44 * 86_400_000;
 
 /** The grain that cuts a time span into a readable series: 8–60 periods where possible. */
+/** A series is cut into at most this many periods: the finest grain that stays below it (a week in a year of data). */
+const MAX_SERIES_PERIODS = 60;
+
 export function grainFor(minIso: string, maxIso: string): { grain: 'day' | 'week' | 'month' | 'quarter' | 'year'; periods: number } | undefined {
   const span = Date.parse(maxIso.replace(' ', 'T')) - Date.parse(minIso.replace(' ', 'T'));
   if (!Number.isFinite(span) || span <= 0) return undefined;
-  const months = span / MONTH_SPAN_MS;
-  if (months >= 8 * 12) return { grain: 'year', periods: Math.floor(months / 12) + 1 };
-  if (months >= 8) return { grain: 'month', periods: Math.floor(months) + 1 };
-  const weeks = span / (7 * 86_400_000);
-  if (weeks >= 8) return { grain: 'week', periods: Math.floor(weeks) + 1 };
   const days = span / 86_400_000;
-  if (days >= 8) return { grain: 'day', periods: Math.floor(days) + 1 };
-  return undefined;
+  const candidates: Array<{ grain: 'day' | 'week' | 'month' | 'quarter' | 'year'; periods: number }> = [
+    { grain: 'day', periods: Math.floor(days) + 1 },
+    { grain: 'week', periods: Math.floor(days / 7) + 1 },
+    { grain: 'month', periods: Math.floor(span / MONTH_SPAN_MS) + 1 },
+    { grain: 'quarter', periods: Math.floor(span / (3 * MONTH_SPAN_MS)) + 1 },
+    { grain: 'year', periods: Math.floor(span / (12 * MONTH_SPAN_MS)) + 1 },
+  ];
+  return candidates.find((candidate) => candidate.periods <= MAX_SERIES_PERIODS && candidate.periods >= 8);
 }
 
 /** Start/end pairs of timestamps on one row: opened → closed, created → resolved. */
@@ -184,7 +200,7 @@ function durationsOf(columns: readonly MiningColumn[]): DurationMeasure[] {
       const unit = Number.isFinite(span) && span < 3 * 86_400_000 ? 'hours' : 'days';
       const startWord = nameWords(start.name).find((word) => startWords.test(word)) ?? start.name;
       const endWord = nameWords(end.name).find((word) => endWords.test(word)) ?? end.name;
-      pairs.push({ start: start.name, end: end.name, unit, label: `time from ${startWord} to ${endWord}` });
+      pairs.push({ start: start.name, end: end.name, unit, label: `time from ${startWord} to ${endWord}`, endWord });
     }
   }
   return pairs;
@@ -206,10 +222,10 @@ function axisOf(columns: readonly MiningColumn[], durations: readonly DurationMe
 }
 
 export async function profileTable(runner: MiningQueryRunner, syntax: SqlSyntax, input: ProfileInput): Promise<MiningTable | undefined> {
-  const { table, description } = input;
-  const sampled = table.rowCount > MINING_SAMPLE_THRESHOLD;
-  const from = syntax.sampledTable(table, table.rowCount, sampled ? MINING_SAMPLE_ROWS : Number.POSITIVE_INFINITY);
-  const stats = await runner.run(`profile ${table.schema}.${table.name}`, `SELECT ${statsSelect(syntax, table).join(',\n  ')}\nFROM ${from}`);
+  const { table, description, relation } = input;
+  const { sampled } = input;
+  const from = relation.from;
+  const stats = await runner.run(`profile ${table.schema}.${table.name}`, `SELECT ${statsSelect(syntax, table, relation.expr).join(',\n  ')}\nFROM ${from}`);
   const row = stats?.[0];
   if (!row) return undefined;
   const rows = num(row.row_count) ?? 0;
@@ -246,15 +262,26 @@ export async function profileTable(runner: MiningQueryRunner, syntax: SqlSyntax,
       calendar,
       integer: kind === 'integer' || (kind === 'numeric' && !fractional),
       additive: role === 'measure' && typeof min === 'number' && min >= 0 && (ADDITIVE_NAME.test(column.name) || CURRENCY_NAME.test(column.name)),
-      label: columnLabel(column.name, description),
+      label: input.labels.get(column.name) ?? columnLabel(column.name, description),
     };
   });
 
+  // children counted or summed per row are quantities whatever their spread (0–3 orders is a count, not a level)
+  for (const item of input.derived) {
+    if (item.from !== 'child' || (item.aggregate !== 'count' && item.aggregate !== 'sum')) continue;
+    const column = columns.find((candidate) => candidate.name === item.name);
+    if (!column) continue;
+    // two values (0 or 1 child; none or one amount) say no more than the presence value beside them
+    if (column.distinct >= 3) {
+      column.role = 'measure';
+      column.additive = true;
+    } else column.role = 'other';
+  }
   const grouped = columns.map((column, index) => ({ column, index })).filter(({ column }) => GROUPED.has(column.role));
   if (grouped.length > 0) {
     const branches = grouped.map(
       ({ column, index }) =>
-        `SELECT ${index} AS col, ${syntax.toText(syntax.identifier(column.name))} AS v, count(*) AS n FROM ${from} WHERE ${syntax.identifier(column.name)} IS NOT NULL GROUP BY ${syntax.identifier(column.name)}`,
+        `SELECT ${index} AS col, ${syntax.toText(relation.expr(column.name))} AS v, count(*) AS n FROM ${from} WHERE ${relation.expr(column.name)} IS NOT NULL GROUP BY ${relation.expr(column.name)}`,
     );
     const sql = `SELECT col, v, n FROM (SELECT col, v, n, row_number() OVER (PARTITION BY col ORDER BY n DESC, v) AS rk FROM (\n${branches.join('\nUNION ALL\n')}\n) AS counted) AS ranked WHERE rk <= ${TOP_VALUES_KEPT} ORDER BY col, n DESC, v`;
     const counted = await runner.run(`top values ${table.schema}.${table.name}`, sql);
@@ -294,5 +321,9 @@ export async function profileTable(runner: MiningQueryRunner, syntax: SqlSyntax,
     calendarParts,
     noun: input.noun,
     ...(sampled ? { sampleRows: MINING_SAMPLE_ROWS } : {}),
+    derived: input.derived,
+    from,
+    expr: relation.expr,
+    declared: [],
   };
 }

@@ -107,9 +107,9 @@ function restates(kept: Claim, candidate: Claim): boolean {
 /** A rate of (nearly) all against (nearly) none: one column restating another, not a finding. */
 function isDefinitional(claim: Claim): boolean {
   if (claim.kind !== 'difference' || claim.metric.kind !== 'rate') return false;
-  const high = Math.max(claim.value, claim.comparison_value);
-  const low = Math.min(claim.value, claim.comparison_value);
-  return high >= 0.995 && low <= 0.005;
+  // all or none on either side: one column implies the other (every checkout session added to cart;
+  // no order without a cart) — a rule of the data's making, not a finding about it
+  return [claim.value, claim.comparison_value].some((rate) => rate >= 0.999 || rate <= 0.001);
 }
 
 /** Where a per-period total moves with the count of rows (more films, more gross), the total adds nothing: the count says it. */
@@ -151,7 +151,13 @@ export function rankFindings(candidates: readonly ScoredInput[], tables: Readonl
       seen.set(key, repeats + 1);
       return { ...item, score: item.score * VARIETY_DISCOUNT ** repeats };
     })
-    .sort((left, right) => right.score - left.score || left.candidate.subject.localeCompare(right.candidate.subject));
+    .sort(
+      (left, right) =>
+        right.score - left.score ||
+        right.candidate.coverage - left.candidate.coverage ||
+        left.candidate.q - right.candidate.q ||
+        left.candidate.subject.localeCompare(right.candidate.subject),
+    );
   return ranked.slice(0, limit).map(({ candidate, score }, index): MinedFinding => {
     const table = tables.get(candidate.claim.metric.table);
     const noun = table?.noun ?? 'rows';

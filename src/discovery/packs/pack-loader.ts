@@ -295,6 +295,7 @@ function readPack(source: PackSource, expectedSlug: string | undefined, fallback
     areas,
     prompts,
     profile_schema: manifest.profile_schema,
+    mining: manifest.mining,
     source_dir: source.label,
   };
 }

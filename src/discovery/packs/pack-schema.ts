@@ -64,6 +64,53 @@ export const profileSchemaSchema = z.looseObject({
   properties: z.record(z.string(), z.looseObject({}), { message: 'must be an object of property schemas' }),
 });
 
+/** A condition on a column, as a pack writes it. */
+const packConditionSchema = z.strictObject({
+  column: z.string().min(1),
+  op: z.enum(['=', '!=', '>', '>=', '<', '<=', 'is_null', 'not_null']),
+  value: z.union([z.string(), z.number(), z.boolean()]).optional(),
+});
+
+/**
+ * An outcome the pack's domain defines on a table, from what points at its rows: checkout abandonment
+ * (a session that reached checkout with no order), day-7 retention (a player with a session 7 days
+ * after install), a first purchase within three days of install. Mined like any outcome when the
+ * warehouse has the tables; ignored otherwise.
+ */
+export const packOutcomeSchema = z.strictObject({
+  id: z.string().regex(SNAKE_CASE_ID, 'must be snake_case (a-z, 0-9, _)'),
+  label: nonEmptyText,
+  /** The table whose rows the rate is over (bare name). */
+  table: z.string().min(1),
+  /** The rows pointing at it that the outcome looks for. */
+  child: z.strictObject({
+    table: z.string().min(1),
+    /** The child's column holding the table's key. */
+    link: z.string().min(1),
+    /** The table's key column. */
+    key: z.string().min(1),
+    window: z
+      .strictObject({ since: z.string().min(1), at: z.string().min(1), from_days: z.number().int(), to_days: z.number().int() })
+      .optional(),
+    where: z.array(packConditionSchema).max(4).optional(),
+  }),
+  /** `true`: the rate of rows with such a child; `false`: without one (abandonment, churn). */
+  present: z.boolean().default(true),
+  /** Only rows meeting these count (sessions that reached checkout). */
+  among: z.array(packConditionSchema).max(4).default([]),
+});
+export type PackOutcome = z.infer<typeof packOutcomeSchema>;
+
+/** The pack's domain words and outcomes for mining (docs/mining.md). Every field is optional. */
+export const packMiningSchema = z.strictObject({
+  /** Plural noun of a row, by bare table name: `{"sessions": "sessions", "level_progress": "level attempts"}`. */
+  nouns: z.record(z.string(), nonEmptyText).default({}),
+  /** Words for columns, by `table.column`: `{"orders.total_amount": "revenue"}`. */
+  labels: z.record(z.string(), nonEmptyText).default({}),
+  outcomes: z.array(packOutcomeSchema).default([]),
+});
+export type PackMining = z.infer<typeof packMiningSchema>;
+
 export const packManifestSchema = z.strictObject({
   slug: z.string().regex(PACK_SLUG, 'must be kebab-case (a-z, 0-9, -)'),
   name: nonEmptyText,
@@ -79,6 +126,7 @@ export const packManifestSchema = z.strictObject({
     recommendations: z.string().regex(PROMPT_FILE, 'must be a .md file name inside prompts/'),
   }),
   profile_schema: profileSchemaSchema,
+  mining: packMiningSchema.default({ nouns: {}, labels: {}, outcomes: [] }),
 });
 export type PackManifest = z.infer<typeof packManifestSchema>;
 

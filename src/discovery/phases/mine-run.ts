@@ -12,6 +12,7 @@ import { assignAreas } from '../mining/area-assignment.js';
 import { DEFAULT_MINING_SETTINGS, type MiningSettings, mineWarehouse } from '../mining/mine.js';
 import { rethrowUnlessFinal } from '../pipeline/error-policy.js';
 import { loadRunSchema } from './run-setting.js';
+import { packVocabulary } from '../mining/pack-vocabulary.js';
 import { timedPhase } from './phase-timing.js';
 
 /** What the project says about its data: the goal, a description, and the noun for a row of each table. */
@@ -62,15 +63,18 @@ async function mineRunUntimed(deps: DiscoveryDeps, runId: string, signal?: Abort
   let state: MiningState;
   try {
     const project = await requireProject(deps, run.project_id);
-    const { schema, areas } = await loadRunSchema(deps, run, project, signal);
+    const { schema, areas, pack } = await loadRunSchema(deps, run, project, signal);
     const brief = projectBrief(project);
+    const vocabulary = packVocabulary(pack.mining, schema.tables);
     const outcome = await mineWarehouse({
       warehouse: deps.warehouse,
       embedder: deps.embedder,
       tables: schema.tables,
       goal: brief.goal,
       description: brief.description,
-      nouns: brief.nouns,
+      nouns: { ...vocabulary.nouns, ...brief.nouns },
+      labels: vocabulary.labels,
+      outcomes: vocabulary.outcomes,
       settings,
       signal,
     });

@@ -23,6 +23,7 @@ export const duckdbSyntax: SqlSyntax = {
   truncate: (expression, grain) => `date_trunc(${singleQuoted(grain)}, CAST(${expression} AS TIMESTAMP))`,
   calendarPart: (expression, part) => `CAST(extract(${CALENDAR[part]} FROM CAST(${expression} AS TIMESTAMP)) AS INTEGER)`,
   year: (expression) => `CAST(extract(year FROM CAST(${expression} AS TIMESTAMP)) AS INTEGER)`,
+  addDays: (expression, days) => `(CAST(${expression} AS TIMESTAMP) + to_days(${Math.trunc(Number(finiteNumber(days)))}))`,
   epochSeconds: (expression) => `CAST(epoch(CAST(${expression} AS TIMESTAMP)) AS DOUBLE)`,
   variance: (expression) => `CAST(var_samp(${expression}) AS DOUBLE)`,
   median: (expression) => `CAST(quantile_cont(${expression}, 0.5) AS DOUBLE)`,

@@ -23,6 +23,7 @@ export const postgresSyntax: SqlSyntax = {
   truncate: (expression, grain) => `date_trunc(${singleQuoted(grain)}, CAST(${expression} AS TIMESTAMP))`,
   calendarPart: (expression, part) => `CAST(extract(${CALENDAR[part]} FROM CAST(${expression} AS TIMESTAMP)) AS INTEGER)`,
   year: (expression) => `CAST(extract(year FROM CAST(${expression} AS TIMESTAMP)) AS INTEGER)`,
+  addDays: (expression, days) => `(CAST(${expression} AS TIMESTAMP) + make_interval(days => ${Math.trunc(Number(finiteNumber(days)))}))`,
   epochSeconds: (expression) => `CAST(extract(epoch FROM CAST(${expression} AS TIMESTAMP)) AS DOUBLE PRECISION)`,
   variance: (expression) => `CAST(var_samp(${expression}) AS DOUBLE PRECISION)`,
   median: (expression) => `CAST(percentile_cont(0.5) WITHIN GROUP (ORDER BY ${expression}) AS DOUBLE PRECISION)`,

@@ -40,6 +40,8 @@ export interface SqlSyntax {
   calendarPart(expression: string, part: CalendarPart): string;
   /** The calendar year as an integer. */
   year(expression: string): string;
+  /** The timestamp `days` whole days later (earlier when negative). */
+  addDays(expression: string, days: number): string;
   /** Seconds since the epoch as double precision. */
   epochSeconds(expression: string): string;
   /** Sample variance (n − 1) as double precision; NULL below two values. */

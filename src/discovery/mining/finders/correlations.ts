@@ -17,7 +17,7 @@ import type { MiningQueryRunner } from '../query-runner.js';
 /** Measures paired at most (the pairs grow with the square). */
 export const MAX_CORRELATED_MEASURES = 14;
 /** Above this |r| the two columns are one measure written twice. */
-const COPY_R = 0.995;
+const COPY_R = 0.95;
 /** Words that do not name a quantity, so sharing them does not make two columns versions of one. */
 const GENERIC_WORDS = new Set(['total', 'count', 'number', 'num', 'avg', 'mean', 'max', 'min', 'of', 'per', 'the', 'a', 'rate', 'value', 'amount', 'time', 'date', 'year', 'first', 'second', 'last']);
 
@@ -40,7 +40,6 @@ export interface CorrelationContext {
   syntax: SqlSyntax;
   runner: MiningQueryRunner;
   table: MiningTable;
-  from: string;
   minSupport: number;
 }
 
@@ -53,9 +52,10 @@ function rowValue(row: Record<string, unknown>, key: string): number {
 }
 
 export async function mineCorrelations(context: CorrelationContext, measures: readonly MeasureSpec[]): Promise<FinderOutput> {
-  const { syntax, runner, table, from, minSupport } = context;
+  const { syntax, runner, table, minSupport } = context;
   const output = emptyOutput();
   const usable = measures.filter((measure) => measure.kind !== 'rate').slice(0, MAX_CORRELATED_MEASURES);
+  const derivedNames = new Set(table.derived.map((item) => item.name));
   const pairs: Array<[MeasureSpec, MeasureSpec]> = [];
   for (let i = 0; i < usable.length; i++)
     for (let j = i + 1; j < usable.length; j++) {
@@ -63,15 +63,17 @@ export async function mineCorrelations(context: CorrelationContext, measures: re
       const b = usable[j] as MeasureSpec;
       if (b.kind !== 'mean') continue;
       if (a.kind === 'mean' && sameQuantity(a.column, b.column)) continue;
+      // a row's own amount against its children's total is an accounting identity (an order's total and its items)
+      if (a.kind === 'mean' && derivedNames.has(a.column) !== derivedNames.has(b.column)) continue;
       pairs.push([a, b]);
     }
   if (pairs.length === 0) return output;
   const select = pairs.flatMap(([a, b], index) => {
-    const x = valueExpression(syntax, a);
-    const y = valueExpression(syntax, b);
+    const x = valueExpression(syntax, table, a);
+    const y = valueExpression(syntax, table, b);
     return [`${syntax.correlation(x, y)} AS r${index}`, `count(CASE WHEN ${x} IS NOT NULL AND ${y} IS NOT NULL THEN 1 END) AS n${index}`];
   });
-  const rows = await runner.run(`correlations ${table.qualified}`, `SELECT ${select.join(', ')} FROM ${from}`);
+  const rows = await runner.run(`correlations ${table.qualified}`, `SELECT ${select.join(', ')} FROM ${table.from}`);
   const row = rows?.[0];
   if (!row) return output;
   pairs.forEach(([a, b], index) => {

@@ -57,9 +57,10 @@ function num(value: unknown): number {
   return Number.NaN;
 }
 
-export function segmentSql(syntax: SqlSyntax, table: MiningTable, grouping: Grouping, measures: readonly MeasureSpec[], from: string): string {
-  const group = groupExpression(syntax, grouping);
-  const aggregates = measures.flatMap((measure, index) => measureAggregates(syntax, measure, index));
+export function segmentSql(syntax: SqlSyntax, table: MiningTable, grouping: Grouping, measures: readonly MeasureSpec[]): string {
+  const from = table.from;
+  const group = groupExpression(syntax, table, grouping);
+  const aggregates = measures.flatMap((measure, index) => measureAggregates(syntax, table, measure, index));
   const select = (key: string) => [`${key} AS g`, 'count(*) AS n', ...aggregates].join(', ');
   return [
     `(SELECT 0 AS is_total, ${select(group)} FROM ${from} WHERE ${group} IS NOT NULL GROUP BY ${group} ORDER BY n DESC, g LIMIT ${MAX_GROUPS_READ})`,
@@ -144,7 +145,6 @@ export interface SegmentContext {
   syntax: SqlSyntax;
   runner: MiningQueryRunner;
   table: MiningTable;
-  from: string;
   minSupport: number;
 }
 
@@ -157,9 +157,9 @@ function binarySegmentValue(grouping: Grouping, groups: readonly Group[]): Claim
 }
 
 export async function mineSegments(context: SegmentContext, grouping: Grouping, measures: readonly MeasureSpec[]): Promise<FinderOutput> {
-  const { syntax, runner, table, from, minSupport } = context;
+  const { syntax, runner, table, minSupport } = context;
   const output = emptyOutput();
-  const rows = await runner.run(`segments ${table.qualified} by ${groupingKey(grouping)}`, segmentSql(syntax, table, grouping, measures, from));
+  const rows = await runner.run(`segments ${table.qualified} by ${groupingKey(grouping)}`, segmentSql(syntax, table, grouping, measures));
   if (!rows) return output;
   const { groups, total } = readGroups(rows, measures);
   if (!total || groups.length < 2) return output;

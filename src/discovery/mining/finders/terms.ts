@@ -32,9 +32,9 @@ export async function termMeasures(
   syntax: SqlSyntax,
   table: MiningTable,
   column: MiningColumn,
-  from: string,
 ): Promise<MeasureSpec[]> {
-  const id = syntax.identifier(column.name);
+  const id = table.expr(column.name);
+  const from = table.from;
   const rows = await runner.run(
     `texts ${table.qualified}.${column.name}`,
     `SELECT ${id} AS t, count(*) AS n FROM ${from} WHERE ${id} IS NOT NULL GROUP BY ${id} ORDER BY n DESC, t LIMIT ${TEXTS_READ}`,

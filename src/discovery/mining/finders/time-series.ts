@@ -60,7 +60,7 @@ function metricsOf(table: MiningTable, measures: readonly MeasureSpec[], withEnt
         metric: { ...base, kind: 'distinct_count', column: entity.name, label: `distinct ${entity.label}` },
         columns: [entity.name],
         label: `distinct ${entity.label}`,
-        aggregate: (syntax) => `count(DISTINCT ${syntax.identifier(entity.name)})`,
+        aggregate: () => `count(DISTINCT ${table.expr(entity.name)})`,
         additive: true,
       });
   }
@@ -70,7 +70,7 @@ function metricsOf(table: MiningTable, measures: readonly MeasureSpec[], withEnt
       metric: claimMetricOf(table, measure),
       columns: measureColumns(measure),
       label: measure.label,
-      aggregate: (syntax) => syntax.toDouble(`avg(${valueExpression(syntax, measure)})`),
+      aggregate: (syntax) => syntax.toDouble(`avg(${valueExpression(syntax, table, measure)})`),
       additive: false,
     });
     const column = measure.kind === 'mean' ? columnOf(table, measure.column) : undefined;
@@ -80,15 +80,15 @@ function metricsOf(table: MiningTable, measures: readonly MeasureSpec[], withEnt
         metric: { ...base, kind: 'sum', column: measure.column, label: `total ${measure.label}` },
         columns: [measure.column],
         label: `total ${measure.label}`,
-        aggregate: (syntax) => syntax.toDouble(`sum(${syntax.identifier(measure.column)})`),
+        aggregate: (syntax) => syntax.toDouble(`sum(${table.expr(measure.column)})`),
         additive: true,
       });
   }
   return metrics;
 }
 
-function periodExpression(syntax: SqlSyntax, axis: TimeAxis): string {
-  const id = syntax.identifier(axis.column);
+function periodExpression(syntax: SqlSyntax, table: MiningTable, axis: TimeAxis): string {
+  const id = table.expr(axis.column);
   return axis.grain ? syntax.truncate(id, axis.grain) : id;
 }
 
@@ -140,7 +140,6 @@ export interface TimeContext {
   syntax: SqlSyntax;
   runner: MiningQueryRunner;
   table: MiningTable;
-  from: string;
   minSupport: number;
 }
 
@@ -313,12 +312,13 @@ function analyseSeries(
 }
 
 export async function mineTimeSeries(context: TimeContext, measures: readonly MeasureSpec[], groupings: readonly Grouping[]): Promise<FinderOutput> {
-  const { syntax, runner, table, from } = context;
+  const { syntax, runner, table } = context;
   const output = emptyOutput();
   const axis = table.axis;
   if (!axis || axis.periods < MIN_SERIES_PERIODS) return output;
-  const period = periodExpression(syntax, axis);
-  const axisId = syntax.identifier(axis.column);
+  const period = periodExpression(syntax, table, axis);
+  const axisId = table.expr(axis.column);
+  const from = table.from;
 
   const metrics = metricsOf(table, measures, true);
   const select = metrics.map((metric, index) => `${metric.aggregate(syntax)} AS v${index}`).join(', ');
@@ -338,7 +338,7 @@ export async function mineTimeSeries(context: TimeContext, measures: readonly Me
     if (grouping.extracted || grouping.column === axis.column) continue;
     const values = (grouping.source.top ?? []).slice(0, SEGMENT_SERIES).filter((item) => item.count >= context.minSupport);
     if (values.length < 2) continue;
-    const group = groupExpression(syntax, grouping);
+    const group = groupExpression(syntax, table, grouping);
     const list = values.map((item) => syntax.literal(item.value)).join(', ');
     const segmentRows = await runner.run(
       `series ${table.qualified} by ${axis.column} per ${groupingKey(grouping)}`,

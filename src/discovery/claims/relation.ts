@@ -1,0 +1,159 @@
+/**
+ * A claim's table together with the values it reads from related tables (`derived`), as SQL: one FROM
+ * clause (the table as `t`, each parent LEFT JOINed, each child aggregated per key and LEFT JOINed),
+ * and an expression for every column name the claim may use — its own columns and the derived names.
+ * Built from the claim's definitions alone, with every table and column resolved against the schema.
+ */
+import type { ClaimDerived } from '../../domain/index.js';
+import type { ColumnInfo, TableDescription } from '../../warehouse/port.js';
+import type { SqlSyntax } from '../../warehouse/sql-syntax/index.js';
+
+export class RelationShapeError extends Error {}
+
+export interface Relation {
+  table: TableDescription;
+  /** `"schema"."table" AS t LEFT JOIN …` */
+  from: string;
+  /** The SQL expression of a column name (own column or derived name). */
+  column(name: string | undefined, role: string): string;
+  /** The column's type as the engine names it (derived values: their aggregate's type). */
+  typeOf(name: string): string;
+  syntax: SqlSyntax;
+}
+
+export const BASE_ALIAS = 't';
+
+export function resolveTable(name: string, tables: readonly TableDescription[]): TableDescription {
+  const wanted = name.replace(/"/g, '').toLowerCase();
+  const table =
+    tables.find((candidate) => candidate.qualified.toLowerCase() === wanted) ??
+    tables.find((candidate) => candidate.name.toLowerCase() === wanted);
+  if (!table) throw new RelationShapeError(`table "${name}" is not in the warehouse schema`);
+  return table;
+}
+
+export function findColumn(table: TableDescription, name: string, role: string): ColumnInfo {
+  const found =
+    table.columns.find((candidate) => candidate.name === name) ??
+    table.columns.find((candidate) => candidate.name.toLowerCase() === name.toLowerCase());
+  if (!found) throw new RelationShapeError(`${role} "${name}" is not a column of ${table.qualified}`);
+  return found;
+}
+
+function literalOf(syntax: SqlSyntax, value: string | number | boolean): string {
+  try {
+    return syntax.literal(value);
+  } catch (error) {
+    throw new RelationShapeError((error as Error).message);
+  }
+}
+
+function childSql(
+  syntax: SqlSyntax,
+  base: TableDescription,
+  child: Extract<ClaimDerived, { from: 'child' }>,
+  tables: readonly TableDescription[],
+): { join: string; value: (alias: string) => string; type: string } {
+  const table = resolveTable(child.table, tables);
+  const id = (owner: TableDescription, name: string, role: string) => syntax.identifier(findColumn(owner, name, role).name);
+  const link = `c.${id(table, child.link, 'child link')}`;
+  const conditions: string[] = [];
+  let joinBase = '';
+  if (child.window) {
+    joinBase = ` JOIN ${syntax.table(base)} AS p ON ${link} = p.${id(base, child.key, 'key')}`;
+    const since = `p.${id(base, child.window.since, 'window start')}`;
+    const at = `c.${id(table, child.window.at, 'window time')}`;
+    conditions.push(`${at} >= ${syntax.addDays(since, child.window.from_days)}`, `${at} < ${syntax.addDays(since, child.window.to_days + 1)}`);
+  }
+  for (const condition of child.where ?? []) {
+    const target = `c.${id(table, condition.column, 'child condition')}`;
+    if (condition.op === 'is_null') conditions.push(`${target} IS NULL`);
+    else if (condition.op === 'not_null') conditions.push(`${target} IS NOT NULL`);
+    else {
+      if (condition.value === undefined) throw new RelationShapeError(`child condition on "${condition.column}" needs a value`);
+      conditions.push(`${target} ${condition.op === '!=' ? '<>' : condition.op} ${literalOf(syntax, condition.value)}`);
+    }
+  }
+  let aggregate: string;
+  let type = 'BIGINT';
+  switch (child.aggregate) {
+    case 'exists':
+    case 'count':
+      aggregate = 'count(*)';
+      break;
+    case 'sum':
+      if (!child.column) throw new RelationShapeError(`derived "${child.name}" sums no column`);
+      aggregate = syntax.toDouble(`sum(c.${id(table, child.column, 'summed column')})`);
+      type = 'DOUBLE';
+      break;
+    case 'first': {
+      const at = child.window?.at ?? child.at;
+      if (!at) throw new RelationShapeError(`derived "${child.name}" needs the child time it takes first`);
+      aggregate = `min(c.${id(table, at, 'child time')})`;
+      type = 'TIMESTAMP';
+      break;
+    }
+  }
+  const where = conditions.length > 0 ? ` WHERE ${conditions.join(' AND ')}` : '';
+  const join = `(SELECT ${link} AS k, ${aggregate} AS v FROM ${syntax.table(table)} AS c${joinBase}${where} GROUP BY ${link})`;
+  const value = (alias: string) => {
+    switch (child.aggregate) {
+      case 'exists':
+        return `(CASE WHEN ${alias}.v > 0 THEN TRUE ELSE FALSE END)`;
+      case 'count':
+      case 'sum':
+        return `coalesce(${alias}.v, 0)`;
+      case 'first':
+        return `${alias}.v`;
+    }
+  };
+  return { join, value, type: child.aggregate === 'exists' ? 'BOOLEAN' : type };
+}
+
+/** The relation of `tableName` with `derived` values, against the warehouse's schema. */
+export function buildRelation(
+  syntax: SqlSyntax,
+  tableName: string,
+  derived: readonly ClaimDerived[],
+  tables: readonly TableDescription[],
+  /** A FROM item standing for the table (a uniform sample of it); the table itself when absent. */
+  baseFrom?: string,
+): Relation {
+  const table = resolveTable(tableName, tables);
+  const joins: string[] = [];
+  const expressions = new Map<string, { sql: string; type: string }>();
+  derived.forEach((item, index) => {
+    const alias = `d${index}`;
+    if (table.columns.some((column) => column.name === item.name))
+      throw new RelationShapeError(`derived name "${item.name}" is also a column of ${table.qualified}`);
+    if (item.from === 'parent') {
+      const parent = resolveTable(item.table, tables);
+      const link = syntax.identifier(findColumn(table, item.link, 'parent link').name);
+      const key = syntax.identifier(findColumn(parent, item.key, 'parent key').name);
+      const column = findColumn(parent, item.column, 'parent column');
+      joins.push(`LEFT JOIN ${syntax.table(parent)} AS ${alias} ON ${alias}.${key} = ${BASE_ALIAS}.${link}`);
+      expressions.set(item.name, { sql: `${alias}.${syntax.identifier(column.name)}`, type: column.type });
+    } else {
+      const key = syntax.identifier(findColumn(table, item.key, 'key').name);
+      const compiled = childSql(syntax, table, item, tables);
+      joins.push(`LEFT JOIN ${compiled.join} AS ${alias} ON ${alias}.k = ${BASE_ALIAS}.${key}`);
+      expressions.set(item.name, { sql: compiled.value(alias), type: compiled.type });
+    }
+  });
+  return {
+    table,
+    syntax,
+    from: [`${baseFrom ?? syntax.table(table)} AS ${BASE_ALIAS}`, ...joins].join('\n'),
+    column(name, role) {
+      if (name === undefined) throw new RelationShapeError(`the claim needs a ${role}`);
+      const own = expressions.get(name);
+      if (own) return own.sql;
+      return `${BASE_ALIAS}.${syntax.identifier(findColumn(table, name, role).name)}`;
+    },
+    typeOf(name) {
+      const own = expressions.get(name);
+      if (own) return own.type;
+      return findColumn(table, name, 'column').type;
+    },
+  };
+}
