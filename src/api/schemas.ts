@@ -9,9 +9,7 @@ import {
   projectStateSchema,
   tenantFilterSchema,
 } from '../domain/index.js';
-
-/** Same bound as the config's run.maxSteps: a run this long already costs real money. */
-export const MAX_STEPS_LIMIT = 500;
+import { STEP_LIMITS, type StepSetting, stepCountRule } from '../common/run-limits.js';
 /** More areas than any shipped pack has; stops absurd bodies before the pack is read. */
 const MAX_REQUESTED_AREAS = 100;
 
@@ -28,7 +26,11 @@ const profileBodySchema = z
   .refine((profile) => Buffer.byteLength(JSON.stringify(profile)) <= MAX_PROFILE_BYTES, `at most ${MAX_PROFILE_BYTES} bytes as JSON`);
 /** `provider:model` (or `openai-compatible:URL#model`); checked against the allow-list when it names a URL. */
 const modelSpecSchema = z.string().trim().min(1).max(500);
-const maxStepsSchema = z.number().int().min(1).max(MAX_STEPS_LIMIT);
+/** A step count, with the same bounds and words as `assay run --max-steps` (src/common/run-limits.ts). */
+function stepCountSchema(setting: StepSetting) {
+  const rule = stepCountRule(setting);
+  return z.number({ error: rule }).int(rule).min(STEP_LIMITS[setting].min, rule).max(STEP_LIMITS[setting].max, rule);
+}
 
 export const createProjectBodySchema = z.strictObject({
   /** Chosen by the server from the name when left out. */
@@ -94,9 +96,9 @@ export const discoverBodySchema = z.strictObject({
   /** Selective run: only these areas of the project's pack. Default: every area. */
   areas: areaIdsSchema.optional(),
   /** Default: the server's run.maxSteps. */
-  max_steps: maxStepsSchema.optional(),
+  max_steps: stepCountSchema('max_steps').optional(),
   /** Default: the server's run.minSteps, capped at max_steps. */
-  min_steps: z.number().int().min(0).max(MAX_STEPS_LIMIT).optional(),
+  min_steps: stepCountSchema('min_steps').optional(),
 });
 export type DiscoverBody = z.infer<typeof discoverBodySchema>;
 

@@ -158,7 +158,7 @@ export function register(program: Command): void {
     .action(async (options: ApiCommandOptions, command: Command) => {
       const { cliConfig, cliLogger } = await import('../context.js');
       const config = cliConfig(command);
-      const logger = cliLogger(config);
+      const logger = cliLogger(config, command, 'server');
       const served = await serveApi(config, options, logger);
       const activeKeys = (await served.runtime.store.listApiKeys()).filter((key) => !key.revoked_at);
       if (activeKeys.length === 0) {

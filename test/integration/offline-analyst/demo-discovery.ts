@@ -12,7 +12,7 @@ import { loadConfig } from '../../../src/config/index.js';
 import type { DiscoveryResult, ExplorationStep, Run } from '../../../src/domain/index.js';
 import { scoreRun, type EvalScore } from '../../../src/eval/score.js';
 import { silentLogger } from '../../../src/logging/index.js';
-import { generateDemoWarehouse, readDemoTruths } from '../../../src/demo/index.js';
+import { generateDemoWarehouse } from '../../../src/demo/index.js';
 
 export type DemoKind = 'ecommerce' | 'gaming' | 'social';
 
@@ -29,7 +29,7 @@ export async function runDemoDiscovery(kind: DemoKind, maxSteps: number, llm = '
   const started = performance.now();
   const workDir = mkdtempSync(join(tmpdir(), `assay-offline-analyst-${kind}-`));
   const demo = await generateDemoWarehouse({ kind, out: join(workDir, `${kind}.duckdb`) });
-  const truths = await readDemoTruths(demo.truthsPath);
+  const truths = demo.truths;
   const config = loadConfig({
     env: {},
     cwd: workDir,

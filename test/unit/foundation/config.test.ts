@@ -69,6 +69,14 @@ describe('loadConfig', () => {
       expect(() => loadConfig({ env: {}, cwd: dir })).toThrowError(/assay\.config\.json is not valid JSON/);
     });
 
+    it('refuses a mistyped key, naming it and the setting it was probably meant to be', () => {
+      const dir = emptyDir();
+      writeFileSync(join(dir, 'assay.config.yaml'), 'warehous: duckdb:shop.duckdb\nrun:\n  maxStep: 7\nwarehouseFiles:\n  events: events.csv\n');
+      expect(() => loadConfig({ env: {}, cwd: dir })).toThrowError(
+        /"warehous" is not a setting \(did you mean "warehouse"\?\); "run\.maxStep" is not a setting \(did you mean "run\.maxSteps"\?\)/,
+      );
+    });
+
     it('fails when an explicitly named file is missing', () => {
       expect(() => loadConfig({ env: { ASSAY_CONFIG: 'missing.yaml' }, cwd: emptyDir() })).toThrowError(/does not exist/);
     });
