@@ -24,11 +24,11 @@ export async function checkOutputDir(given: string, flag = '--out'): Promise<str
       isDirectory = (await stat(probe)).isDirectory();
     } catch (error) {
       const code = (error as NodeJS.ErrnoException).code;
-      if (code === 'ENOENT' && dirname(probe) !== probe) {
+      // ENOTDIR: a part of the path is a file; going up finds it and says which
+      if ((code === 'ENOENT' || code === 'ENOTDIR') && dirname(probe) !== probe) {
         probe = dirname(probe);
         continue;
       }
-      if (code === 'ENOTDIR') throw unusable(flag, given, `a part of the path is a file, not a directory`);
       throw unusable(flag, given, `it cannot be read (${code ?? 'unknown error'})`);
     }
     if (!isDirectory) {
