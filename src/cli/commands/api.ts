@@ -52,10 +52,12 @@ async function bindLauncher(
 ): Promise<LauncherBinding> {
   if (kind === 'bullmq') {
     // loaded only when selected: the local mode needs neither Redis nor the fleet modules
-    const [{ createBullmqLauncher }, { QUEUE_NAMES }] = await Promise.all([
+    const [{ createBullmqLauncher }, { QUEUE_NAMES }, { assertRedisReachable }] = await Promise.all([
       import('../../fleet/bullmq/launcher.js'),
       import('../../../queues/index.js'),
+      import('../../fleet/bullmq/connection.js'),
     ]);
+    await assertRedisReachable(config.redisUrl);
     const launcher = createBullmqLauncher({ store: runtime.store, prefix: config.fleet.queuePrefix, redisUrl: config.redisUrl, logger });
     return { launcher, queues: QUEUE_NAMES.map((name) => launcher.queues.queue(name)), inFlight: () => [], detach: () => launcher.close() };
   }
