@@ -10,6 +10,7 @@ import {
   tenantFilterSchema,
 } from '../domain/index.js';
 import { STEP_LIMITS, type StepSetting, stepCountRule } from '../common/run-limits.js';
+import { REPORT_LINK_DEFAULT_SECONDS, REPORT_LINK_MAX_SECONDS } from './auth/report-links.js';
 /** More areas than any shipped pack has; stops absurd bodies before the pack is read. */
 const MAX_REQUESTED_AREAS = 100;
 
@@ -152,6 +153,11 @@ export type CreateApiKeyBody = z.infer<typeof createApiKeyBodySchema>;
 
 /** An API key as listings show it (never its hash). */
 export const apiKeyViewSchema = apiKeyRecordSchema.omit({ secret_hash: true });
+
+/** `?expires_in=` of a report link: seconds it works. */
+export const reportLinkQuerySchema = z.object({
+  expires_in: z.coerce.number().int().min(60).max(REPORT_LINK_MAX_SECONDS).default(REPORT_LINK_DEFAULT_SECONDS),
+});
 
 /** `?limit=` of list endpoints. */
 export const listQuerySchema = z.object({ limit: z.coerce.number().int().min(1).max(100).default(20) });
