@@ -6,6 +6,7 @@ import { register as registerDemo } from './demo.js';
 import { register as registerDemoData } from './demo-data.js';
 import { register as registerEstimate } from './estimate.js';
 import { register as registerEval } from './eval.js';
+import { register as registerFleet } from './fleet.js';
 import { register as registerIndexSchema } from './index-schema.js';
 import { register as registerLlmSimulator } from './llm-simulator.js';
 import { register as registerPack } from './pack.js';
@@ -25,6 +26,7 @@ const registrations: Array<(program: Command) => void> = [
   registerDemoData,
   registerEstimate,
   registerEval,
+  registerFleet,
   registerIndexSchema,
   registerLlmSimulator,
   registerPack,
