@@ -11,8 +11,16 @@ import { join } from 'node:path';
 /** Build output and installed packages are expected to change under a test run; nothing else is. */
 const EXPECTED_DIRS = ['node_modules', 'dist'];
 
+/**
+ * tsx's compile cache (`tsx-<uid>`, made by processes the tests start with `--import tsx`): a cache
+ * every later run reuses, of bounded size, not something a test forgot.
+ */
+const EXPECTED_TMP = [/^tsx-\d+$/];
+
 function tmpEntries() {
-  return readdirSync(tmpdir()).map((name) => `tmp:${name}`);
+  return readdirSync(tmpdir())
+    .filter((name) => !EXPECTED_TMP.some((pattern) => pattern.test(name)))
+    .map((name) => `tmp:${name}`);
 }
 
 function worktreeEntries() {

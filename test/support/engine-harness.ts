@@ -2,7 +2,7 @@
  * Builds real discovery dependencies for tests — embedded store, DuckDB warehouse file, local
  * embedder, embedded vector index, the shipped packs — around a model brain the test chooses.
  */
-import { copyFileSync } from 'node:fs';
+import { copyFileSync, existsSync } from 'node:fs';
 import { join } from 'node:path';
 import { DuckDBInstance } from '@duckdb/node-api';
 import { loadConfig } from '../../src/config/index.js';
@@ -26,6 +26,8 @@ import { tempDir } from './temp-dir.js';
  * and a copy costs a few milliseconds where building it costs a DuckDB instance and two CREATE TABLEs.
  */
 export async function createShopWarehouse(path: string): Promise<void> {
+  // the template goes with the temporary directories of the test file that built it: the next file builds it again
+  if (shopTemplate && !existsSync(await shopTemplate)) shopTemplate = undefined;
   shopTemplate ??= buildShopTemplate();
   copyFileSync(await shopTemplate, path);
 }

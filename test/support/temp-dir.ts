@@ -1,7 +1,7 @@
 /**
- * Temporary directories that go away with the test process: each is removed when the process
- * exits, however the test ended, so a test run leaves nothing in TMPDIR (`.ci/run` counts what is
- * left). For directories a test wants gone sooner, remove them in its own `afterAll` as well.
+ * Temporary directories that go away with the test file: `test/support/cleanup-setup.ts` removes
+ * them after the file's last hook, and an exit hook catches scripts run outside vitest (benchmarks).
+ * A test run leaves nothing in TMPDIR (`.ci/run` counts what is left).
  */
 import { mkdtempSync, rmSync } from 'node:fs';
 import { tmpdir } from 'node:os';
