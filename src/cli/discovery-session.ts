@@ -32,6 +32,7 @@ import {
   warehouseIdentity,
   warehouseStem,
 } from '../runs/project-identity.js';
+import { latestRun } from '../runs/latest-run.js';
 import { assertResumable, reopenRun } from '../runs/reopen-run.js';
 import { describeSignal, type InterruptSignal, onInterrupt } from './interrupts.js';
 import { settleInterruptedRuns } from './interrupted-runs.js';
@@ -319,11 +320,11 @@ export interface ResumeRequest {
  * The config a run is resumed with: the project's warehouse (or `--warehouse`, which must be the
  * same one) and the run's model. Read from the store before the runtime exists.
  */
-async function resumeConfig(config: AssayConfig, request: ResumeRequest): Promise<AssayConfig> {
+async function resumeConfig(config: AssayConfig, request: ResumeRequest): Promise<{ config: AssayConfig; runId: string }> {
   const { openRunStore } = await import('../store/index.js');
   const store = await openRunStore(config.store, { dataDir: config.dataDir });
   try {
-    const run = await store.getRun(request.runId);
+    const run = request.runId === 'latest' ? await latestRun(store) : await store.getRun(request.runId);
     if (!run) throw new NotFoundError(`run ${request.runId} does not exist (assay runs list shows the runs)`, { runId: request.runId });
     const project = await store.getProject(run.project_id);
     if (!project) throw new NotFoundError(`run ${run.id} belongs to project ${run.project_id}, which no longer exists`, { runId: run.id });
@@ -343,7 +344,7 @@ async function resumeConfig(config: AssayConfig, request: ResumeRequest): Promis
         [{ path: '--warehouse', message: 'the warehouse password is needed' }],
       );
     }
-    return withAbsoluteWarehouse({ ...config, warehouse, llm: run.settings.llm });
+    return { config: withAbsoluteWarehouse({ ...config, warehouse, llm: run.settings.llm }), runId: run.id };
   } finally {
     await store.close();
   }
@@ -352,19 +353,21 @@ async function resumeConfig(config: AssayConfig, request: ResumeRequest): Promis
 /** `assay runs resume`: reopens a cancelled, failed or partial run and drives it on from its stored work. */
 export async function resumeDiscovery(config: AssayConfig, request: ResumeRequest, logger: Logger): Promise<DiscoveryOutcome> {
   const outDir = await checkOutputDir(request.outDir);
-  const runtime = await composeRuntime(await resumeConfig(config, request), { logger });
+  const resumed = await resumeConfig(config, request);
+  const runId = resumed.runId;
+  const runtime = await composeRuntime(resumed.config, { logger });
   try {
     // a run whose `assay run` died is marked interrupted here; a lease still there has a live holder (or is the API's)
     await settleInterruptedRuns(runtime);
-    const lease = await readRunLease(leaseDir(runtime), request.runId);
+    const lease = await readRunLease(leaseDir(runtime), runId);
     if (lease) {
       throw new ConflictError(
-        `run ${request.runId} is being run by pid ${lease.pid} on ${lease.host}: wait for it, or stop it with \`assay runs cancel ${request.runId}\``,
-        { runId: request.runId },
+        `run ${runId} is being run by pid ${lease.pid} on ${lease.host}: wait for it, or stop it with \`assay runs cancel ${runId}\``,
+        { runId: runId },
       );
     }
-    const run = await runtime.store.getRun(request.runId);
-    if (!run) throw new NotFoundError(`run ${request.runId} does not exist`, { runId: request.runId });
+    const run = await runtime.store.getRun(runId);
+    if (!run) throw new NotFoundError(`run ${runId} does not exist`, { runId: runId });
     assertResumable(run);
     await assertNoRunInProgress(runtime, run.project_id);
     await runtime.store.updateRun(run.id, (current) => reopenRun(current, runtime.now()));

@@ -23,6 +23,7 @@ import {
   type RunLease,
 } from '../fleet/local/run-lease.js';
 import type { Logger } from '../logging/index.js';
+import { latestRun } from '../runs/latest-run.js';
 import { whyNotResumable } from '../runs/reopen-run.js';
 import { settleInterruptedRuns } from './interrupted-runs.js';
 import { renderTable } from './output.js';
@@ -149,7 +150,13 @@ export async function listRunsCommand(
   });
 }
 
+/** `latest` names the newest run. */
 async function requireRunRecord(runtime: Runtime, runId: string): Promise<Run> {
+  if (runId === 'latest') {
+    const latest = await latestRun(runtime.store);
+    if (!latest) throw new NotFoundError('there are no runs yet: start one with `assay run` (or `assay demo`)');
+    return latest;
+  }
   const run = await runtime.store.getRun(runId);
   if (!run) throw new NotFoundError(`run ${runId} does not exist (assay runs list shows the runs)`, { runId });
   return run;

@@ -33,7 +33,7 @@ export function register(program: Command): void {
 
   runs
     .command('show <runId>')
-    .description('one run: status, phase, steps, areas, error, and what you can do next')
+    .description('one run (`latest`: the newest): status, phase, steps, areas, error, and what you can do next')
     .option('--json', 'print the run document')
     .action(async (runId: string, options: { json?: boolean }, command: Command) => {
       const [{ cliConfig, cliLogger }, { showRunCommand }] = await Promise.all([import('../context.js'), import('../run-records.js')]);
@@ -56,7 +56,9 @@ export function register(program: Command): void {
 
   runs
     .command('resume <runId>')
-    .description('continue a cancelled, failed or partial run in this process from its stored steps, areas and validations')
+    .description(
+      'continue a cancelled, failed or partial run (`latest`: the newest) in this process from its stored steps, areas and validations',
+    )
     .option('--warehouse <url>', "the run's warehouse URL again, when its password is not stored (it must be the same warehouse)")
     .option('--out <dir>', 'output directory (files go to <dir>/<runId>/)', 'assay-output')
     .option('--quiet', 'no progress output')
