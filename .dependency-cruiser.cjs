@@ -64,7 +64,7 @@ module.exports = {
       name: 'library-code-does-not-import-drivers',
       severity: 'error',
       comment: 'Only the CLI, the API and the workers drive the engine; lower layers never import them.',
-      from: { path: '^src/(domain|discovery|compaction|schema|llm|embed|vector|warehouse|store|config|errors|logging|report|eval)/' },
+      from: { path: '^src/(domain|discovery|compaction|schema|llm|embed|vector|warehouse|store|config|errors|logging|report|eval|runs|common)/' },
       to: { path: ['^src/cli/', '^src/api/', '^workers/'] },
     },
     {

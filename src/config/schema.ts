@@ -1,4 +1,5 @@
 import { z } from 'zod';
+import { STEP_LIMITS } from '../common/run-limits.js';
 
 /**
  * Every setting Assay reads, with the default that makes the embedded mode work with no
@@ -112,12 +113,12 @@ export const configSchema = z.object({
   awsRegion: z.string().default('us-east-1'),
   bedrockEndpoint: z.string().url().optional(),
   logLevel: z.enum(['trace', 'debug', 'info', 'warn', 'error', 'fatal', 'silent']).default('info'),
-  /** `json`, `pretty`, or `auto` (pretty in a TTY). */
-  logFormat: z.enum(['json', 'pretty', 'auto']).default('auto'),
+  /** `text` (one readable line per entry; `pretty` and `auto` mean the same) or `json` (pino JSON lines, for log collectors). */
+  logFormat: z.enum(['text', 'json', 'pretty', 'auto']).default('auto'),
   run: z
     .object({
-      maxSteps: z.number().int().min(1).max(500).default(40),
-      minSteps: z.number().int().min(0).max(500).default(0),
+      maxSteps: z.number().int().min(STEP_LIMITS.max_steps.min).max(STEP_LIMITS.max_steps.max).default(40),
+      minSteps: z.number().int().min(STEP_LIMITS.min_steps.min).max(STEP_LIMITS.min_steps.max).default(0),
       /** Per-area token budget for the rendered exploration digests (seed: 200,000). */
       analysisBudgetTokens: z.number().int().min(1_000).default(200_000),
       /** Concurrency of area analysis and verification in the in-process runner. */

@@ -5,7 +5,7 @@
  * from a string or has side effects. The engine's own parser decides; a statement it cannot parse
  * is refused. Layers 2 (read-only engine) and 3 (time, row and byte limits) live in the adapters.
  */
-import { UnsafeSqlError } from '../errors/index.js';
+import { SqlSyntaxError, UnsafeSqlError } from '../errors/index.js';
 import { guardDuckdbSql } from './duckdb/duckdb-sql-guard.js';
 import { MAX_SQL_LENGTH } from './limits.js';
 import { guardPostgresSql } from './postgres/postgres-sql-guard.js';
@@ -31,9 +31,13 @@ export async function guardSql(sql: string, dialect: SqlDialect): Promise<GuardV
   return guardDuckdbSql(sql);
 }
 
-/** `guardSql` that throws `UnsafeSqlError` on refusal and returns the allowed statement. */
+/**
+ * `guardSql` that throws on refusal and returns the allowed statement: `SqlSyntaxError` when the SQL
+ * does not parse (a typo: the SQL fixer may correct it), `UnsafeSqlError` when it breaks a rule.
+ */
 export async function assertSafeSql(sql: string, dialect: SqlDialect): Promise<AllowedSql> {
   const verdict = await guardSql(sql, dialect);
+  if (!verdict.allowed && verdict.syntaxError) throw new SqlSyntaxError(verdict.reason, { dialect });
   if (!verdict.allowed) throw new UnsafeSqlError(verdict.reason, { dialect });
   return verdict;
 }

@@ -12,6 +12,7 @@ interface DemoDataCommandOptions {
   seed?: string;
   scale?: string;
   force?: boolean;
+  truths?: boolean;
   json?: boolean;
 }
 
@@ -31,7 +32,7 @@ function parseNumberOption(name: string, value: string | undefined, integer: boo
 }
 
 /** The human summary: tables and rows (largest first when there are many), truths path, elapsed seconds. */
-export function formatDemoSummary(summary: DemoWarehouseSummary): string {
+export function formatDemoSummary(summary: Pick<DemoWarehouseSummary, 'path' | 'tables' | 'truthsPath' | 'elapsedMs'>): string {
   const byRowsDescending = [...summary.tables].sort((left, right) => right.rows - left.rows || left.name.localeCompare(right.name));
   const listed = summary.tables.length > LISTED_TABLES_LIMIT ? byRowsDescending.slice(0, LISTED_TABLES_LIMIT) : summary.tables;
   const lines = [
@@ -49,7 +50,7 @@ export function formatDemoSummary(summary: DemoWarehouseSummary): string {
   }
   const totalRows = summary.tables.reduce((sum, table) => sum + table.rows, 0);
   lines.push(`${summary.tables.length.toLocaleString('en-US')} tables, ${totalRows.toLocaleString('en-US')} rows → ${summary.path}`);
-  lines.push(`truths: ${summary.truthsPath}`);
+  if (summary.truthsPath !== null) lines.push(`truths: ${summary.truthsPath}`);
   lines.push(`generated in ${(summary.elapsedMs / 1000).toFixed(2)} s`);
   return `${lines.join('\n')}\n`;
 }
@@ -57,16 +58,20 @@ export function formatDemoSummary(summary: DemoWarehouseSummary): string {
 export function register(program: Command): void {
   program
     .command('demo-data')
-    .description('generate a deterministic demo DuckDB warehouse with planted patterns, plus <out>.truths.json describing them')
+    .description('generate a deterministic demo DuckDB warehouse with planted patterns (--truths: plus <out>.truths.json describing them)')
     .requiredOption('-k, --kind <kind>', `which demo: ${DEMO_KINDS.join(', ')}`)
     .requiredOption('-o, --out <file>', 'DuckDB file to create (refused if it exists, unless --force)')
     .option('--seed <n>', `seed for every random choice; same seed, same data (default ${DEFAULT_DEMO_SEED})`)
     .option('--scale <x>', `multiplier on entity counts (default ${DEFAULT_DEMO_SCALE})`)
     .option('-f, --force', 'replace an existing file at --out')
+    .option(
+      '--truths',
+      'also write <out>.truths.json: the planted patterns, their keywords and check queries (what `assay eval` scores against)',
+    )
     .option('--json', 'print the summary as JSON')
     .addHelpText(
       'after',
-      `\nThe truths file lists each planted pattern with keywords, tables and a check SELECT whose "value" must satisfy "expect".\n\nExamples:\n  assay demo-data --kind ecommerce --out shop.duckdb\n  assay demo-data --kind erp --out erp.duckdb --seed 7 --force`,
+      `\nThe truths file (--truths) lists each planted pattern with keywords, tables and a check SELECT whose "value" must satisfy "expect".\n\nExamples:\n  assay demo-data --kind ecommerce --out shop.duckdb\n  assay demo-data --kind erp --out erp.duckdb --seed 7 --force --truths`,
     )
     .action(async (options: DemoDataCommandOptions) => {
       const request = {
@@ -75,10 +80,13 @@ export function register(program: Command): void {
         seed: parseNumberOption('seed', options.seed, true),
         scale: parseNumberOption('scale', options.scale, false),
         overwrite: options.force === true,
+        truths: options.truths === true,
       };
       const { generateDemoWarehouse } = await import('../../demo/index.js');
       const summary = await generateDemoWarehouse(request);
-      if (options.json === true) printJson(summary);
-      else process.stdout.write(formatDemoSummary(summary));
+      if (options.json === true) {
+        const { truths: _truths, ...printed } = summary;
+        printJson(printed);
+      } else process.stdout.write(formatDemoSummary(summary));
     });
 }
