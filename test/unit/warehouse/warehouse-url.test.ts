@@ -29,13 +29,21 @@ describe('when a warehouse URL is parsed', () => {
     });
   });
 
-  it.each(['mysql://u:p@h/', 'duckdb:', 'postgres://u:p@h:5432/', 'sqlite:file.db', 'nonsense', 'bigquery://project', 'snowflake://u@acct/db', 'file:notes.docx'])(
-    'refuses %s with the accepted forms',
-    (url) => {
-      expect(() => parseWarehouseUrl(url)).toThrow(ConfigError);
-      expect(() => parseWarehouseUrl(url)).toThrow(/Accepted forms: duckdb:path\/to\/file\.duckdb; duckdb::memory:; .*postgres:\/\/.*mysql:\/\/.*clickhouse:\/\/.*bigquery:\/\/.*snowflake:\/\//);
-    },
-  );
+  it.each([
+    'mysql://u:p@h/',
+    'duckdb:',
+    'postgres://u:p@h:5432/',
+    'sqlite:file.db',
+    'nonsense',
+    'bigquery://project',
+    'snowflake://u@acct/db',
+    'file:notes.docx',
+  ])('refuses %s with the accepted forms', (url) => {
+    expect(() => parseWarehouseUrl(url)).toThrow(ConfigError);
+    expect(() => parseWarehouseUrl(url)).toThrow(
+      /Accepted forms: duckdb:path\/to\/file\.duckdb; duckdb::memory:; .*postgres:\/\/.*mysql:\/\/.*clickhouse:\/\/.*bigquery:\/\/.*snowflake:\/\//,
+    );
+  });
 
   it('never puts the password of a refused URL in the error', () => {
     expect(() => parseWarehouseUrl('oracle://ana:hunter2@h/db')).toThrow(/ana:\*\*\*@/);
@@ -55,7 +63,15 @@ describe('when a warehouse URL names another engine', () => {
     ['bigquery://my-project/raw,marts', { engine: 'bigquery', datasets: ['raw', 'marts'] }],
     [
       'snowflake://ana:pw@xy12345.eu-west-1/SHOP/PUBLIC?warehouse=WH&role=ASSAY_READER',
-      { engine: 'snowflake', account: 'xy12345.eu-west-1', database: 'SHOP', schema: 'PUBLIC', user: 'ana', warehouse: 'WH', role: 'ASSAY_READER' },
+      {
+        engine: 'snowflake',
+        account: 'xy12345.eu-west-1',
+        database: 'SHOP',
+        schema: 'PUBLIC',
+        user: 'ana',
+        warehouse: 'WH',
+        role: 'ASSAY_READER',
+      },
     ],
   ])('reads %s', (url, expected) => {
     expect(parseWarehouseUrl(url)).toMatchObject(expected);
