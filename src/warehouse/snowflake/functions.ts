@@ -258,5 +258,5 @@ export const SNOWFLAKE_FUNCTIONS: ReadonlySet<string> = new Set([
   'is_object',
 ]);
 
-/** FROM-clause functions that unnest a value of the same statement; nothing that reads stages or history. */
-export const SNOWFLAKE_TABLE_FUNCTIONS: ReadonlySet<string> = new Set(['flatten', 'split_to_table', 'strtok_split_to_table']);
+/** FROM-clause functions that unnest a value of the same statement or generate rows; nothing that reads stages or history. */
+export const SNOWFLAKE_TABLE_FUNCTIONS: ReadonlySet<string> = new Set(['flatten', 'split_to_table', 'strtok_split_to_table', 'generator']);
