@@ -61,7 +61,7 @@ describe('when BigQuery returns rows', () => {
       wrapIntegers: true,
     }) as Array<Record<string, unknown>>;
     const cells = Object.fromEntries(
-      RECORDED_QUERY_RESPONSE.schema.fields.map((field) => [field.name, bigqueryCell(row?.[field.name], field)]),
+      RECORDED_QUERY_RESPONSE.schema.fields.map((field) => [field.name, bigqueryCell(row?.[field.name ?? ''], field)]),
     );
     expect(cells).toEqual({
       d: '2024-03-01',
