@@ -5,7 +5,8 @@
  * Engine layer: every agent statement is sent with `readonly=1` (no writes, no DDL, no settings
  * changes, no table functions) when the user's profile allows it, and always with
  * `max_execution_time`, `max_result_rows` (+ `result_overflow_mode=break`), and the memory and
- * thread limits from config. A profile with `readonly=2` (reads and settings only) cannot lower
+ * thread limits from config, and `join_use_nulls=1` so an outer join's missing side is NULL as on every
+ * other engine (ClickHouse's default fills in zeros and empty strings). A profile with `readonly=2` (reads and settings only) cannot lower
  * itself to 1 on older servers (18.16 answers "Setting 'readonly' cannot be overrided"): the adapter
  * notices once and keeps to the profile's read-only mode. A profile with `readonly=1` would refuse
  * the limits themselves, so it is refused at open with what to change.
@@ -124,6 +125,8 @@ class ClickhouseWarehouse implements Warehouse {
       max_execution_time: Math.max(1, Math.ceil(limits.timeoutMs / 1000)),
       max_result_rows: String(limits.maxRows + 1),
       result_overflow_mode: 'break',
+      // an outer join's missing side is NULL, as in standard SQL (ClickHouse's default fills in 0 and '')
+      join_use_nulls: 1,
       ...(resources?.memoryLimitBytes === undefined ? {} : { max_memory_usage: String(Math.floor(resources.memoryLimitBytes)) }),
       ...(resources?.threads === undefined ? {} : { max_threads: Math.max(1, Math.floor(resources.threads)) }),
       ...(this.sendReadonly ? { readonly: '1' } : {}),
