@@ -92,6 +92,10 @@ class MysqlWarehouse implements Warehouse {
   /** `max_statement_time` (MariaDB, seconds) or `max_execution_time` (MySQL, milliseconds). */
   private mariadb = true;
 
+  private get resetLimitsSql(): string {
+    return `SET SESSION ${this.mariadb ? 'max_statement_time' : 'max_execution_time'} = DEFAULT, sql_select_limit = DEFAULT`;
+  }
+
   constructor(
     readonly description: string,
     private readonly pool: mysql.Pool,
@@ -308,6 +312,8 @@ class MysqlWarehouse implements Warehouse {
       clearTimeout(backstop);
       signal?.removeEventListener('abort', onAbort);
       if (!broken) await connection.query('ROLLBACK').catch(() => (broken = true));
+      // the limits are session variables: put them back, or the pool's next catalog read is capped too
+      if (!broken) await connection.query(this.resetLimitsSql).catch(() => (broken = true));
       if (broken) connection.destroy();
       else connection.release();
     }

@@ -125,6 +125,16 @@ export function runWarehouseContract(
         expect(exact).toMatchObject({ rowCount: 4, truncated: false });
       });
 
+      it('leaves no cap behind: catalog reads after capped queries see every table', async () => {
+        const before = (await warehouse.listTables()).length;
+        const catalogBefore = (await warehouse.describeCatalog?.())?.length;
+        expect(before).toBeGreaterThanOrEqual(3);
+        for (let round = 0; round < 6; round += 1) await warehouse.query('SELECT id FROM orders', { maxRows: 1 });
+        expect((await warehouse.listTables()).length).toBe(before);
+        expect((await warehouse.describeCatalog?.())?.length).toBe(catalogBefore);
+        expect((await warehouse.query('SELECT id FROM orders ORDER BY id')).rowCount).toBe(4);
+      });
+
       it('converts dates, timestamps, big integers, decimals, booleans and nulls to JSON-safe cells', async () => {
         const result = await warehouse.query(
           fixture.cellsQuery ??
