@@ -21,6 +21,10 @@ interface SourceColumn {
 }
 
 interface SourceTable {
+  /** The DuckDB schema and table it is read from. */
+  schema: string;
+  table: string;
+  /** Its name in the target database: `table`, or `schema_table` outside DuckDB's `main` (one database holds them all). */
   name: string;
   columns: SourceColumn[];
 }
@@ -81,12 +85,13 @@ export function clickhouseColumnType(duckdbType: string, nullable: boolean): str
 
 async function readSourceTables(connection: DuckDBConnection): Promise<SourceTable[]> {
   const reader = await connection.runAndReadAll(
-    `SELECT table_name, column_name, data_type, is_nullable FROM duckdb_columns() WHERE schema_name = 'main' AND NOT internal ORDER BY table_name, column_index`,
+    `SELECT schema_name, table_name, column_name, data_type, is_nullable FROM duckdb_columns()
+      WHERE NOT internal AND database_name = current_database() ORDER BY schema_name, table_name, column_index`,
   );
   const tables = new Map<string, SourceTable>();
-  for (const [table, column, type, nullable] of reader.getRows()) {
-    const name = String(table);
-    const entry = tables.get(name) ?? { name, columns: [] };
+  for (const [schema, table, column, type, nullable] of reader.getRows()) {
+    const name = String(schema) === 'main' ? String(table) : `${String(schema)}_${String(table)}`;
+    const entry = tables.get(name) ?? { schema: String(schema), table: String(table), name, columns: [] };
     entry.columns.push({ name: String(column), type: String(type), nullable: nullable === true });
     tables.set(name, entry);
   }
@@ -110,7 +115,8 @@ function plainValue(value: unknown, type: string): unknown {
 
 async function* batches(connection: DuckDBConnection, table: SourceTable): AsyncGenerator<unknown[][]> {
   const columns = table.columns.map((column) => `"${column.name.replaceAll('"', '""')}"`).join(', ');
-  const result = await connection.stream(`SELECT ${columns} FROM main."${table.name.replaceAll('"', '""')}"`);
+  const quoted = (name: string) => `"${name.replaceAll('"', '""')}"`;
+  const result = await connection.stream(`SELECT ${columns} FROM ${quoted(table.schema)}.${quoted(table.table)}`);
   let batch: unknown[][] = [];
   for (;;) {
     const chunk = await result.fetchChunk();
