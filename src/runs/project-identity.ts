@@ -46,12 +46,24 @@ function slugOf(text: string): string {
     .replace(/-+$/, '');
 }
 
-/** A short readable name of the warehouse: the DuckDB file's name, or the PostgreSQL database's. */
+/** A short readable name of the warehouse: the DuckDB file's name (or its first loaded file's), or the database's. */
 export function warehouseStem(identity: string): string {
   const target = parseWarehouseUrl(identity);
-  if (target.engine === 'postgres') return slugOf(target.database) || 'postgres';
-  if (target.path === ':memory:') return 'memory';
-  return slugOf(basename(target.path, extname(target.path))) || 'duckdb';
+  switch (target.engine) {
+    case 'postgres':
+    case 'mysql':
+    case 'clickhouse':
+      return slugOf(target.database) || target.engine;
+    case 'bigquery':
+      return slugOf(target.datasets[0] ?? target.project) || 'bigquery';
+    case 'snowflake':
+      return slugOf(`${target.database}-${target.schema}`) || 'snowflake';
+    case 'duckdb': {
+      const file = target.path === ':memory:' ? target.files?.[0] : target.path;
+      if (file === undefined) return 'memory';
+      return slugOf(basename(file, extname(file)).replace(/\*/g, '')) || 'duckdb';
+    }
+  }
 }
 
 /**

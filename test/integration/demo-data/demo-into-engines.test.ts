@@ -27,6 +27,7 @@ const engines: Array<{ name: string; warehouse: Warehouse; loaded: LoadedTable[]
 
 beforeAll(async () => {
   const demo = await generateDemoWarehouse({ kind: 'ecommerce', out: join(workDir, 'shop.duckdb') });
+  if (demo.truthsPath === null) throw new Error('the demo generator wrote no truths file');
   truthsPath = demo.truthsPath;
   duckdb = await openWarehouse(`duckdb:${demo.path}`);
   catalog = (await duckdb.describeCatalog?.()) ?? [];
