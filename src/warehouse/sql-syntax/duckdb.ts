@@ -30,8 +30,7 @@ export const duckdbSyntax: SqlSyntax = {
   quantile: (expression, q) => `CAST(quantile_cont(${expression}, ${finiteNumber(q)}) AS DOUBLE)`,
   correlation: (y, x) => `CAST(corr(${y}, ${x}) AS DOUBLE)`,
   approxDistinct: (expression) => `CAST(approx_count_distinct(${expression}) AS DOUBLE)`,
-  containsWord: (expression, word) =>
-    `regexp_matches(CAST(${expression} AS VARCHAR), ${singleQuoted(`\\b${regexLiteral(word)}\\b`)}, 'i')`,
+  containsWord: (expression, word) => `regexp_matches(CAST(${expression} AS VARCHAR), ${singleQuoted(`\\b${regexLiteral(word)}\\b`)}, 'i')`,
   wordCount: (expression) => `CAST(avg(len(string_split(trim(CAST(${expression} AS VARCHAR)), ' '))) AS DOUBLE)`,
   sampledTable: (ref, tableRows, rows) =>
     tableRows <= rows

@@ -9,8 +9,12 @@
  * adapter hands back plain numbers.
  */
 import type { SqlDialect } from '../sql-guard.js';
+import { bigquerySyntax } from './bigquery.js';
+import { clickhouseSyntax } from './clickhouse.js';
 import { duckdbSyntax } from './duckdb.js';
+import { mysqlSyntax } from './mysql.js';
 import { postgresSyntax } from './postgres.js';
+import { snowflakeSyntax } from './snowflake.js';
 import type { SqlSyntax } from './syntax.js';
 
 export type { CalendarPart, SqlSyntax, TimeGrain } from './syntax.js';
@@ -22,5 +26,13 @@ export function sqlSyntaxFor(dialect: SqlDialect): SqlSyntax {
       return duckdbSyntax;
     case 'postgres':
       return postgresSyntax;
+    case 'mysql':
+      return mysqlSyntax;
+    case 'clickhouse':
+      return clickhouseSyntax;
+    case 'bigquery':
+      return bigquerySyntax;
+    case 'snowflake':
+      return snowflakeSyntax;
   }
 }
