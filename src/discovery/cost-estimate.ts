@@ -73,9 +73,6 @@ export const ESTIMATE_DEFAULTS = {
   analysisOutputTokens: 2_000,
   insightsPerArea: 2,
   stepsPerAreaShare: 0.5,
-  /** Verification prompt: rules + the insight + the cited steps' SQL and columns. */
-  verificationInputTokens: 1_500,
-  verificationOutputTokens: 300,
   /** Recommendations prompt template, and one compacted insight in it. */
   recommendationsPromptTokens: 1_500,
   tokensPerInsight: 250,
@@ -129,12 +126,8 @@ export function estimateRunCost(input: RunCostInput): RunCostEstimate {
   const analysis = phaseCost(entry, input.areas, input.areas * analysisInputPerArea, input.areas * ESTIMATE_DEFAULTS.analysisOutputTokens);
 
   const insights = input.areas * insightsPerArea;
-  const verification = phaseCost(
-    entry,
-    insights,
-    insights * ESTIMATE_DEFAULTS.verificationInputTokens,
-    insights * ESTIMATE_DEFAULTS.verificationOutputTokens,
-  );
+  // verification recounts claims with the engine's own SQL: no model call
+  const verification = phaseCost(entry, 0, 0, 0);
 
   const recommendationsInput =
     input.basePromptTokens + ESTIMATE_DEFAULTS.recommendationsPromptTokens + insights * ESTIMATE_DEFAULTS.tokensPerInsight;

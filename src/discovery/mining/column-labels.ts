@@ -6,7 +6,6 @@
  * gallon) — and the matched phrase becomes the label. Without a match, the name's own words, with a
  * trailing unit written as a unit: `delay_min` → "delay (min)".
  */
-import { nameWords } from '../packs/generation/warehouse-facts.js';
 
 /** Name words that are units of measure: written in brackets after the label. */
 const UNITS: Readonly<Record<string, string>> = {
@@ -147,7 +146,7 @@ function addsInformation(tokens: readonly string[], phrase: string): boolean {
 }
 
 export function unitOf(name: string): string | undefined {
-  const words = nameWords(name);
+  const words = labelWords(name);
   const last = words.at(-1);
   return words.length > 1 && last !== undefined ? UNITS[last] : undefined;
 }
@@ -156,8 +155,17 @@ export function unitOf(name: string): string | undefined {
  * The label of one column: the description's phrase for it, else its name's words; a unit in the
  * name is kept in brackets unless the phrase already says it.
  */
+/** A name's words with every script's letters kept: `Région` → région, `closedAt` → closed, at. */
+function labelWords(name: string): string[] {
+  return name
+    .replace(/([\p{Ll}\p{N}])(\p{Lu})/gu, '$1 $2')
+    .toLowerCase()
+    .split(/[^\p{L}\p{N}]+/u)
+    .filter((word) => word.length > 0);
+}
+
 export function columnLabel(name: string, description = ''): string {
-  const words = nameWords(name);
+  const words = labelWords(name);
   const unit = unitOf(name);
   const tokens = unit ? words.slice(0, -1) : words;
   const plain = tokens.join(' ');

@@ -78,11 +78,13 @@ export interface MiningOutcome {
 
 /** Status-like dimensions whose values are outcomes in themselves (resolved, declined, churned). */
 const STATUS_NAME = /(^|_)(status|state|stage|outcome|result|resolution|disposition|approval|decision)$/i;
-/** Dimensions whose values are compared as outcomes across the other groupings. */
-const VALUE_OUTCOME_DIMENSIONS = 2;
+/** Dimensions whose values are compared as outcomes across the other groupings (status-like first). */
+const VALUE_OUTCOME_DIMENSIONS = 3;
+/** A dimension's values are outcomes when it has this many values at most (a status, a region, a tier). */
+const VALUE_OUTCOME_MAX_VALUES = 6;
 const VALUE_OUTCOMES_PER_DIMENSION = 4;
 /** Groupings followed over time per table. */
-const SEGMENT_SERIES_GROUPINGS = 3;
+const SEGMENT_SERIES_GROUPINGS = 5;
 
 /**
  * Tests about the outcomes the goal names are the run's primary family; the rest are exploratory. Each
@@ -157,12 +159,22 @@ function measureRelevance(relevance: ColumnRelevance, table: MiningTable, measur
   return relevanceOf(relevance, table, measureColumns(measure));
 }
 
-/** Status-like or goal-relevant dimensions of 3–8 values: each value's rate is compared across the other groupings. */
+/**
+ * Dimensions of a few text values whose values are outcomes in themselves — a status (cancelled), a
+ * region one category concentrates in: each value's rate is compared across the other groupings.
+ * Status-like names first, then the closest to the goal, then the fewest values.
+ */
 function valueOutcomes(table: MiningTable, relevance: ColumnRelevance): MeasureSpec[] {
+  const statusCap = 8;
   return columnsWithRole(table, 'dimension')
-    .filter((column) => column.distinct >= 3 && column.distinct <= 8 && (column.top?.length ?? 0) >= 3 && typeof column.top?.[0]?.value === 'string')
-    .filter((column) => STATUS_NAME.test(column.name))
-    .map((column) => ({ column, priority: relevance.get(`${table.qualified}.${column.name}`) ?? 0 }))
+    .filter((column) => {
+      const cap = STATUS_NAME.test(column.name) ? statusCap : VALUE_OUTCOME_MAX_VALUES;
+      return column.distinct >= 3 && column.distinct <= cap && (column.top?.length ?? 0) >= 3 && typeof column.top?.[0]?.value === 'string';
+    })
+    .map((column) => ({
+      column,
+      priority: (STATUS_NAME.test(column.name) ? 2 : 0) + (relevance.get(`${table.qualified}.${column.name}`) ?? 0) - column.distinct / 100,
+    }))
     .sort((left, right) => right.priority - left.priority || (left.column.name < right.column.name ? -1 : 1))
     .slice(0, VALUE_OUTCOME_DIMENSIONS)
     .flatMap(({ column }) => (column.top ?? []).slice(0, VALUE_OUTCOMES_PER_DIMENSION).map((item) => valueRate(column, item.value)));
@@ -194,7 +206,12 @@ async function mineTable(
 
   const outputs: FinderOutput[] = [];
   // whole-table views first: they are few and carry the broadest findings
-  outputs.push(await mineTimeSeries(shared, measures, groupings.filter((grouping) => !grouping.extracted && grouping.distinct <= 12).slice(0, SEGMENT_SERIES_GROUPINGS)));
+  const seriesGroupings = groupings
+    .filter((grouping) => !grouping.extracted && grouping.distinct >= 2 && grouping.distinct <= 12)
+    // categories of a few values first: one segment's own trend or burst stands out against a handful
+    .sort((left, right) => Number(right.distinct >= 3 && right.distinct <= 8) - Number(left.distinct >= 3 && left.distinct <= 8))
+    .slice(0, SEGMENT_SERIES_GROUPINGS);
+  outputs.push(await mineTimeSeries(shared, measures, seriesGroupings));
   outputs.push(await mineCorrelations(shared, measures));
   // a grouping and a measure read from the same related table say one thing twice (has an order / number of orders)
   const sourceOf = (name: string) => table.derived.find((item) => item.name === name)?.table;

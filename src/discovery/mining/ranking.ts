@@ -86,6 +86,17 @@ function varietyKey(claim: Claim): string {
  */
 function restates(kept: Claim, candidate: Claim): boolean {
   if (kept.kind !== 'difference' || candidate.kind !== 'difference' || !kept.segment || !candidate.segment) return false;
+  // the same association read both ways: North's share of Beta items, Beta's share of North items
+  const swapped = (left: Claim, right: Claim) =>
+    left.metric.kind === 'rate' &&
+    right.metric.kind === 'rate' &&
+    left.metric.condition?.op === '=' &&
+    right.metric.condition?.op === '=' &&
+    left.metric.condition.column === right.segment?.column &&
+    left.metric.condition.value === right.segment?.value &&
+    right.metric.condition.column === left.segment?.column &&
+    right.metric.condition.value === left.segment?.value;
+  if (swapped(kept, candidate)) return true;
   if (kept.segment.column !== candidate.segment.column || kept.segment.grain !== candidate.segment.grain) return false;
   if (JSON.stringify([kept.metric.kind, kept.metric.column, kept.metric.condition, kept.metric.start_column]) !==
     JSON.stringify([candidate.metric.kind, candidate.metric.column, candidate.metric.condition, candidate.metric.start_column]))
@@ -107,9 +118,12 @@ function restates(kept: Claim, candidate: Claim): boolean {
 /** A rate of (nearly) all against (nearly) none: one column restating another, not a finding. */
 function isDefinitional(claim: Claim): boolean {
   if (claim.kind !== 'difference' || claim.metric.kind !== 'rate') return false;
-  // all or none on either side: one column implies the other (every checkout session added to cart;
-  // no order without a cart) — a rule of the data's making, not a finding about it
-  return [claim.value, claim.comparison_value].some((rate) => rate >= 0.999 || rate <= 0.001);
+  const extreme = [claim.value, claim.comparison_value].some((rate) => rate >= 0.999 || rate <= 0.001);
+  const bothExtreme = [claim.value, claim.comparison_value].every((rate) => rate >= 0.995 || rate <= 0.005);
+  // between two flags, all or none on either side is one implying the other (every checkout session
+  // added to cart; no refund on an undelivered order) — a rule of the data's making, not a finding
+  const flags = typeof claim.segment?.value === 'boolean' || typeof claim.metric.condition?.value === 'boolean';
+  return bothExtreme || (flags && extreme);
 }
 
 /** Where a per-period total moves with the count of rows (more films, more gross), the total adds nothing: the count says it. */

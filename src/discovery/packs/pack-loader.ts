@@ -59,7 +59,7 @@ const enginePrompts = new Map<string, string>();
  * One of the engine's own prompt templates (`src/discovery/prompts/<name>.md`, copied beside the
  * built module by `npm run build`), read once and kept: phases never read files themselves.
  */
-export function loadEnginePrompt(name: 'sql_fix' | 'verification', allowedVariables: readonly string[]): string {
+export function loadEnginePrompt(name: 'sql_fix', allowedVariables: readonly string[]): string {
   const cached = enginePrompts.get(name);
   if (cached !== undefined) return cached;
   const path = fileURLToPath(new URL(`../prompts/${name}.md`, import.meta.url));

@@ -17,7 +17,6 @@ export type ParseActionResult = { ok: true; action: ExplorationAction } | { ok: 
 
 export const EXPLORER_ACTIONS: ReadonlySet<ActionType> = new Set(['query', 'lookup_schema', 'search_tables', 'done']);
 /** The verifier may only look tables up or emit its query (on-demand-schema seed, layer 3). */
-export const VERIFIER_ACTIONS: ReadonlySet<ActionType> = new Set(['query', 'lookup_schema']);
 
 /** Tool names models use in envelopes, mapped to our actions. */
 const TOOL_NAME_TO_ACTION: Record<string, ActionType> = {

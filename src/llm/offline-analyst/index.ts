@@ -11,7 +11,6 @@ import { explore } from './explorer.js';
 import { detectPhase, type AnalystPhase } from './phase.js';
 import { recommend } from './recommender.js';
 import { fixSql } from './sql-fixer.js';
-import { verify } from './verifier.js';
 
 /** The reply to a prompt the analyst does not recognise: no JSON, so the engine's parsers retry or record an error. */
 export const UNKNOWN_PROMPT_REPLY =
@@ -20,7 +19,6 @@ export const UNKNOWN_PROMPT_REPLY =
 const HANDLERS: Record<Exclude<AnalystPhase, 'unknown'>, (request: LlmRequest) => string> = {
   exploration: explore,
   analysis: analyse,
-  verification: verify,
   sql_fix: fixSql,
   recommendations: recommend,
 };

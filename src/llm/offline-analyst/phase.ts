@@ -4,12 +4,10 @@
  */
 import type { LlmRequest } from '../port.js';
 
-export type AnalystPhase = 'exploration' | 'analysis' | 'verification' | 'sql_fix' | 'recommendations' | 'unknown';
+export type AnalystPhase = 'exploration' | 'analysis' | 'sql_fix' | 'recommendations' | 'unknown';
 
 /** The first user message of every exploration (turn-format.ts `renderKickoff`). */
 export const EXPLORATION_KICKOFF_MARKER = 'Begin exploring the warehouse';
-/** Opening line of the engine's verification prompt. */
-export const VERIFICATION_MARKER = 'You are verifying one finding';
 /** Opening line of the engine's SQL fix prompt. */
 export const SQL_FIX_MARKER = 'A read-only SQL query failed';
 const INSIGHTS_SHAPE = /\{\s*"insights"\s*:\s*\[/;
@@ -23,7 +21,6 @@ export function detectPhase(request: Pick<LlmRequest, 'system' | 'messages'>): A
   const users = userTexts(request);
   const opening = users[0] ?? '';
   if (opening.includes(SQL_FIX_MARKER)) return 'sql_fix';
-  if (opening.includes(VERIFICATION_MARKER)) return 'verification';
   if (users.some((text) => text.includes(EXPLORATION_KICKOFF_MARKER))) return 'exploration';
   if (RECOMMENDATIONS_SHAPE.test(opening)) return 'recommendations';
   if (users.some((text) => INSIGHTS_SHAPE.test(text))) return 'analysis';

@@ -6,7 +6,7 @@
  */
 import { readFileSync } from 'node:fs';
 import { compactResult } from '../../../src/compaction/compact-result.js';
-import { EXPLORER_ACTIONS, VERIFIER_ACTIONS, parseAction } from '../../../src/discovery/parsing/action-parser.js';
+import { EXPLORER_ACTIONS, parseAction } from '../../../src/discovery/parsing/action-parser.js';
 import { explorationSections } from '../../../src/discovery/phases/explore-step.js';
 import { loadPack, resolveAreas } from '../../../src/discovery/packs/pack-loader.js';
 import type { AnalysisArea, DomainPack } from '../../../src/discovery/packs/pack-schema.js';
@@ -17,7 +17,6 @@ import {
   renderRecommendationsPrompt,
 } from '../../../src/discovery/packs/prompt-assembly.js';
 import { renderTemplate } from '../../../src/discovery/packs/template.js';
-import { renderSourceQueries } from '../../../src/discovery/phases/verify-insight.js';
 import { renderQueryResults } from '../../../src/compaction/render.js';
 import type { ExplorationStep, Insight, Run } from '../../../src/domain/index.js';
 import { buildPrompt } from '../../../src/llm/prompt-builder.js';
@@ -150,41 +149,6 @@ export async function explore(
     }
   }
   return { steps, replies, lookupCalls: budget.lookups_used };
-}
-
-/** The analysis prompt the engine would send for an area, over the given steps. */
-export function analysisRequest(setting: ExplorationSetting, areaId: string, steps: readonly ExplorationStep[]): LlmRequest {
-  const area = setting.areas.find((candidate) => candidate.id === areaId);
-  if (!area) throw new Error(`no area ${areaId}`);
-  const evidence = steps.filter((step) => step.action === 'query');
-  const prompt = renderAnalysisPrompt(setting.pack, area, {
-    dataset: 'main',
-    totalQueries: evidence.length,
-    queryResults: renderQueryResults(evidence),
-  });
-  return { system: 'base context', messages: [{ role: 'user', content: prompt }], maxOutputTokens: 8_192 };
-}
-
-const VERIFICATION_TEMPLATE = readFileSync(new URL('../../../src/discovery/prompts/verification.md', import.meta.url), 'utf8');
-
-/** The verification prompt the engine would send for an insight. */
-export function verificationRequest(setting: ExplorationSetting, insight: Insight, steps: readonly ExplorationStep[]): LlmRequest {
-  const { validation: _validation, discovered_at: _discovered, ...rest } = insight;
-  const prompt = renderTemplate(VERIFICATION_TEMPLATE, {
-    INSIGHT: JSON.stringify(rest, null, 2),
-    SOURCE_QUERIES: renderSourceQueries(insight, steps),
-    SCHEMA_INFO: renderCatalog(setting.tables).text,
-    DIALECT: dialectName(setting.dialect),
-    LOOKUP_BUDGET: '2',
-    FILTER_RULE: 'No tenant filter applies.',
-  });
-  return { messages: [{ role: 'user', content: prompt }], maxOutputTokens: 2_000 };
-}
-
-export function verificationSql(reply: string): string {
-  const parsed = parseAction(reply, VERIFIER_ACTIONS);
-  if (!parsed.ok || parsed.action.type !== 'query') throw new Error(`verification reply is not a query: ${reply.slice(0, 300)}`);
-  return parsed.action.query;
 }
 
 export function recommendationsRequest(setting: ExplorationSetting, summary: string, data: string): LlmRequest {

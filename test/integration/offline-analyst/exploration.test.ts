@@ -2,23 +2,12 @@ import { mkdtempSync, rmSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { toInsights } from '../../../src/discovery/phases/analyze-area.js';
-import { extractCount } from '../../../src/discovery/phases/verify-insight.js';
-import { parseInsights } from '../../../src/discovery/parsing/output-parser.js';
 import { createOfflineAnalyst } from '../../../src/llm/offline-analyst/index.js';
 import { discoverSchema } from '../../../src/schema/discovery.js';
 import { generateDemoWarehouse } from '../../../src/demo/index.js';
 import { openWarehouse } from '../../../src/warehouse/index.js';
 import type { Warehouse } from '../../../src/warehouse/port.js';
-import {
-  analysisRequest,
-  explorationSetting,
-  explore,
-  verificationRequest,
-  verificationSql,
-  type ExplorationSetting,
-  type ExplorationTranscript,
-} from './exploration-harness.js';
+import { explorationSetting, explore, type ExplorationSetting, type ExplorationTranscript } from './exploration-harness.js';
 
 const MAX_STEPS = 40;
 let workDir: string;
@@ -110,28 +99,6 @@ describe('when the same exploration runs twice', () => {
       12,
     );
     expect(again.replies).toEqual(first.replies);
-  });
-});
-
-describe('when the analyst analyses and verifies its own exploration', () => {
-  it('reports the planted mobile checkout abandonment with numbers from the digest, and the recount confirms it', async () => {
-    const brain = createOfflineAnalyst();
-    const reply = await brain(analysisRequest(setting, 'conversion', transcript.steps));
-    const parsed = parseInsights(reply);
-    if (!parsed.ok) throw new Error(parsed.reason);
-    const citable = new Set(transcript.steps.filter((step) => step.action === 'query' && !step.error).map((step) => step.step));
-    const { insights } = toInsights({ id: 'conversion' }, parsed.items, citable, '2025-01-01T00:00:00.000Z');
-    const mobile = insights.find((insight) => /mobile/i.test(insight.name) && /abandon/i.test(insight.name));
-    expect(mobile).toBeDefined();
-    const source = transcript.steps.find((step) => step.step === mobile?.source_steps[0]);
-    const row = source?.rows?.find((candidate) => candidate.device_type === 'mobile');
-    expect(mobile?.affected_count).toBe(row?.reached_checkout_sessions);
-
-    for (const insight of insights) {
-      const sql = verificationSql(await brain(verificationRequest(setting, insight, transcript.steps)));
-      const result = await warehouse.query(sql, { maxRows: 10 });
-      expect({ id: insight.id, count: extractCount(result) }).toEqual({ id: insight.id, count: insight.affected_count });
-    }
   });
 });
 

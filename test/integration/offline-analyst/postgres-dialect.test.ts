@@ -1,16 +1,15 @@
 /**
  * The same exploration on PostgreSQL: the e-commerce demo copied from DuckDB into a throwaway cluster,
  * explored through the read-only role. Every query the analyst writes for the PostgreSQL dialect must
- * run, and its findings must recount exactly there too.
+ * run; the engine mines it there with PostgreSQL SQL, finds the planted patterns, and every finding's
+ * claim holds when recounted there.
  */
 import { mkdtempSync, rmSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import pg from 'pg';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { toInsights } from '../../../src/discovery/phases/analyze-area.js';
-import { parseInsights } from '../../../src/discovery/parsing/output-parser.js';
-import { extractCount } from '../../../src/discovery/phases/verify-insight.js';
+import { loadPack } from '../../../src/discovery/packs/pack-loader.js';
 import { createOfflineAnalyst } from '../../../src/llm/offline-analyst/index.js';
 import { discoverSchema } from '../../../src/schema/discovery.js';
 import { generateDemoWarehouse } from '../../../src/demo/index.js';
@@ -18,15 +17,8 @@ import { openWarehouse } from '../../../src/warehouse/index.js';
 import type { Warehouse } from '../../../src/warehouse/port.js';
 import { copyDemo } from '../../support/postgres-demo.js';
 import { startTestPostgres, type TestPostgresStart } from '../../support/postgres.js';
-import {
-  analysisRequest,
-  explorationSetting,
-  explore,
-  verificationRequest,
-  verificationSql,
-  type ExplorationSetting,
-  type ExplorationTranscript,
-} from './exploration-harness.js';
+import { type MinedAndChecked, mineAndCheck } from '../../support/mine-and-check.js';
+import { explorationSetting, explore, type ExplorationSetting, type ExplorationTranscript } from './exploration-harness.js';
 
 const started: TestPostgresStart = await startTestPostgres();
 if (!started.available) console.log(`skipping the PostgreSQL dialect tests: ${started.reason}`);
@@ -61,18 +53,13 @@ describe.skipIf(!started.available)('when the analyst explores the e-commerce de
     expect(queries.filter((step) => step.error !== undefined).map((step) => `${step.step}: ${step.error}`)).toEqual([]);
   });
 
-  it('finds the mobile checkout abandonment and recounts every insight exactly', async () => {
-    const brain = createOfflineAnalyst();
-    const parsed = parseInsights(await brain(analysisRequest(setting, 'conversion', transcript.steps)));
-    if (!parsed.ok) throw new Error(parsed.reason);
-    const citable = new Set(transcript.steps.filter((step) => step.action === 'query' && !step.error).map((step) => step.step));
-    const { insights } = toInsights({ id: 'conversion' }, parsed.items, citable, '2025-01-01T00:00:00.000Z');
-    expect(insights.some((insight) => /mobile/i.test(insight.name) && /abandon/i.test(insight.name))).toBe(true);
-    for (const insight of insights) {
-      const result = await warehouse.query(verificationSql(await brain(verificationRequest(setting, insight, transcript.steps))), {
-        maxRows: 10,
-      });
-      expect({ id: insight.id, count: extractCount(result) }).toEqual({ id: insight.id, count: insight.affected_count });
-    }
-  });
+  it('mines the planted patterns with PostgreSQL SQL, and every finding holds when recounted there', async () => {
+    const mined: MinedAndChecked = await mineAndCheck(warehouse, { mining: loadPack('ecommerce').mining, check: 40 });
+    expect(mined.outcome.queries.filter((query) => query.error).map((query) => `${query.label}: ${query.error}`)).toEqual([]);
+    const texts = mined.findings.map((finding) => mined.text(finding));
+    expect(texts.some((text) => /device is mobile have a higher checkout abandonment rate/.test(text))).toBe(true);
+    expect(texts.some((text) => /region is Southeast have a higher share with order status cancelled/.test(text))).toBe(true);
+    expect(texts.some((text) => /category is Electronics have a higher share with a refund/.test(text))).toBe(true);
+    expect(mined.unconfirmed).toEqual([]);
+  }, 120_000);
 });

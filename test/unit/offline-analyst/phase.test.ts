@@ -1,21 +1,12 @@
 import { describe, expect, it } from 'vitest';
 import { collectJsonCandidates } from '../../../src/discovery/parsing/json-extract.js';
 import { UNKNOWN_PROMPT_REPLY, createOfflineAnalyst, detectPhase } from '../../../src/llm/offline-analyst/index.js';
-import {
-  analysisRequest,
-  insight,
-  kickoffRequest,
-  queryStep,
-  recommendationsRequest,
-  sqlFixRequest,
-  verificationRequest,
-} from './prompts.js';
+import { analysisRequest, insight, kickoffRequest, queryStep, recommendationsRequest, sqlFixRequest } from './prompts.js';
 
 const analysis = analysisRequest('conversion', [
   queryStep(1, 'conversion: sessions by device', 'SELECT 1', [{ device_type: 'mobile', sessions: 10 }]),
 ]);
 const recommendations = recommendationsRequest([insight({ id: 'conversion-1', name: 'mobile abandons' })]);
-const verification = verificationRequest('{"name": "x"}', 'Step 1 — purpose (3 rows):\n```sql\nSELECT 1\n```');
 const sqlFix = sqlFixRequest(
   'SELECT devic FROM shop.sessions',
   'Referenced column "devic" not found',
@@ -27,7 +18,6 @@ describe('when the analyst reads a prompt', () => {
     ['exploration', kickoffRequest()],
     ['analysis', analysis],
     ['recommendations', recommendations],
-    ['verification', verification],
     ['sql_fix', sqlFix],
   ] as const)('recognises the %s prompt from its engine-owned markers', (phase, request) => {
     expect(detectPhase(request)).toBe(phase);
@@ -63,7 +53,6 @@ describe('when the same prompt is sent twice', () => {
     ['exploration', kickoffRequest()],
     ['analysis', analysis],
     ['recommendations', recommendations],
-    ['verification', verification],
     ['sql_fix', sqlFix],
   ] as const)('gives the byte-identical %s reply, from separate analyst instances too', async (_phase, request) => {
     const first = await createOfflineAnalyst()(request);

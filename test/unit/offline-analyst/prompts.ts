@@ -165,18 +165,6 @@ export function sqlFixRequest(sql: string, error: string, tableColumns: string):
   return { messages: [{ role: 'user', content: prompt }], maxOutputTokens: 2_000 };
 }
 
-export function verificationRequest(insightJson: string, sourceQueries: string): LlmRequest {
-  const prompt = renderTemplate(VERIFICATION_TEMPLATE, {
-    INSIGHT: insightJson,
-    SOURCE_QUERIES: sourceQueries,
-    SCHEMA_INFO: renderCatalog(shopTables).text,
-    DIALECT: 'DuckDB',
-    LOOKUP_BUDGET: '2',
-    FILTER_RULE: 'No tenant filter applies.',
-  });
-  return { messages: [{ role: 'user', content: prompt }], maxOutputTokens: 2_000 };
-}
-
 export function insight(overrides: Partial<Insight> & Pick<Insight, 'id' | 'name'>): Insight {
   return {
     analysis_area: overrides.id.split('-')[0] ?? 'conversion',
@@ -189,6 +177,8 @@ export function insight(overrides: Partial<Insight> & Pick<Insight, 'id' | 'name
     indicators: [],
     target_segment: '',
     source_steps: [1],
+    finding_ids: [],
+    supporting_claims: [],
     discovered_at: '2025-01-01T00:00:00.000Z',
     ...overrides,
   };

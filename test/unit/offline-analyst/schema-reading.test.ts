@@ -1,12 +1,9 @@
 /**
  * Reading a schema by meaning: the time axis by role (a record's start before its end and before audit
  * columns, whatever the column order), identifier-named columns as keys only when they behave like
- * keys, names with spaces, accents and multi-word types read whole, and the measurable shapes of the
- * analyst's own SQL read back into claims.
+ * keys, and names with spaces, accents and multi-word types read whole.
  */
 import { describe, expect, it } from 'vitest';
-import { parseAction, VERIFIER_ACTIONS } from '../../../src/discovery/parsing/action-parser.js';
-import { gapClaim, measureSource, segmentSource, sourceTable } from '../../../src/llm/offline-analyst/analysis/claims.js';
 import { createOfflineAnalyst } from '../../../src/llm/offline-analyst/index.js';
 import { readCatalog } from '../../../src/llm/offline-analyst/readers/catalog.js';
 import { readLookupReply } from '../../../src/llm/offline-analyst/readers/lookup-reply.js';
@@ -21,7 +18,6 @@ import {
 import { sqlDialect } from '../../../src/llm/offline-analyst/sql/dialect.js';
 import type { TableModel } from '../../../src/llm/offline-analyst/types.js';
 import { pluralNoun, rowsNoun, wordsOf } from '../../../src/llm/offline-analyst/text.js';
-import { verificationRequest } from './prompts.js';
 
 function table(columns: Array<[string, string]>, rows = 500): TableModel {
   return toTableModel({
@@ -143,94 +139,5 @@ describe('when names hold spaces, accents or multi-word types', () => {
     expect(rowsNoun('incidents')).toBe('incidents');
     expect(pluralNoun('category')).toBe('categories');
     expect(pluralNoun('assigned to')).toBe('assigned to values');
-  });
-});
-
-describe('when reading a claim back from the SQL that measured a finding', () => {
-  const duckdbDuration = sqlDialect('duckdb').fractionalDaysBetween('t."Opened At"', 't.closed_at');
-  const postgresDuration = sqlDialect('postgres').fractionalDaysBetween('t."Opened At"', 't.closed_at');
-
-  it('recognises durations in both dialects, means, status shares and quoted names', () => {
-    const sql = `SELECT COALESCE(CAST(t."Région" AS VARCHAR), '(none)') AS r_gion, COUNT(*) AS items,
-       AVG(${duckdbDuration}) AS avg_days_opened_to_closed,
-       AVG(CAST(t.amount AS DOUBLE PRECISION)) AS avg_amount,
-       AVG(CASE WHEN t.status = 'Won''t fix' THEN 1.0 ELSE 0.0 END) AS status_won_t_fix_rate
-FROM main."Work Items" t GROUP BY 1`;
-    expect(sourceTable(sql)).toBe('main.Work Items');
-    expect(segmentSource(sql, 'r_gion')).toBe('Région');
-    expect(measureSource(sql, 'avg_days_opened_to_closed')).toEqual({ kind: 'duration_mean', start: 'Opened At', end: 'closed_at' });
-    expect(measureSource(`SELECT AVG(${postgresDuration}) AS d FROM main.x t`, 'd')).toEqual({
-      kind: 'duration_mean',
-      start: 'Opened At',
-      end: 'closed_at',
-    });
-    expect(measureSource(sql, 'avg_amount')).toEqual({ kind: 'mean', column: 'amount' });
-    expect(measureSource(sql, 'status_won_t_fix_rate')).toEqual({
-      kind: 'rate',
-      condition: { column: 'status', op: '=', value: "Won't fix" },
-    });
-  });
-
-  it('states no claim when another table is joined in, or the segment has no value', () => {
-    const joined = `SELECT COALESCE(CAST(r1.region AS VARCHAR), '(none)') AS region, AVG(CAST(t.amount AS DOUBLE PRECISION)) AS avg_amount FROM main.orders t LEFT JOIN main.customers r1 ON r1.id = t.customer_id GROUP BY 1`;
-    expect(
-      gapClaim({
-        sql: joined,
-        segmentColumn: 'region',
-        segmentValue: 'North',
-        measureColumn: 'avg_amount',
-        value: 2,
-        restValue: 1,
-        label: '',
-      }),
-    ).toBeUndefined();
-    const own = 'SELECT t.region AS region, AVG(CAST(t.amount AS DOUBLE PRECISION)) AS avg_amount FROM main.orders t GROUP BY 1';
-    expect(
-      gapClaim({
-        sql: own,
-        segmentColumn: 'region',
-        segmentValue: '(none)',
-        measureColumn: 'avg_amount',
-        value: 2,
-        restValue: 1,
-        label: '',
-      }),
-    ).toBeUndefined();
-    expect(
-      gapClaim({
-        sql: own,
-        segmentColumn: 'region',
-        segmentValue: 'North',
-        measureColumn: 'avg_amount',
-        value: 2,
-        restValue: 1,
-        label: 'x',
-      }),
-    ).toMatchObject({
-      metric: { kind: 'mean', table: 'main.orders', column: 'amount' },
-      segment: { column: 'region', value: 'North' },
-      direction: 'higher',
-    });
-  });
-});
-
-describe('when verifying a finding narrowed by a second column', () => {
-  it('adds an equality filter per recount_where entry', async () => {
-    const source = 'SELECT dimension, "value", term, tickets_with_term FROM terms';
-    const finding = JSON.stringify({
-      name: 'printer',
-      metrics: {
-        segment_column: 'value',
-        segment_value: 'Hardware',
-        recount_where: JSON.stringify({ dimension: 'category', term: "printer's" }),
-        count_column: 'tickets_with_term',
-        source_step: 4,
-      },
-    });
-    const reply = await createOfflineAnalyst()(verificationRequest(finding, `Step 4 — terms (3 rows):\n\`\`\`sql\n${source}\n\`\`\``));
-    const parsed = parseAction(reply, VERIFIER_ACTIONS);
-    expect(parsed.ok && parsed.action.type === 'query' ? parsed.action.query : '').toBe(
-      `SELECT SUM(tickets_with_term) AS count\nFROM (\n${source}\n) finding_rows\nWHERE "value" = 'Hardware' AND dimension = 'category' AND term = 'printer''s'`,
-    );
   });
 });

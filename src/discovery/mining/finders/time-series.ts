@@ -272,20 +272,23 @@ function analyseSeries(
     const at = record(found.test);
     const windowFirst = kept[found.first] as PeriodRow;
     const windowLast = kept[found.last] as PeriodRow;
-    const inside = found.inside.mean;
+    // a window is reported only with enough rows inside it, as any segment
+    const inside = points.slice(found.first, found.last + 1).reduce((sum, point) => sum + point.rows, 0);
+    if (inside < minSupport) return undefined;
+    const level = found.inside.mean;
     const outside = found.outside.mean;
-    if (!(Number.isFinite(inside) && Number.isFinite(outside)) || inside === outside) return undefined;
-    const ratio = outside !== 0 && Math.sign(inside) === Math.sign(outside) ? inside / outside : undefined;
-    const change = (inside - outside) / Math.max(Math.abs(outside), Math.abs(inside), 1e-9);
+    if (!(Number.isFinite(level) && Number.isFinite(outside)) || level === outside) return undefined;
+    const ratio = outside !== 0 && Math.sign(level) === Math.sign(outside) ? level / outside : undefined;
+    const change = (level - outside) / Math.max(Math.abs(outside), Math.abs(level), 1e-9);
     return {
       claim: {
         kind: 'shift',
         ...base,
         window: { from: windowFirst.start, to: endOf(windowLast.start, axis) },
         ...(baseline === 'before' ? { baseline: { from: first.start, to: windowFirst.start } } : {}),
-        value: inside,
+        value: level,
         comparison_value: outside,
-        direction: inside > outside ? 'higher' : 'lower',
+        direction: level > outside ? 'higher' : 'lower',
         test: testOf(found.test),
         n: { segment: found.inside.n, comparison: found.outside.n },
       },
