@@ -32,6 +32,8 @@ export interface TestResult {
 
 /** Smallest p-value reported: below it the figure is noise of floating point, not evidence. */
 const MIN_P = 1e-300;
+/** The statistic reported for a difference with no spread at all (finite, so documents can hold it). */
+const CERTAIN_STATISTIC = 1e6;
 
 function clampP(p: number): number {
   if (!Number.isFinite(p)) return 1;
@@ -74,7 +76,11 @@ export function welchT(a: Moments, b: Moments): TestResult | undefined {
   const va = Math.max(0, a.variance) / a.n;
   const vb = Math.max(0, b.variance) / b.n;
   const se = Math.sqrt(va + vb);
-  if (!(se > 0)) return undefined;
+  if (!(se > 0)) {
+    // no spread on either side: equal means say nothing, different ones differ for certain
+    if (a.mean === b.mean) return undefined;
+    return { test: 'welch_t', statistic: Math.sign(a.mean - b.mean) * CERTAIN_STATISTIC, p_value: MIN_P, df: a.n + b.n - 2 };
+  }
   const t = (a.mean - b.mean) / se;
   const df = (va + vb) ** 2 / ((va * va) / (a.n - 1) + (vb * vb) / (b.n - 1));
   return { test: 'welch_t', statistic: t, p_value: studentTwoSided(t, df), df };

@@ -1,16 +1,18 @@
 /**
  * Claims recounted on a real DuckDB table by SQL the verifier builds itself: right claims confirmed,
- * wrong magnitudes adjusted, wrong directions and missing segments rejected, every metric kind and
- * grain measured, identifiers with spaces and reserved words quoted.
+ * wrong magnitudes (on either side) adjusted, wrong directions and missing segments rejected, every
+ * metric kind and grain measured, identifiers with spaces and reserved words quoted.
  */
 import { join } from 'node:path';
 import { DuckDBInstance } from '@duckdb/node-api';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { checkClaim } from '../../../src/discovery/claims/check-claim.js';
 import { buildClaimSql } from '../../../src/discovery/claims/claim-sql.js';
-import { judgeClaim } from '../../../src/discovery/claims/claim-verdict.js';
 import { claimSchema, type Claim } from '../../../src/domain/index.js';
+import { discoverSchema } from '../../../src/schema/discovery.js';
 import type { TableSchema, Warehouse } from '../../../src/warehouse/port.js';
 import { openWarehouse } from '../../../src/warehouse/index.js';
+import { duckdbSyntax } from '../../../src/warehouse/sql-syntax/duckdb.js';
 import { tempDir } from '../../support/temp-dir.js';
 
 let warehouse: Warehouse;
@@ -38,26 +40,13 @@ beforeAll(async () => {
   connection.closeSync();
   instance.closeSync();
   warehouse = await openWarehouse(`duckdb:${path}`);
+  TABLES = await discoverSchema(warehouse);
 });
 afterAll(async () => {
   await warehouse?.close();
 });
 
-const TABLES: TableSchema[] = [
-  {
-    schema: 'main',
-    name: 'Service Tickets',
-    qualified: 'main.Service Tickets',
-    rowCount: 400,
-    samples: [],
-    columns: ['id', 'category', 'Priority Level', 'escalated', 'opened_at', 'closed_at', 'order'].map((name) => ({
-      name,
-      type: 'VARCHAR',
-      nullable: true,
-      category: 'dimension' as const,
-    })),
-  },
-];
+let TABLES: TableSchema[] = [];
 
 function claim(overrides: Record<string, unknown>): Claim {
   return claimSchema.parse({
@@ -79,16 +68,14 @@ function claim(overrides: Record<string, unknown>): Claim {
 }
 
 async function recount(subject: Claim) {
-  const built = buildClaimSql(subject, TABLES);
-  if (!built.ok) throw new Error(built.reason);
-  const row = (await warehouse.query(built.sql, { maxRows: 1 })).rows[0] ?? {};
-  const toNumber = (value: unknown) => (value === null || value === undefined ? null : Number(value));
+  const outcome = await checkClaim({ warehouse, tables: TABLES, claim: subject, minSupport: 10, timeoutMs: 30_000 });
+  if (!outcome.recount) throw new Error(outcome.reasoning);
   const measured = {
-    segmentValue: toNumber(row.segment_value),
-    comparisonValue: toNumber(row.comparison_value),
-    segmentRows: Number(row.segment_rows ?? 0),
+    segmentValue: outcome.recount.value,
+    comparisonValue: outcome.recount.comparisonValue,
+    segmentRows: outcome.recount.segmentRows,
   };
-  return { measured, verdict: judgeClaim(subject, measured) };
+  return { measured, verdict: outcome.verdict };
 }
 
 describe('when a claim is recounted', () => {
@@ -103,7 +90,7 @@ describe('when a claim is recounted', () => {
     expect((await recount(claim({ value: 9, comparison_value: 1 }))).verdict).toMatchObject({ status: 'adjusted', directionHolds: true });
     const wrong = await recount(claim({ direction: 'lower', value: 4, comparison_value: 6 }));
     expect(wrong.verdict.status).toBe('rejected');
-    expect(wrong.verdict.reasoning).toMatch(/not lower/);
+    expect(wrong.verdict.reasoning).toMatch(/direction does not hold/);
   });
 
   it('rejects a segment that does not exist, and a claim naming a column the table does not have', async () => {
@@ -111,9 +98,9 @@ describe('when a claim is recounted', () => {
       status: 'rejected',
       reasoning: expect.stringMatching(/has no rows/),
     });
-    const built = buildClaimSql(claim({ segment: { column: 'team', value: 'A' } }), TABLES);
-    expect(built).toEqual({ ok: false, reason: 'column "team" is not in main.Service Tickets' });
-    expect(buildClaimSql(claim({ metric: { kind: 'count', table: 'main.nope' } }), TABLES)).toEqual({
+    const built = buildClaimSql(claim({ segment: { column: 'team', value: 'A' } }), TABLES, duckdbSyntax);
+    expect(built).toEqual({ ok: false, reason: 'group column "team" is not a column of main.Service Tickets' });
+    expect(buildClaimSql(claim({ metric: { kind: 'count', table: 'main.nope' } }), TABLES, duckdbSyntax)).toEqual({
       ok: false,
       reason: 'table "main.nope" is not in the warehouse schema',
     });
@@ -141,7 +128,8 @@ describe('when a claim is recounted', () => {
     );
     expect(rate.measured.segmentValue).toBeCloseTo(0.5, 6);
     expect(rate.measured.comparisonValue).toBeCloseTo(1 / 6, 6);
-    expect(rate.verdict.status).toBe('confirmed');
+    // the segment's value holds but the comparison was claimed at 0.125: both sides must hold to confirm
+    expect(rate.verdict.status).toBe('adjusted');
     const count = await recount(
       claim({
         metric: { kind: 'count', table: 'main.Service Tickets' },
@@ -229,7 +217,7 @@ describe('when a claim is recounted', () => {
   });
 
   it('escapes quotes in values and names so a claim cannot inject SQL', () => {
-    const built = buildClaimSql(claim({ segment: { column: 'category', value: "x' OR 1=1 --" } }), TABLES);
+    const built = buildClaimSql(claim({ segment: { column: 'category', value: "x' OR 1=1 --" } }), TABLES, duckdbSyntax);
     expect(built.ok && built.sql).toContain("'x'' OR 1=1 --'");
   });
 });

@@ -1,4 +1,7 @@
-/** Through the engine: insights carrying claims are confirmed, adjusted or rejected by the recount, and the validation records both sides. */
+/**
+ * Through the engine: insights carrying claims are confirmed, adjusted (and re-rendered) or rejected by
+ * the recount, the validation records both sides, and an insight without a usable claim stays unverified.
+ */
 import { afterEach, describe, expect, it } from 'vitest';
 import { runDiscoveryLocally } from '../../../src/fleet/local/runner.js';
 import { createHarness, type Harness } from '../../support/engine-harness.js';
@@ -26,7 +29,7 @@ const orderRate = (value: number, comparison: number, direction: 'higher' | 'low
 });
 
 describe('when the model states claims with its insights', () => {
-  it('confirms the true one, adjusts the one with the wrong size, rejects the wrong direction and keeps the malformed one count-only', async () => {
+  it('confirms the true one, adjusts and re-renders the one with the wrong size, rejects the wrong direction and leaves the malformed one unverified', async () => {
     const insights = [
       {
         name: 'Mobile checkouts rarely convert',
@@ -36,7 +39,7 @@ describe('when the model states claims with its insights', () => {
         claim: orderRate(0.2, 1, 'lower'),
       },
       {
-        name: 'Mobile converts at half the desktop rate',
+        name: 'Mobile checkouts order at half the desktop rate',
         severity: 'medium',
         affected_count: 160,
         source_steps: [1],
@@ -63,18 +66,18 @@ describe('when the model states claims with its insights', () => {
       status: 'confirmed',
       claim_check: { value: 0.2, comparison_value: 1, direction_holds: true, segment_rows: 200 },
     });
-    expect(byName.get('Mobile converts at half the desktop rate')?.validation).toMatchObject({
-      status: 'adjusted',
-      verified_count: 0.2,
-      original_count: 0.5,
-    });
+    // no one sees the old numbers: the adjusted insight is re-rendered from its recount
+    const adjusted = result.insights.find((insight) => insight.validation?.original_text?.name === 'Mobile checkouts order at half the desktop rate');
+    expect(adjusted?.validation).toMatchObject({ status: 'adjusted', verified_count: 0.2, original_count: 0.5, text_rerendered: true });
+    expect(adjusted?.name).toMatch(/20\.0% vs 100%/);
+    expect(adjusted?.claim?.value).toBe(0.2);
     expect(byName.get('Mobile checkouts convert better')?.validation).toMatchObject({
       status: 'rejected',
       claim_check: { direction_holds: false },
     });
     const malformed = byName.get('A claim of another shape');
     expect(malformed?.claim).toBeUndefined();
-    expect(malformed?.validation?.reasoning).toMatch(/segment size only/);
+    expect(malformed?.validation?.status).toBe('unverified');
     const area = (await harness.deps.store.getRun(run.id))?.areas.find((candidate) => candidate.area_id === 'conversion');
     expect(area?.dropped_outputs.join(' ')).toMatch(/dropped a malformed claim/);
     // where the time went: every phase, and warehouse time inside exploration and verification
