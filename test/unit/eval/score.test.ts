@@ -47,18 +47,41 @@ describe('containsKeyword', () => {
 describe('matchPattern', () => {
   const steps = [step(1, 'SELECT device FROM main.sessions'), step(2, 'SELECT 1 FROM main.orders')];
 
-  it('finds a pattern when an insight names it and cites a step on its tables', () => {
-    const match = matchPattern(pattern, [insight('conversion-1', 'Mobile checkout abandonment 2.9x desktop', [1])], steps);
+  it('finds a pattern when a checked insight names it and cites a step on its tables', () => {
+    const match = matchPattern(pattern, [insight('conversion-1', 'Mobile checkout abandonment 2.9x desktop', [1], 'confirmed')], steps);
     expect(match).toMatchObject({ found: true, insight_id: 'conversion-1' });
     expect(match.matched_keywords).toEqual(['mobile', 'checkout', 'abandon', 'desktop']);
   });
 
   it('does not count an insight whose evidence never touched the tables', () => {
-    expect(matchPattern(pattern, [insight('conversion-1', 'Mobile checkout abandonment 2.9x desktop', [2])], steps).found).toBe(false);
+    expect(
+      matchPattern(pattern, [insight('conversion-1', 'Mobile checkout abandonment 2.9x desktop', [2], 'confirmed')], steps).found,
+    ).toBe(false);
   });
 
   it('needs at least three keywords', () => {
-    expect(matchPattern(pattern, [insight('conversion-1', 'Mobile sessions are many', [1])], steps).found).toBe(false);
+    expect(matchPattern(pattern, [insight('conversion-1', 'Mobile sessions are many', [1], 'confirmed')], steps).found).toBe(false);
+  });
+
+  it('counts only a checked fact: an unverified insight finds nothing, however well it names the pattern', () => {
+    const unverified = insight('conversion-1', 'Mobile checkout abandonment 2.9x desktop', [1]);
+    expect(matchPattern(pattern, [unverified], steps).found).toBe(false);
+  });
+
+  it("accepts the claim's own tables as evidence when the insight cites no step", () => {
+    const mined = insightSchema.parse({
+      ...insight('conversion-1', 'Mobile checkout abandonment 2.9x desktop', [], 'confirmed'),
+      claim: {
+        kind: 'difference',
+        metric: { kind: 'rate', table: 'main.sessions', condition: { column: 'ordered', op: '=', value: false } },
+        segment: { column: 'device', value: 'mobile' },
+        comparison: { kind: 'rest' },
+        value: 0.6,
+        comparison_value: 0.2,
+        direction: 'higher',
+      },
+    });
+    expect(matchPattern(pattern, [mined], steps).found).toBe(true);
   });
 });
 

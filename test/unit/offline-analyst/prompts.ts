@@ -151,7 +151,6 @@ export function recommendationsRequest(insights: readonly Insight[]): LlmRequest
 }
 
 const SQL_FIX_TEMPLATE = readFileSync(new URL('../../../src/discovery/prompts/sql_fix.md', import.meta.url), 'utf8');
-const VERIFICATION_TEMPLATE = readFileSync(new URL('../../../src/discovery/prompts/verification.md', import.meta.url), 'utf8');
 
 export function sqlFixRequest(sql: string, error: string, tableColumns: string): LlmRequest {
   const prompt = renderTemplate(SQL_FIX_TEMPLATE, {

@@ -6,7 +6,8 @@
 import { DuckDBInstance, type DuckDBConnection } from '@duckdb/node-api';
 import { loadModule, parseSync } from 'libpg-query';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { insightSchema, recommendationSchema } from '../../../src/domain/index.js';
+import { recommendationSchema } from '../../../src/domain/index.js';
+import { rawInsightSchema } from '../../../src/discovery/parsing/output-parser.js';
 import {
   ALLOWED_VARIABLES,
   REQUIRED_VARIABLES,
@@ -203,10 +204,10 @@ describe('the exploration prompts', () => {
 });
 
 describe('the analysis prompts', () => {
-  /** What the model must return per insight: the domain insight minus the fields the engine assigns. */
-  const modelInsightSchema = insightSchema.omit({ id: true, analysis_area: true, discovered_at: true, validation: true }).strict();
+  /** What the model returns per insight: the parser's contract (findings and/or a claim, optional words). */
+  const modelInsightSchema = rawInsightSchema;
   /** `claim` is optional in the contract: the engine appends the claim instructions to every analysis prompt. */
-  const expectedKeys = Object.keys(modelInsightSchema.shape)
+  const expectedKeys = Object.keys(rawInsightSchema.shape)
     .filter((key) => key !== 'claim')
     .sort();
 
@@ -222,13 +223,13 @@ describe('the analysis prompts', () => {
             .sort(),
         ).toEqual(expectedKeys);
         const parsed = modelInsightSchema.parse(insight);
-        expect(parsed.source_steps.length).toBeGreaterThan(0);
+        expect(parsed.findings?.length ?? 0).toBeGreaterThan(0);
         expect(parsed.affected_count).toBeGreaterThan(0);
       }
     },
   );
 
-  it('explain the digest fields, the citation rule and the empty answer', () => {
+  it('explain the mined findings, the digest fields, the citation rule and the empty answer', () => {
     for (const prompt of byKind('analysis')) {
       for (const phrase of [
         'head_rows',
@@ -240,10 +241,12 @@ describe('the analysis prompts', () => {
         'source_steps',
         'No invented numbers',
         '{"insights": []}',
+        'findings',
       ]) {
         expect(prompt.text, `${prompt.pack}/${prompt.file}: ${phrase}`).toContain(phrase);
       }
-      for (const severity of ['critical', 'high', 'medium', 'low']) expect(prompt.text).toContain(`\`${severity}\`:`);
+      // severity follows effect and support, set by the engine: the prompts no longer ask the model to rate it
+      expect(prompt.text).toContain('Severity follows the finding');
     }
   });
 });

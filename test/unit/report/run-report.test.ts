@@ -77,7 +77,7 @@ describe('when the e-commerce fixture run is rendered', () => {
     expect(card('retention-3')).toMatch(/tone-bad[\s\S]*Rejected[\s\S]*claimed 12,400 · verified 0 · excluded from recommendations/);
     expect(card('conversion-4')).toMatch(/tone-neutral[\s\S]*Verification error[\s\S]*claimed 6,570 · not verified/);
     expect(card('conversion-4')).toContain('Referenced column &quot;payment_provider&quot; not found');
-    expect(card('retention-4')).toMatch(/Not verified[\s\S]*no count claimed[\s\S]*No affected count to verify/);
+    expect(card('retention-4')).toMatch(/Unverified[\s\S]*no checkable claim[\s\S]*No affected count to verify/);
   });
 
   it('puts the cited steps under each insight with escaped SQL and the digest', () => {

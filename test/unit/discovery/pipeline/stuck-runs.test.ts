@@ -36,17 +36,22 @@ describe('judging a run in flight by its coordinator job', () => {
 });
 
 describe('the pipeline state machine', () => {
-  it('explores step by step, stops at done, max steps or a failed step, then analyses, recommends and finalizes', () => {
+  it('explores step by step, stops at done, max steps or a failed step, then mines, analyses, recommends and finalizes', () => {
     expect(nextStage({ stage: 'prepare' }, 3).command).toEqual({ do: 'explore', step: 1 });
     expect(nextStage({ stage: 'prepare', failure: 'no pack' }, 3).command).toEqual({
       do: 'finalize',
       fatalError: 'prepare failed: no pack',
     });
     expect(nextStage({ stage: 'explore', step: 1, finished: false }, 3).command).toEqual({ do: 'explore', step: 2 });
-    expect(nextStage({ stage: 'explore', step: 3, finished: false }, 3).command).toEqual({ do: 'analyze' });
-    expect(nextStage({ stage: 'explore', step: 2, finished: true }, 3).command).toEqual({ do: 'analyze' });
+    expect(nextStage({ stage: 'explore', step: 3, finished: false }, 3).command).toEqual({ do: 'mine' });
+    expect(nextStage({ stage: 'explore', step: 2, finished: true }, 3).command).toEqual({ do: 'mine' });
     const failed = nextStage({ stage: 'explore', step: 2, finished: true, failure: '429' }, 3);
-    expect(failed.command).toEqual({ do: 'analyze' });
+    expect(failed.command).toEqual({ do: 'mine' });
+    expect(nextStage({ stage: 'mine' }, 3).command).toEqual({ do: 'analyze' });
+    // a mining failure is recorded on the run, and analysis goes on from the digests
+    const mining = nextStage({ stage: 'mine', failure: 'warehouse down' }, 3);
+    expect(mining.command).toEqual({ do: 'analyze' });
+    expect(mining.update).toBeTypeOf('function');
     expect(nextStage({ stage: 'analyze', failures: new Map() }, 3).command).toEqual({ do: 'recommend' });
     expect(nextStage({ stage: 'recommend' }, 3).command).toEqual({ do: 'finalize' });
     expect(nextStage({ stage: 'recommend', failure: 'auth' }, 3).update).toBeTypeOf('function');
