@@ -189,9 +189,10 @@ export function groupPhrase(group: ClaimGroup, nounText: string): string {
   const text = String(value);
   if ((typeof value === 'string' && YES.test(text) && !/^\d$/.test(text)) || value === true) return `${nounText} with ${label}`;
   if ((typeof value === 'string' && NO.test(text) && !/^\d$/.test(text)) || value === false) return `${nounText} without ${label}`;
-  // a numbered level reads as "level 12", "job level 1"
-  if (typeof value === 'number' && Number.isInteger(value) && group.grain === undefined && /\b(level|tier|grade|stage|step|round|world|chapter|rank|version)$/i.test(label))
-    return `${nounText} at ${label} ${value}`;
+  // a numbered level reads as "level 12", "job level 1" ("level number 12" is "level 12")
+  const numbered = label.replace(/\s+(number|no|num|nbr|index|idx)$/i, '');
+  if (typeof value === 'number' && Number.isInteger(value) && group.grain === undefined && /\b(level|tier|grade|stage|step|round|world|chapter|rank|version|week|day|month)$/i.test(numbered))
+    return `${nounText} at ${numbered} ${value}`;
   if (PREPOSITION_END.test(label)) return `${nounText} ${label} ${valueName(group, value)}`;
   return `${nounText} whose ${label} is ${valueName(group, value)}`;
 }

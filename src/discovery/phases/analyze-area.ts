@@ -197,6 +197,10 @@ async function analyzeAreaUntimed(deps: DiscoveryDeps, runId: string, areaId: st
       discoveredAt: deps.now().toISOString(),
       cap: deps.config.mining.insightsPerArea,
       nounOf: (table) => nouns.get(table) ?? 'rows',
+      evidence: block.selected_steps
+        .map((picked) => steps.find((step) => step.step === picked.step))
+        .filter((step) => step !== undefined)
+        .map((step) => ({ step: step.step, sql: step.executed_query ?? step.query ?? '' })),
     });
     const droppedOutputs = [...parsed.dropped.map((item) => `insight #${item.index + 1}: ${item.reason}`), ...notes];
     if (droppedOutputs.length > 0) deps.logger.warn({ runId, area: areaId, dropped: droppedOutputs }, 'some analysis output was dropped');

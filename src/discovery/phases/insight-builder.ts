@@ -22,6 +22,33 @@ export interface BuildInsightsInput {
   cap: number;
   /** Noun of a row per table, for claims a model wrote itself. */
   nounOf: (table: string) => string;
+  /** The area's picked exploration steps (number and executed SQL), best first: what an insight resting on a finding cites. */
+  evidence?: ReadonlyArray<{ step: number; sql: string }>;
+}
+
+/** Exploration steps cited by an insight the model gave none for: picked steps reading the claim's table and one of its columns. */
+const CITED_STEPS = 3;
+
+function stepsReading(claim: Claim, evidence: ReadonlyArray<{ step: number; sql: string }>): number[] {
+  const table = (claim.metric.table.split('.').at(-1) ?? claim.metric.table).toLowerCase();
+  const columns = [
+    claim.metric.column,
+    claim.metric.start_column,
+    claim.metric.end_column,
+    claim.metric.condition?.column,
+    claim.segment?.column,
+    claim.series?.column,
+    claim.x?.column,
+  ]
+    .filter((column): column is string => column !== undefined && !column.includes('.'))
+    .map((column) => column.toLowerCase());
+  return evidence
+    .filter(({ sql }) => {
+      const text = sql.toLowerCase().replace(/"/g, '');
+      return text.includes(table) && columns.some((column) => text.includes(column));
+    })
+    .slice(0, CITED_STEPS)
+    .map(({ step }) => step);
 }
 
 function claimOf(raw: RawInsight, notes: string[], label: string, nounOf: (table: string) => string): Claim | undefined {
@@ -71,7 +98,8 @@ export function buildInsights(input: BuildInsightsInput): { insights: Insight[];
     }
     if (primary) seenPrimary.add(primary.id);
     const text = modelWords ? { name: raw.name as string, description: raw.description } : renderedText(claim as Claim, supporting);
-    const cites = [...new Set(raw.source_steps)].sort((a, b) => a - b);
+    const own = [...new Set(raw.source_steps)];
+    const cites = (own.length === 0 && claim && input.evidence ? stepsReading(claim, input.evidence) : own).sort((a, b) => a - b);
     const badSteps = cites.filter((step) => !input.citable.has(step));
     if (badSteps.length > 0) notes.push(`${label}: dropped citations of steps ${badSteps.join(', ')} (no such successful query)`);
     const severity = primary ? severityOfFinding(primary) : capSeverity(raw.severity ?? 'medium', claim);

@@ -26,8 +26,11 @@ const RECOMMENDATION_REFORMAT_RETRIES = 2;
 const SEVERITY_RANK: Record<Insight['severity'], number> = { critical: 0, high: 1, medium: 2, low: 3 };
 
 /** The insights recommendations may build on: everything not rejected by verification. */
+/** Recommendations rest on checked facts only: a rejected, failed or unverified insight is left out. */
 export function usableInsights(run: Pick<Run, 'areas'>): Insight[] {
-  return run.areas.flatMap((area) => area.insights).filter((insight) => insight.validation?.status !== 'rejected');
+  return run.areas
+    .flatMap((area) => area.insights)
+    .filter((insight) => insight.validation?.status === 'confirmed' || insight.validation?.status === 'adjusted');
 }
 
 /** One line on how an insight was verified: the claim against the recount, or why there was none. */
@@ -92,12 +95,15 @@ export function insightsSummary(insights: readonly Insight[]): string {
   return `Total: ${insights.length} insights (${[...byArea.entries()].map(([area, count]) => `${area}: ${count}`).join(', ')})`;
 }
 
-/** The largest count verification confirmed or measured among the given insights, or null. */
+/**
+ * The largest number of rows verification counted behind the given insights' segments, or null: the
+ * recount's support for a checked claim (its value may be a rate or an average, not a size).
+ */
 function maxVerifiedCount(related: readonly Insight[]): number | null {
   const counts = related
     .map((insight) => insight.validation)
     .filter((validation) => validation && (validation.status === 'confirmed' || validation.status === 'adjusted'))
-    .map((validation) => validation!.verified_count)
+    .map((validation) => validation!.recount?.n ?? validation!.verified_count)
     .filter((count): count is number => typeof count === 'number');
   return counts.length > 0 ? Math.max(...counts) : null;
 }

@@ -35,14 +35,17 @@ describe('a discovery run end to end (scripted model, real DuckDB, embedded port
 
     const insight = result.insights.find((candidate) => candidate.id === 'conversion-1');
     expect(insight?.source_steps).toEqual([2]);
-    // 600 sessions: mobile = i % 3 != 0 (400), checkout = even, ordered only when i % 5 = 0 among mobile → 160 abandon
-    expect(insight?.validation).toMatchObject({ status: 'adjusted', verified_count: 160, original_count: 120 });
-    expect(insight?.affected_count).toBe(120);
+    // 600 sessions: mobile = i % 3 != 0 (400), checkout = even (200 mobile), ordered only when i % 5 = 0 among mobile
+    // → 160 of 200 abandon (80%), every desktop checkout orders (0%); the claim said 60%: adjusted, re-rendered
+    expect(insight?.validation).toMatchObject({ status: 'adjusted', verified_count: 0.8, original_count: 0.6, text_rerendered: true });
+    expect(insight?.validation?.recount).toMatchObject({ value: 0.8, comparison_value: 0, n: 200 });
+    expect(insight?.affected_count).toBe(200);
+    expect(insight?.name).toMatch(/80\.0% vs 0%/);
 
     expect(result.recommendations).toHaveLength(1);
     expect(result.recommendations[0]?.related_insight_ids).toEqual(['conversion-1']);
     expect(result.recommendation_log.dropped_insight_ids).toEqual(['ghost-9']);
-    expect(result.recommendations[0]?.segment_check).toMatchObject({ status: 'consistent', max_verified_count: 160 });
+    expect(result.recommendations[0]?.segment_check).toMatchObject({ status: 'consistent', max_verified_count: 200 });
 
     // revenue got steps but the script found nothing there: completed with no insights
     expect(result.analysis_log.map((area) => [area.area_id, area.status])).toEqual([

@@ -18,10 +18,15 @@ import { tempDir } from '../../support/temp-dir.js';
 
 export type DemoKind = 'ecommerce' | 'gaming' | 'social';
 
+export interface ScoredRun extends EvalScore {
+  /** Every mined finding of the run, in words: what discovery had to choose from. */
+  findings: string[];
+}
+
 export interface PackComparison {
   kind: DemoKind;
-  builtIn: EvalScore;
-  generated: EvalScore;
+  builtIn: ScoredRun;
+  generated: ScoredRun;
   pack: GeneratedPack;
 }
 
@@ -32,7 +37,7 @@ async function scoredRun(
   pack: string,
   label: string,
   maxSteps: number,
-): Promise<EvalScore> {
+): Promise<ScoredRun> {
   const truths = await readDemoTruths(truthsPathFor(warehousePath));
   // one data directory per run: no previous context or feedback from the other run may help or hurt
   const config = loadConfig({
@@ -55,7 +60,7 @@ async function scoredRun(
   );
   const runtime = await composeRuntime(config, { logger: silentLogger });
   const steps = await runtime.store.listSteps(outcome.run.id).finally(() => runtime.close());
-  return scoreRun(kind, truths.patterns, outcome.result, steps);
+  return { ...scoreRun(kind, truths.patterns, outcome.result, steps), findings: (outcome.run.mining?.findings ?? []).map((finding) => finding.statement) };
 }
 
 export async function compareGeneratedWithBuiltIn(kind: DemoKind, maxSteps: number): Promise<PackComparison> {
