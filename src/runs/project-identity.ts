@@ -15,10 +15,15 @@ export function warehouseIdentity(url: string): string {
   return describeWarehouseTarget(parseWarehouseUrl(url));
 }
 
-/** The warehouse URL with a DuckDB path made absolute: what a project records, whatever directory the next run starts in. */
+/**
+ * The warehouse URL with a DuckDB path (or the files a `file:` URL names) made absolute: what a
+ * project records, whatever directory the next run starts in.
+ */
 export function absoluteWarehouseUrl(url: string): string {
   const target = parseWarehouseUrl(url);
-  return target.engine === 'duckdb' ? `duckdb:${target.path}` : url;
+  if (target.engine !== 'duckdb') return url;
+  const [files] = target.files ?? [];
+  return files === undefined ? `duckdb:${target.path}` : `file:${files}`;
 }
 
 export interface ProjectTarget {

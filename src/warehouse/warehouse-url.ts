@@ -174,7 +174,7 @@ export function parseWarehouseUrl(url: string): WarehouseTarget {
 export function describeWarehouseTarget(target: WarehouseTarget): string {
   switch (target.engine) {
     case 'duckdb':
-      if (target.files !== undefined) return `files:${target.files.join(',')}`;
+      if (target.files !== undefined) return `file:${target.files.join(',')}`;
       return target.path === DUCKDB_MEMORY ? 'duckdb::memory:' : `duckdb:${target.path}`;
     case 'bigquery':
       return `bigquery://${target.project}/${target.datasets.join(',')}`;

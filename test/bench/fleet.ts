@@ -102,7 +102,7 @@ const RECOVERY_WINDOW_MS = 100_000;
 const RECOVERY_GIVE_UP_MS = 120_000;
 const RUN_TIMEOUT_MS = 300_000;
 
-const ANALYZE_QUEUES: readonly QueueName[] = ['analyze-area', 'verify'];
+const ANALYZE_QUEUES: readonly QueueName[] = ['mine', 'analyze-area', 'verify'];
 /** Phase 1: everything but analysis on one process. */
 const OTHER_QUEUES: readonly QueueName[] = ['coordinator', 'explore', 'index', 'recommend', 'maintenance'];
 /**
@@ -113,11 +113,11 @@ const OTHER_QUEUES: readonly QueueName[] = ['coordinator', 'explore', 'index', '
 const CONTROL_QUEUES: readonly QueueName[] = ['coordinator', 'index', 'recommend', 'maintenance'];
 const EXPLORE_QUEUES: readonly QueueName[] = ['explore'];
 /** Jobs that start once and end without parking in waiting-children: their BullMQ times mean one attempt. */
-const SINGLE_ENTRY_QUEUES: readonly QueueName[] = ['index', 'explore', 'verify', 'recommend'];
-const KILLABLE_QUEUES: readonly QueueName[] = ['explore', 'analyze-area', 'verify'];
+const SINGLE_ENTRY_QUEUES: readonly QueueName[] = ['index', 'explore', 'mine', 'verify', 'recommend'];
+const KILLABLE_QUEUES: readonly QueueName[] = ['explore', 'mine', 'analyze-area', 'verify'];
 const POOLS = { explore: EXPLORE_QUEUES, analyze: ANALYZE_QUEUES } as const;
 type PoolName = keyof typeof POOLS;
-const PHASE_OF_QUEUE: Partial<Record<QueueName, string>> = { explore: 'exploration', 'analyze-area': 'analysis', verify: 'verification' };
+const PHASE_OF_QUEUE: Partial<Record<QueueName, string>> = { explore: 'exploration', mine: 'mining', 'analyze-area': 'analysis', verify: 'verification' };
 
 const TARGETS = {
   speedup_4_workers: '>= 3.0',

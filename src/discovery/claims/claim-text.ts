@@ -263,17 +263,14 @@ function countOf(value: number | undefined): string {
   return value === undefined ? '' : value.toLocaleString('en-US');
 }
 
-function comparisonPhrase(claim: Claim): string {
+/** What a claim is compared with, with its row count when known: "the 30 other rows", "all 40 rows", "12 rows whose …". */
+function comparisonPhrase(claim: Claim, count?: number): string {
   const nounText = noun(claim);
+  const counted = count === undefined ? '' : `${countOf(count)} `;
   const comparison = claim.comparison;
-  if (!comparison || comparison.kind === 'rest') {
-    const segment = claim.segment;
-    if (segment && segment.value !== undefined && (YES.test(String(segment.value)) || NO.test(String(segment.value)) || typeof segment.value === 'boolean'))
-      return `the other ${nounText}`;
-    return `the other ${nounText}`;
-  }
-  if (comparison.kind === 'all') return `all ${nounText}`;
-  if (comparison.kind === 'group') return groupPhrase(comparison.group, nounText);
+  if (!comparison || comparison.kind === 'rest') return `the ${counted}other ${nounText}`;
+  if (comparison.kind === 'all') return `all ${counted}${nounText}`;
+  if (comparison.kind === 'group') return `${counted}${groupPhrase(comparison.group, nounText)}`;
   return `an even split`;
 }
 
@@ -284,15 +281,14 @@ function differenceText(claim: Claim): ClaimText {
   const value = formatMetricValue(claim, claim.value);
   const other = formatMetricValue(claim, claim.comparison_value);
   const ratio = ratioText(claim.value, claim.comparison_value);
-  const against = comparisonPhrase(claim);
   // one step of an ordered scale far below the others is a drop at that step (a level most players never finish)
   const dip = claim.direction === 'lower' && typeof segment.value === 'number' && segment.grain === undefined && claim.comparison?.kind === 'rest';
   const title = dip
     ? `The ${measure} drops to ${value} for ${rows}, against ${other} for the others${ratio ? ` (${ratio})` : ''}`
     : `${capitalise(rows)} have a ${claim.direction} ${measure}: ${value} vs ${other}${ratio ? ` (${ratio})` : ''}`;
   const support = claim.n
-    ? `Over ${countOf(claim.n.segment)} ${rows}, the ${measure} is ${value}, against ${other} for ${claim.n.comparison !== undefined ? `${countOf(claim.n.comparison)} ` : ''}${against}`
-    : `The ${measure} is ${value} for ${rows}, against ${other} for ${against}`;
+    ? `Over ${countOf(claim.n.segment)} ${rows}, the ${measure} is ${value}, against ${other} for ${comparisonPhrase(claim, claim.n.comparison)}`
+    : `The ${measure} is ${value} for ${rows}, against ${other} for ${comparisonPhrase(claim)}`;
   return { title, description: `${support}${evidence(claim, ratio ? [ratio] : [])}.` };
 }
 

@@ -46,7 +46,7 @@ const MAX_STEPS = 10;
 const POOLS = {
   control: ['coordinator', 'recommend', 'maintenance'],
   explore: ['explore', 'index'],
-  analyze: ['analyze-area', 'verify'],
+  analyze: ['mine', 'analyze-area', 'verify'],
 } as const;
 type Pool = keyof typeof POOLS;
 

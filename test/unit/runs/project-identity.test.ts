@@ -1,7 +1,7 @@
 import { describe, expect, it } from 'vitest';
 import { projectSchema } from '../../../src/domain/index.js';
 import { ConflictError } from '../../../src/errors/index.js';
-import { assertProjectTarget, findProjectFor, newProjectId, warehouseIdentity } from '../../../src/runs/project-identity.js';
+import { absoluteWarehouseUrl, assertProjectTarget, findProjectFor, newProjectId, warehouseIdentity } from '../../../src/runs/project-identity.js';
 
 const project = (id: string, url: string, domain: string, createdAt = '2026-11-01T00:00:00.000Z') =>
   projectSchema.parse({ id, name: id, domain, warehouse: { url }, llm: 'offline:analyst', created_at: createdAt, updated_at: createdAt });
@@ -11,6 +11,14 @@ describe('when warehouses are compared for a project', () => {
     expect(warehouseIdentity('duckdb:/data/a/../shop.duckdb')).toBe('duckdb:/data/shop.duckdb');
     expect(warehouseIdentity('postgres://bob:secret@db:5432/shop')).toBe(warehouseIdentity('postgres://bob:***@db/shop'));
     expect(warehouseIdentity('postgres://bob@db/shop')).not.toBe(warehouseIdentity('postgres://bob@db/other'));
+  });
+
+  it('records a DuckDB file and the files of a file: URL by absolute path, and keeps the files', () => {
+    expect(absoluteWarehouseUrl('duckdb:/data/a/../shop.duckdb')).toBe('duckdb:/data/shop.duckdb');
+    expect(absoluteWarehouseUrl('file:/data/in/*.csv')).toBe('file:/data/in/*.csv');
+    expect(absoluteWarehouseUrl('duckdb:/data/events.parquet')).toBe('file:/data/events.parquet');
+    expect(absoluteWarehouseUrl('file:in/x.csv')).toBe(`file:${process.cwd()}/in/x.csv`);
+    expect(absoluteWarehouseUrl('postgres://bob:pw@db/shop')).toBe('postgres://bob:pw@db/shop');
   });
 });
 
