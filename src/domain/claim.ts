@@ -158,7 +158,7 @@ export const claimSeriesSchema = z.object({
 export type ClaimSeries = z.infer<typeof claimSeriesSchema>;
 
 export const claimTestSchema = z.object({
-  name: z.enum(['two_proportion_z', 'welch_t', 'mood_median', 'binomial', 'ols_slope', 'pearson_t', 'poisson_rate']),
+  name: z.enum(['two_proportion_z', 'welch_t', 'mood_median', 'binomial', 'ols_slope', 'pearson_t', 'poisson_rate', 'compound_poisson_z']),
   statistic: z.number().finite(),
   p_value: z.number().min(0).max(1),
   df: z.number().positive().optional(),

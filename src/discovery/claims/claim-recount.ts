@@ -8,6 +8,7 @@ import type { Row } from '../../warehouse/port.js';
 import {
   type TestResult,
   binomialTest,
+  compoundPoissonZ,
   moodMedian,
   pearsonT,
   twoProportionZ,
@@ -122,7 +123,9 @@ function sides(claim: Claim, row: Row): ClaimRecount {
     case 'sum': {
       const a = moments('segment');
       const b = moments('comparison');
-      return { value: get('segment', 'sum'), comparisonValue: get('comparison', 'sum'), segmentRows: a.n, comparisonRows: b.n, test: welchT(a, b) };
+      const total = (side: 'segment' | 'comparison') => ({ sum: get(side, 'sum') ?? 0, squares: get(side, 'squares') ?? 0 });
+      const test = compoundPoissonZ(total('segment'), total('comparison'));
+      return { value: get('segment', 'sum'), comparisonValue: get('comparison', 'sum'), segmentRows: a.n, comparisonRows: b.n, test };
     }
     default: {
       const a = moments('segment');

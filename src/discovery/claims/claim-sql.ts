@@ -113,9 +113,12 @@ function rowValue(context: Resolved, metric: ClaimMetric): string | undefined {
       return undefined;
     case 'rate': {
       if (!metric.condition) throw new ClaimShapeError('a rate needs the condition its rows must meet');
+      const meets = conditionSql(context, metric.condition);
+      // a condition on missing values decides every row: there a null is the outcome, not an unknown one
+      if (metric.condition.op === 'is_null' || metric.condition.op === 'not_null') return `CASE WHEN ${meets} THEN 1.0 ELSE 0.0 END`;
       const target = column(context, metric.condition.column, 'condition column');
       // rows where the outcome is unknown are not in the rate's denominator
-      return `CASE WHEN ${conditionSql(context, metric.condition)} THEN 1.0 WHEN ${target} IS NOT NULL THEN 0.0 END`;
+      return `CASE WHEN ${meets} THEN 1.0 WHEN ${target} IS NOT NULL THEN 0.0 END`;
     }
     case 'duration_mean':
     case 'duration_median': {
@@ -147,6 +150,8 @@ function sideAggregates(context: Resolved, metric: ClaimMetric, predicate: strin
     `${syntax.variance(inside)} AS ${prefix}_var`,
     `${syntax.toDouble(`sum(${inside})`)} AS ${prefix}_sum`,
   );
+  // a difference of totals is tested on the totals, whose spread the values' squares give
+  if (metric.kind === 'sum') parts.push(`${syntax.toDouble(`sum(${inside} * ${inside})`)} AS ${prefix}_squares`);
   if (median)
     parts.push(
       `${syntax.median(inside)} AS ${prefix}_median`,
@@ -166,9 +171,10 @@ function whereClause(conditions: readonly string[]): string {
 function sidesSql(context: Resolved, claim: Claim): string {
   const segment = claim.segment ? groupSql(context, claim.segment) : 'TRUE';
   const comparison = claim.comparison;
+  // "the rest" is every other row: rows with no value in the segment's column included (NOT would drop them)
   const other =
     !comparison || comparison.kind === 'rest' || comparison.kind === 'even'
-      ? `NOT (${segment})`
+      ? `(${segment}) IS NOT TRUE`
       : comparison.kind === 'all'
         ? 'TRUE'
         : groupSql(context, comparison.group);

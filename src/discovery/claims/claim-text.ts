@@ -234,6 +234,7 @@ const TEST_NAMES: Record<NonNullable<Claim['test']>['name'], string> = {
   ols_slope: 'slope t',
   pearson_t: 't',
   poisson_rate: 'Poisson z',
+  compound_poisson_z: 'z of the totals',
 };
 
 function evidence(claim: Claim, extra: string[] = []): string {

@@ -18,6 +18,7 @@ export const TEST_NAMES = [
   'ols_slope',
   'pearson_t',
   'poisson_rate',
+  'compound_poisson_z',
 ] as const;
 export type TestName = (typeof TEST_NAMES)[number];
 
@@ -125,6 +126,24 @@ export function poissonRateTest(count1: number, exposure1: number, count2: numbe
   if (n <= 0) return undefined;
   const result = binomialTest(count1, n, exposure1 / (exposure1 + exposure2));
   return result && { ...result, test: 'poisson_rate' };
+}
+
+/** A group's total and the sum of its values' squares (what a compound sum's variance is estimated from). */
+export interface Total {
+  sum: number;
+  squares: number;
+}
+
+/**
+ * Whether two totals differ: each a sum over a random number of rows (a compound Poisson sum), whose
+ * variance is estimated by the sum of its values' squares, so z = (S₁ − S₂) / √(Σy₁² + Σy₂²). A total
+ * grows with its rows as well as with their size: a test of the two means would miss the first.
+ */
+export function compoundPoissonZ(a: Total, b: Total): TestResult | undefined {
+  const spread = Math.sqrt(Math.max(0, a.squares) + Math.max(0, b.squares));
+  if (!(spread > 0) || !Number.isFinite(a.sum) || !Number.isFinite(b.sum)) return undefined;
+  const z = (a.sum - b.sum) / spread;
+  return { test: 'compound_poisson_z', statistic: z, p_value: normalTwoSided(z) };
 }
 
 /** Pearson's r over n pairs against zero: t = r √((n − 2) / (1 − r²)). */
