@@ -102,19 +102,26 @@ export function moodMedian(aboveA: number, nA: number, aboveB: number, nB: numbe
   return { test: 'mood_median', statistic, p_value: chiSquareUpper(statistic, 1), df: 1 };
 }
 
+/** ln P(X = k) for X ~ Binomial(n, p), from log-gamma: finite where the pmf itself under- or overflows. */
+function binomialLogPmf(k: number, n: number, p: number): number {
+  return jStat.gammaln(n + 1) - jStat.gammaln(k + 1) - jStat.gammaln(n - k + 1) + k * Math.log(p) + (n - k) * Math.log1p(-p);
+}
+
 /**
  * Whether k successes of n differ from probability p: the exact two-sided binomial test (sum of the
- * outcomes no more likely than k) up to n = 2,000, the normal approximation above.
+ * outcomes no more likely than k) up to n = 2,000, the normal approximation above. The probabilities
+ * are summed from their logarithms: jStat's pmf overflows to Infinity or NaN above n ≈ 1,030.
  */
 export function binomialTest(k: number, n: number, p: number): TestResult | undefined {
-  if (n <= 0 || !(p > 0 && p < 1)) return undefined;
+  if (n <= 0 || !(p > 0 && p < 1) || k < 0 || k > n) return undefined;
   const z = (k - n * p) / Math.sqrt(n * p * (1 - p));
   if (n > 2_000) return { test: 'binomial', statistic: z, p_value: normalTwoSided(z) };
-  const observed = jStat.binomial.pdf(k, n, p);
+  const observed = binomialLogPmf(k, n, p);
   let total = 0;
   for (let i = 0; i <= n; i++) {
-    const probability = jStat.binomial.pdf(i, n, p);
-    if (probability <= observed * (1 + 1e-7)) total += probability;
+    const logProbability = binomialLogPmf(i, n, p);
+    // relative slack of 1e-7, as R's binom.test, so outcomes as likely as k are not lost to rounding
+    if (logProbability <= observed + 1e-7) total += Math.exp(logProbability);
   }
   return { test: 'binomial', statistic: z, p_value: clampP(total) };
 }
