@@ -72,7 +72,7 @@ export function judgeClaim(claim: Claim, recount: ClaimRecount, options: Verdict
   const errors = { relativeError, comparisonRelativeError };
   if (!holds) return { ...errors, status: 'rejected', directionHolds: false, reasoning: `the direction does not hold — ${measured}` };
   const test = recount.test;
-  const testText = test ? `${test.test} = ${show(test.statistic)}, p = ${test.p_value < 0.001 ? '< 0.001' : show(test.p_value)}` : '';
+  const testText = test ? `${test.test} = ${show(test.statistic)}, ${test.p_value < 0.001 ? 'p < 0.001' : `p = ${show(test.p_value)}`}` : '';
   // support: rows behind the segment; periods behind a trend; pairs behind a correlation; rows inside a shift's window
   const support = claim.kind === 'trend' || claim.kind === 'correlation' ? 3 : options.minSupport;
   const behind = claim.kind === 'shift' ? (recount.segmentRecords ?? recount.segmentRows) : recount.segmentRows;
