@@ -13,6 +13,7 @@ import { register as registerPacks } from './packs.js';
 import { register as registerQuery } from './query.js';
 import { register as registerReport } from './report.js';
 import { register as registerRun } from './run.js';
+import { register as registerVerify } from './verify.js';
 import { register as registerWorker } from './worker.js';
 
 /** Each command module exports `register(program)`. One line per command; keep alphabetical. */
@@ -31,6 +32,7 @@ const registrations: Array<(program: Command) => void> = [
   registerQuery,
   registerReport,
   registerRun,
+  registerVerify,
   registerWorker,
 ];
 
