@@ -260,6 +260,16 @@ function countOf(value: number | undefined): string {
   return value === undefined ? '' : value.toLocaleString('en-US');
 }
 
+/** A count put into a comparison's phrase: "the 9,354 other orders", "all 11,833 orders", "2,711 orders whose region is West". */
+function countedPhrase(count: number | undefined, phrase: string): string {
+  if (count === undefined) return phrase;
+  const other = /^the other (.+)$/.exec(phrase);
+  if (other) return `the ${countOf(count)} other ${other[1]}`;
+  const all = /^all (.+)$/.exec(phrase);
+  if (all) return `all ${countOf(count)} ${all[1]}`;
+  return `${countOf(count)} ${phrase}`;
+}
+
 function comparisonPhrase(claim: Claim): string {
   const nounText = noun(claim);
   const comparison = claim.comparison;
@@ -284,7 +294,7 @@ function differenceText(claim: Claim): ClaimText {
   const against = comparisonPhrase(claim);
   const title = `${capitalise(rows)} have a ${claim.direction} ${measure}: ${value} vs ${other}${ratio ? ` (${ratio})` : ''}`;
   const support = claim.n
-    ? `Over ${countOf(claim.n.segment)} ${rows}, the ${measure} is ${value}, against ${other} for ${claim.n.comparison !== undefined ? `${countOf(claim.n.comparison)} ` : ''}${against}`
+    ? `Over ${countOf(claim.n.segment)} ${rows}, the ${measure} is ${value}, against ${other} for ${countedPhrase(claim.n.comparison, against)}`
     : `The ${measure} is ${value} for ${rows}, against ${other} for ${against}`;
   return { title, description: `${support}${evidence(claim, ratio ? [ratio] : [])}.` };
 }
@@ -292,7 +302,12 @@ function differenceText(claim: Claim): ClaimText {
 function shareText(claim: Claim): ClaimText {
   const segment = claim.segment as ClaimGroup;
   const nounText = noun(claim);
-  const who = segment.value !== undefined ? valueName(segment, segment.value) : groupPhrase(segment, nounText);
+  // a named value stands alone ("Network", "September"); a yes/no value, a range or a list reads as its rows
+  const value = segment.value;
+  const yesNo = typeof value === 'boolean' || (typeof value === 'string' && (YES.test(value) || NO.test(value)) && !/^\d$/.test(value));
+  const named = value !== undefined && !yesNo;
+  const who = named ? valueName(segment, segment.value as ClaimScalar) : groupPhrase(segment, nounText);
+  const have = named ? 'has' : 'have';
   const label = columnWords(segment.label, segment.column);
   if (claim.metric.kind === 'sum') {
     const total = metricPhrase(claim).replace(/^total /, '');
@@ -302,8 +317,13 @@ function shareText(claim: Claim): ClaimText {
   }
   const groups = claim.comparison?.kind === 'even' ? claim.comparison.groups : undefined;
   const lift = groups ? claim.value * groups : undefined;
-  const title = `${capitalise(who)} has the most ${nounText}: ${formatPercent(claim.value)} of all${lift ? ` (${formatNumber(lift)}× an even split)` : ''}`;
-  const description = `${capitalise(groupPhrase(segment, nounText))} number ${countOf(claim.n?.segment)}, ${formatPercent(claim.value)} of all ${nounText}${groups ? `, against ${formatPercent(1 / groups)} if the ${groups} ${label} values shared them evenly` : ''}${evidence(claim)}.`;
+  const title =
+    claim.direction === 'higher'
+      ? `${capitalise(who)} ${have} the most ${nounText}: ${formatPercent(claim.value)} of all${lift ? ` (${formatNumber(lift)}× an even split)` : ''}`
+      : `${capitalise(who)} ${have} fewer ${nounText} than ${groups ? 'an even split' : 'the rest'}: ${formatPercent(claim.value)} of all, against ${formatPercent(claim.comparison_value)}`;
+  const rows = capitalise(groupPhrase(segment, nounText));
+  const size = claim.n ? `${rows} number ${countOf(claim.n.segment)}, ${formatPercent(claim.value)} of all ${nounText}` : `${rows} are ${formatPercent(claim.value)} of all ${nounText}`;
+  const description = `${size}${groups ? `, against ${formatPercent(1 / groups)} if the ${groups} ${label} values shared them evenly` : ''}${evidence(claim)}.`;
   return { title, description };
 }
 
@@ -336,11 +356,22 @@ const CALENDAR_COURSE: Readonly<Record<string, string>> = {
   month_of_year: 'through the year',
 };
 
+/** The last step of a series' range (`to` is exclusive): the period before it, or the value before it. */
+function lastStepOf(claim: Claim): ClaimScalar | undefined {
+  const to = claim.series?.to;
+  const grain = claim.series?.grain;
+  if (typeof to === 'number') return to - 1;
+  if (typeof to === 'string' && isPeriodGrain(grain)) return previousPeriodStart(to, grain);
+  return undefined;
+}
+
 function trendText(claim: Claim): ClaimText {
   const measure = `${metricPhrase(claim)}${perPeriod(claim)}`;
   const fit = claim.fit;
-  const first = stepName(claim, fit?.first_period);
-  const last = stepName(claim, fit?.last_period);
+  // a claim from outside may carry no fit: its series bounds name the periods, or none are named
+  const first = stepName(claim, fit?.first_period ?? claim.series?.from);
+  const last = stepName(claim, fit?.last_period ?? lastStepOf(claim));
+  const at = (value: string, step: string) => (step ? `${value} at ${step}` : value);
   const verb = claim.direction === 'higher' ? 'rose' : 'fell';
   const start = formatMetricValue(claim, claim.comparison_value);
   const end = formatMetricValue(claim, claim.value);
@@ -349,14 +380,14 @@ function trendText(claim: Claim): ClaimText {
   const ordered = claim.series?.grain && !isPeriodGrain(claim.series.grain) ? true : claim.series?.grain === undefined && !/year|date|time|period/i.test(axisName(claim));
   const along = CALENDAR_COURSE[claim.series?.grain ?? ''] ?? `with ${axisName(claim)}`;
   const title = ordered
-    ? `${capitalise(measure)}${populationSuffix(claim)} ${claim.direction === 'higher' ? 'rises' : 'falls'} ${along}: from ${start} at ${first} to ${end} at ${last}`
-    : `${capitalise(measure)}${populationSuffix(claim)} ${verb} from ${start} to ${end} between ${first} and ${last}${changeText}`;
+    ? `${capitalise(measure)}${populationSuffix(claim)} ${claim.direction === 'higher' ? 'rises' : 'falls'} ${along}: from ${at(start, first)} to ${at(end, last)}`
+    : `${capitalise(measure)}${populationSuffix(claim)} ${verb} from ${start} to ${end}${first && last ? ` between ${first} and ${last}` : ''}${changeText}`;
   const shape = fit
     ? fit.r2 >= STEADY_TREND_R2
       ? `a steady, close to linear ${claim.direction === 'higher' ? 'rise' : 'fall'} (r² = ${fit.r2.toFixed(2)} over ${fit.periods} ${ordered ? 'steps' : 'periods'})`
       : `a ${claim.direction === 'higher' ? 'rise' : 'fall'} with ups and downs around the fitted line (r² = ${fit.r2.toFixed(2)} over ${fit.periods} ${ordered ? 'steps' : 'periods'})`
     : '';
-  const description = `Fitted over ${axisName(claim)}, the ${measure}${populationSuffix(claim)} goes from ${start} at ${first} to ${end} at ${last}${shape ? `: ${shape}` : ''}${evidence(claim)}.`;
+  const description = `Fitted over ${axisName(claim)}, the ${measure}${populationSuffix(claim)} goes from ${at(start, first)} to ${at(end, last)}${shape ? `: ${shape}` : ''}${evidence(claim)}.`;
   return { title, description };
 }
 
