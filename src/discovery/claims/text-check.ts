@@ -81,6 +81,12 @@ function words(text: string): string[] {
     .filter((word) => word.length >= 3);
 }
 
+/** A value as a whole token of the text: "1" names region 1, not the 1 of $5.12 or of 1,000. */
+function tokenPattern(value: string): RegExp {
+  const escaped = value.replace(/[.*+?^${}()|[\]\\]/g, '\\$&');
+  return new RegExp(`(?<![\\p{L}\\p{N}.,])${escaped}(?![\\p{L}\\p{N}]|[.,]\\d)`, 'gu');
+}
+
 /** Disagreements between the text and the claim (empty: they agree). */
 export function textDisagreements(claim: Claim, text: { name: string; description: string }): string[] {
   const problems: string[] = [];
@@ -111,8 +117,7 @@ export function textDisagreements(claim: Claim, text: { name: string; descriptio
     [group?.value, ...(group?.values ?? [])].filter((value): value is string => typeof value === 'string' && /\d/.test(value)),
   );
   const title = named
-    // the value as a whole token: "1" names region 1, not the 1 of $5.12
-    .reduce((title, value) => title.replace(new RegExp(`(?<![\\p{L}\\p{N}.,])${value.replace(/[.*+?^${}()|[\]\\]/g, '\\$&')}(?![\\p{L}\\p{N}]|[.,]\\d)`, 'gu'), ' '), text.name)
+    .reduce((title, value) => title.replace(tokenPattern(value), ' '), text.name)
     .replace(/\b\d{1,2}:\d{2}\b/g, ' ')
     .replace(/\b\d{4}-\d{2}-\d{2}\b/g, ' ');
   for (const written of numbersIn(title)) {
