@@ -3,7 +3,7 @@
  * ports. `composeRuntime` returns the dependencies the discovery phases run against.
  */
 import type { AssayConfig } from './config/index.js';
-import type { DiscoveryDeps, LlmBinding } from './discovery/context.js';
+import type { DiscoveryDeps } from './discovery/context.js';
 import { createSchemaSource } from './discovery/schema-source.js';
 import { loadPack } from './discovery/packs/pack-loader.js';
 import type { DomainPack } from './discovery/packs/pack-schema.js';

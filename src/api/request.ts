@@ -23,19 +23,23 @@ export function parseWith<S extends z.ZodType>(schema: S, raw: unknown, what: st
   throw new ValidationError(`invalid ${what}: ${summary}`, issues);
 }
 
+/** The request's JSON body, depth-checked and not yet validated; an empty body counts as `{}`. */
+export async function readJsonValue(c: Context): Promise<unknown> {
+  const text = await c.req.text();
+  if (text.trim() === '') return {};
+  let raw: unknown;
+  try {
+    raw = JSON.parse(text);
+  } catch (error) {
+    throw new ValidationError(`the request body is not valid JSON (${(error as Error).message})`, [{ path: '', message: 'not JSON' }]);
+  }
+  assertJsonDepth(raw);
+  return raw;
+}
+
 /** The request's JSON body parsed with `schema`; an empty body counts as `{}`. */
 export async function readJsonBody<S extends z.ZodType>(c: Context, schema: S): Promise<z.infer<S>> {
-  const text = await c.req.text();
-  let raw: unknown = {};
-  if (text.trim() !== '') {
-    try {
-      raw = JSON.parse(text);
-    } catch (error) {
-      throw new ValidationError(`the request body is not valid JSON (${(error as Error).message})`, [{ path: '', message: 'not JSON' }]);
-    }
-    assertJsonDepth(raw);
-  }
-  return parseWith(schema, raw, 'request body');
+  return parseWith(schema, await readJsonValue(c), 'request body');
 }
 
 export function readQuery<S extends z.ZodType>(c: Context, schema: S): z.infer<S> {

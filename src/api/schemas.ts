@@ -1,7 +1,9 @@
 /** Request bodies of the HTTP API as zod schemas: the routes parse with them and the OpenAPI document is generated from them. */
 import { z } from 'zod';
+import { MAX_CLAIMS_PER_REQUEST } from '../discovery/claims/verify-claims.js';
 import {
   apiKeyRecordSchema,
+  claimSchema,
   apiKeyScopeSchema,
   feedbackSchema,
   projectSchema,
@@ -160,6 +162,17 @@ export const reportLinkQuerySchema = z.object({
 });
 
 /** `?limit=` of list endpoints. */
+/**
+ * POST /projects/:id/verify: one claim (docs/claims.md), an array of claims or `{claims: [...]}`, at most
+ * MAX_CLAIMS_PER_REQUEST. The route reads it with `readClaims`, which reports each problem at its path
+ * (`metric.kind`, `claims.2.direction`); this schema describes the same body for the OpenAPI document.
+ */
+export const verifyBodySchema = z.union([
+  claimSchema,
+  z.array(claimSchema).min(1).max(MAX_CLAIMS_PER_REQUEST),
+  z.object({ claims: z.array(claimSchema).min(1).max(MAX_CLAIMS_PER_REQUEST) }),
+]);
+
 export const listQuerySchema = z.object({ limit: z.coerce.number().int().min(1).max(100).default(20) });
 
 /** The JSON body of every error response. */

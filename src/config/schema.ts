@@ -212,7 +212,12 @@ export const configSchema = z.object({
 export type AssayConfig = z.infer<typeof configSchema>;
 
 /** Environment variable → config path. The only place env names live. */
-export const ENV_BINDINGS: ReadonlyArray<{ env: string; path: string[]; kind: 'string' | 'int' | 'number' | 'bool' | 'json'; secret?: boolean }> = [
+export const ENV_BINDINGS: ReadonlyArray<{
+  env: string;
+  path: string[];
+  kind: 'string' | 'int' | 'number' | 'bool' | 'json';
+  secret?: boolean;
+}> = [
   { env: 'ASSAY_DATA_DIR', path: ['dataDir'], kind: 'string' },
   { env: 'ASSAY_WAREHOUSE', path: ['warehouse'], kind: 'string', secret: true },
   { env: 'ASSAY_WAREHOUSE_FILES', path: ['warehouseFiles'], kind: 'json' },

@@ -217,7 +217,7 @@ export const claimSeriesSchema = z.object({
 export type ClaimSeries = z.infer<typeof claimSeriesSchema>;
 
 export const claimTestSchema = z.object({
-  name: z.enum(['two_proportion_z', 'welch_t', 'mood_median', 'binomial', 'ols_slope', 'pearson_t', 'poisson_rate']),
+  name: z.enum(['two_proportion_z', 'welch_t', 'mood_median', 'binomial', 'ols_slope', 'pearson_t', 'poisson_rate', 'compound_poisson_z']),
   statistic: z.number().finite(),
   p_value: z.number().min(0).max(1),
   df: z.number().positive().optional(),
@@ -262,12 +262,12 @@ export const claimSchema = z
     /** `correlation`: the other measure (`metric.column` is the first). */
     x: z.object({ column: z.string().min(1).max(200), label: z.string().max(200).default('') }).optional(),
     /**
-     * The metric on the segment: for `trend` the fitted level at the last period, for `shift` the mean
-     * per period inside the segment's window, for `correlation` Pearson's r.
+     * The metric on the segment: for `trend` the mean of its last k periods (k = round(periods / 5),
+     * 1 to 6), for `shift` the mean per period inside the window, for `correlation` Pearson's r.
      */
     value: z.number().finite(),
     /**
-     * The metric on the comparison side: for `trend` the fitted level at the first period, for `shift`
+     * The metric on the comparison side: for `trend` the mean of its first k periods, for `shift`
      * the mean per period over the baseline, for `correlation` 0, for a `share` against `even` 1 / groups,
      * for a `share` of a total against `rest` the segment's share of the rows.
      */

@@ -65,7 +65,9 @@ export interface VerificationView {
 /** "30.5% vs 10.4%": a claim's two values as its text writes them. */
 function claimPair(claim: Claim, value: number | null, comparison: number | null): string {
   if (value === null) return 'nothing to measure';
-  return comparison === null ? formatMetricValue(claim, value) : `${formatMetricValue(claim, value)} vs ${formatMetricValue(claim, comparison)}`;
+  return comparison === null
+    ? formatMetricValue(claim, value)
+    : `${formatMetricValue(claim, value)} vs ${formatMetricValue(claim, comparison)}`;
 }
 
 /** What the verification of one insight came to, in the words the report uses everywhere. */
@@ -77,15 +79,32 @@ export function describeVerification(insight: Insight, logEntry?: ValidationLogE
   const verified = count(validation.verified_count);
   const check = validation.claim_check;
   if (insight.claim && check && validation.status !== 'error') {
-    const original = validation.text_rerendered ? { ...insight.claim, value: validation.original_count ?? insight.claim.value } : insight.claim;
+    const original = validation.text_rerendered
+      ? { ...insight.claim, value: validation.original_count ?? insight.claim.value }
+      : insight.claim;
     const recounted = claimPair(insight.claim, check.value, check.comparison_value);
     const test = check.test ? ` · p ${check.test.p_value < 0.001 ? '< 0.001' : `= ${check.test.p_value.toFixed(3)}`}` : '';
     const stated = claimPair(original, original.value, validation.text_rerendered ? null : original.comparison_value);
     const views: Record<string, VerificationView> = {
       confirmed: { tone: 'good', label: '✓ Confirmed', detail: `recounted ${recounted}${test}`, reason: validation.reasoning },
-      adjusted: { tone: 'warn', label: 'Adjusted', detail: `stated ${stated} → recounted ${recounted}${test}`, reason: validation.reasoning },
-      rejected: { tone: 'bad', label: '✗ Rejected', detail: `recounted ${recounted}${test} · excluded from recommendations`, reason: validation.reasoning },
-      unverified: { tone: 'neutral', label: 'Unverified', detail: `recounted ${recounted} · no test applies`, reason: validation.reasoning },
+      adjusted: {
+        tone: 'warn',
+        label: 'Adjusted',
+        detail: `stated ${stated} → recounted ${recounted}${test}`,
+        reason: validation.reasoning,
+      },
+      rejected: {
+        tone: 'bad',
+        label: '✗ Rejected',
+        detail: `recounted ${recounted}${test} · excluded from recommendations`,
+        reason: validation.reasoning,
+      },
+      unverified: {
+        tone: 'neutral',
+        label: 'Unverified',
+        detail: `recounted ${recounted} · no test applies`,
+        reason: validation.reasoning,
+      },
     };
     const view = views[validation.status];
     if (view) return view;

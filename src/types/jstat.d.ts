@@ -1,4 +1,4 @@
-/** The part of jStat (https://github.com/jstat/jstat) the statistics module uses: distribution functions. */
+/** The part of jStat (https://github.com/jstat/jstat) the statistics module uses: distribution functions and ln Γ. */
 declare module 'jstat' {
   interface ContinuousDistribution2 {
     cdf(x: number, a: number, b: number): number;
@@ -11,6 +11,8 @@ declare module 'jstat' {
     studentt: ContinuousDistribution1;
     chisquare: ContinuousDistribution1;
     binomial: { cdf(k: number, n: number, p: number): number; pdf(k: number, n: number, p: number): number };
+    /** ln Γ(x) */
+    gammaln(x: number): number;
   };
   const jstat: { jStat: typeof jStat };
   export default jstat;

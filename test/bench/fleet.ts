@@ -117,7 +117,12 @@ const SINGLE_ENTRY_QUEUES: readonly QueueName[] = ['index', 'explore', 'mine', '
 const KILLABLE_QUEUES: readonly QueueName[] = ['explore', 'mine', 'analyze-area', 'verify'];
 const POOLS = { explore: EXPLORE_QUEUES, analyze: ANALYZE_QUEUES } as const;
 type PoolName = keyof typeof POOLS;
-const PHASE_OF_QUEUE: Partial<Record<QueueName, string>> = { explore: 'exploration', mine: 'mining', 'analyze-area': 'analysis', verify: 'verification' };
+const PHASE_OF_QUEUE: Partial<Record<QueueName, string>> = {
+  explore: 'exploration',
+  mine: 'mining',
+  'analyze-area': 'analysis',
+  verify: 'verification',
+};
 
 const TARGETS = {
   speedup_4_workers: '>= 3.0',

@@ -15,6 +15,7 @@ import {
 } from '../../domain/index.js';
 import { packSummarySchema } from '../../runs/pack-summary.js';
 import { reportLinkSchema } from '../runs/report-link-view.js';
+import { claimVerificationSchema } from '../../discovery/claims/verify-claims.js';
 import { runProgressSchema, runSummarySchema } from '../runs/run-summary.js';
 import {
   apiKeyViewSchema,
@@ -27,6 +28,7 @@ import {
   packAcceptBodySchema,
   packGenerateBodySchema,
   updateProjectBodySchema,
+  verifyBodySchema,
 } from '../schemas.js';
 
 type JsonSchema = Record<string, unknown>;
@@ -65,6 +67,7 @@ const COMPONENTS: Record<string, { schema: z.ZodType; io: 'input' | 'output' }> 
   Error: { schema: errorBodySchema, io: 'output' },
   PackSummary: { schema: packSummarySchema, io: 'output' },
   ReportLink: { schema: reportLinkSchema, io: 'output' },
+  Verdicts: { schema: z.object({ verdicts: z.array(claimVerificationSchema) }), io: 'output' },
   CreateProjectBody: { schema: createProjectBodySchema, io: 'input' },
   UpdateProjectBody: { schema: updateProjectBodySchema, io: 'input' },
   DiscoverBody: { schema: discoverBodySchema, io: 'input' },
@@ -72,6 +75,7 @@ const COMPONENTS: Record<string, { schema: z.ZodType; io: 'input' | 'output' }> 
   FeedbackBody: { schema: feedbackBodySchema, io: 'input' },
   PackGenerateBody: { schema: packGenerateBodySchema, io: 'input' },
   PackAcceptBody: { schema: packAcceptBodySchema, io: 'input' },
+  VerifyBody: { schema: verifyBodySchema, io: 'input' },
   ApiKey: { schema: apiKeyViewSchema, io: 'output' },
   CreatedApiKey: { schema: apiKeyViewSchema.extend({ key: z.string() }), io: 'output' },
   CreateApiKeyBody: { schema: createApiKeyBodySchema, io: 'input' },
@@ -265,6 +269,21 @@ export const OPERATIONS: readonly Operation[] = [
     tag: 'runs',
     body: 'EstimateBody',
     responses: { 200: { description: 'the estimate', json: ref('Estimate') }, 400: invalid, 404: missing('the project') },
+  },
+  {
+    method: 'post',
+    access: 'run',
+    path: '/api/v1/projects/{id}/verify',
+    summary:
+      "Check claims (docs/claims.md) against the project's warehouse with SQL the verifier builds from each claim: a verdict per claim (confirmed, adjusted, rejected, unverified, error) with both values recounted, the test, n, the reasoning and the SQL",
+    tag: 'projects',
+    body: 'VerifyBody',
+    responses: {
+      200: { description: 'one verdict per claim, in the order sent', json: ref('Verdicts') },
+      400: invalid,
+      404: missing('the project'),
+      502: error('the warehouse could not be described'),
+    },
   },
   {
     method: 'get',

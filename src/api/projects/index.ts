@@ -1,6 +1,7 @@
 /**
  * Project routes: create, list, read, update (state machine enforced), the pack-generation lifecycle
- * (pack-routes.ts), and the project's runs, discovery, estimate and feedback.
+ * (pack-routes.ts), the project's runs, discovery, estimate and feedback, and checking claims against
+ * the project's warehouse.
  */
 import { Hono } from 'hono';
 import { ConflictError } from '../../errors/index.js';
@@ -9,12 +10,14 @@ import { principalOf, requireScope } from '../auth/middleware.js';
 import type { ApiDeps } from '../context.js';
 import { estimateDiscovery, startDiscovery } from '../discovery.js';
 import type { KeyedLock } from '../../concurrency/keyed-lock.js';
-import { readJsonBody, readQuery } from '../request.js';
+import { describeClaimTables, readClaims, verifyClaims } from '../../discovery/claims/verify-claims.js';
+import { readJsonBody, readJsonValue, readQuery } from '../request.js';
 import { runSummary } from '../runs/run-summary.js';
 import { createProjectBodySchema, discoverBodySchema, estimateBodySchema, listQuerySchema, updateProjectBodySchema } from '../schemas.js';
 import { acceptPackDraft, resolvePack } from '../../discovery/packs/generation/index.js';
 import { packRoutes } from './pack-routes.js';
 import { loadPackFor, namesOwnTargets, newProject, updatedProject } from './project-document.js';
+import { withProjectPorts } from './project-ports.js';
 
 export function projectRoutes(deps: ApiDeps, locks: KeyedLock): Hono {
   const { runtime } = deps;
@@ -85,6 +88,24 @@ export function projectRoutes(deps: ApiDeps, locks: KeyedLock): Hono {
     const body = await readJsonBody(c, estimateBodySchema);
     const project = await visibleProject(c, runtime, c.req.param('id'));
     return c.json(await estimateDiscovery(deps, project.id, body));
+  });
+
+  // any claim in the schema (docs/claims.md), recounted on the project's own warehouse: no run, no model
+  app.post('/projects/:id/verify', async (c) => {
+    const { claims } = readClaims(await readJsonValue(c));
+    const project = await visibleProject(c, runtime, c.req.param('id'));
+    const signal = c.req.raw.signal;
+    const verdicts = await withProjectPorts(runtime, project, async (ports) =>
+      verifyClaims({
+        warehouse: ports.warehouse,
+        tables: await describeClaimTables(ports.warehouse, signal),
+        claims,
+        minSupport: deps.config.mining.minSupport,
+        timeoutMs: deps.config.sql.timeoutMs,
+        signal,
+      }),
+    );
+    return c.json({ verdicts });
   });
 
   app.route('/', packRoutes(deps, locks));

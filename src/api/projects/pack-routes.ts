@@ -9,7 +9,6 @@
  */
 import { Hono } from 'hono';
 import type { KeyedLock } from '../../concurrency/keyed-lock.js';
-import type { DiscoveryDeps } from '../../discovery/context.js';
 import {
   acceptPackDraft,
   freezePackVersion,
@@ -26,6 +25,7 @@ import { visibleProject } from '../auth/access.js';
 import { requireScope } from '../auth/middleware.js';
 import type { ApiDeps } from '../context.js';
 import { assertTransition } from '../project-state.js';
+import { withProjectPorts } from './project-ports.js';
 import { readJsonBody } from '../request.js';
 import { packAcceptBodySchema, packGenerateBodySchema } from '../schemas.js';
 
@@ -34,16 +34,6 @@ import { packAcceptBodySchema, packGenerateBodySchema } from '../schemas.js';
  * request may start over instead of leaving the project stuck in `pack_generation`.
  */
 export const PACK_GENERATION_STALE_MS = 15 * 60 * 1000;
-
-/** The composed runtime also opens a project's own warehouse and models; test runtimes serve every project themselves. */
-interface ProjectPortsSource {
-  clients?: { withProject<T>(project: Project, work: (deps: DiscoveryDeps) => Promise<T>): Promise<T> };
-}
-
-function withProjectPorts<T>(runtime: DiscoveryDeps, project: Project, work: (deps: DiscoveryDeps) => Promise<T>): Promise<T> {
-  const clients = (runtime as DiscoveryDeps & ProjectPortsSource).clients;
-  return clients ? clients.withProject(project, work) : work(runtime);
-}
 
 /** Why a generation may not start now, or nothing when it may. */
 function generationRefusal(project: Project, now: Date): string | undefined {

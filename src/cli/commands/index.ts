@@ -15,6 +15,7 @@ import { register as registerQuery } from './query.js';
 import { register as registerReport } from './report.js';
 import { register as registerRun } from './run.js';
 import { register as registerRuns } from './runs.js';
+import { register as registerVerify } from './verify.js';
 import { register as registerWorker } from './worker.js';
 
 /** Each command module exports `register(program)`. One line per command; keep alphabetical. */
@@ -35,6 +36,7 @@ const registrations: Array<(program: Command) => void> = [
   registerReport,
   registerRun,
   registerRuns,
+  registerVerify,
   registerWorker,
 ];
 

@@ -5,14 +5,7 @@
  */
 import type { Claim, ClaimFit } from '../../domain/index.js';
 import type { Row } from '../../warehouse/port.js';
-import {
-  type TestResult,
-  binomialTest,
-  moodMedian,
-  pearsonT,
-  twoProportionZ,
-  welchT,
-} from '../statistics/index.js';
+import { type TestResult, binomialTest, compoundPoissonZ, moodMedian, pearsonT, twoProportionZ, welchT } from '../statistics/index.js';
 import { isPeriodGrain, periodPosition, periodStart } from '../statistics/periods.js';
 import { type SeriesPoint, trendOf, windowContrast } from '../statistics/series.js';
 import type { RecountShape } from './claim-sql.js';
@@ -45,7 +38,11 @@ function sides(claim: Claim, row: Row): ClaimRecount {
   const segmentRows = get('segment', 'rows') ?? 0;
   const comparisonRows = get('comparison', 'rows') ?? 0;
   const totalRows = num(row.total_rows) ?? 0;
-  const moments = (side: 'segment' | 'comparison') => ({ n: get(side, 'n') ?? 0, mean: get(side, 'mean') ?? Number.NaN, variance: get(side, 'var') ?? 0 });
+  const moments = (side: 'segment' | 'comparison') => ({
+    n: get(side, 'n') ?? 0,
+    mean: get(side, 'mean') ?? Number.NaN,
+    variance: get(side, 'var') ?? 0,
+  });
   const { metric } = claim;
 
   if (claim.kind === 'share') {
@@ -122,7 +119,9 @@ function sides(claim: Claim, row: Row): ClaimRecount {
     case 'sum': {
       const a = moments('segment');
       const b = moments('comparison');
-      return { value: get('segment', 'sum'), comparisonValue: get('comparison', 'sum'), segmentRows: a.n, comparisonRows: b.n, test: welchT(a, b) };
+      const total = (side: 'segment' | 'comparison') => ({ sum: get(side, 'sum') ?? 0, squares: get(side, 'squares') ?? 0 });
+      const test = compoundPoissonZ(total('segment'), total('comparison'));
+      return { value: get('segment', 'sum'), comparisonValue: get('comparison', 'sum'), segmentRows: a.n, comparisonRows: b.n, test };
     }
     default: {
       const a = moments('segment');
@@ -150,7 +149,7 @@ function periodKey(claim: Claim, period: unknown): string | number {
   return num(period) ?? String(period);
 }
 
-function inWindow(claim: Claim, key: string | number, window: { from: string | number | boolean; to: string | number | boolean }): boolean {
+function inWindow(key: string | number, window: { from: string | number | boolean; to: string | number | boolean }): boolean {
   if (typeof key === 'number') return key >= Number(window.from) && key < Number(window.to);
   return key >= String(window.from) && key < String(window.to);
 }
@@ -177,7 +176,8 @@ function series(claim: Claim, rows: readonly Row[], minSupport: number): ClaimRe
   if (claim.kind === 'trend') {
     const fit = trendOf(points);
     const k = trendEndPeriods(points.length);
-    const mean = (slice: readonly SeriesPoint[]) => (slice.length > 0 ? slice.reduce((sum, point) => sum + point.value, 0) / slice.length : null);
+    const mean = (slice: readonly SeriesPoint[]) =>
+      slice.length > 0 ? slice.reduce((sum, point) => sum + point.value, 0) / slice.length : null;
     const first = points[0];
     const last = points.at(-1);
     return {
@@ -193,13 +193,14 @@ function series(claim: Claim, rows: readonly Row[], minSupport: number): ClaimRe
   }
   const window = claim.window;
   if (!window) return { value: null, comparisonValue: null, segmentRows: 0, comparisonRows: 0 };
-  const inside = points.filter((point) => inWindow(claim, point.key, window));
-  const outside = points.filter((point) => !inWindow(claim, point.key, window) && (!claim.baseline || inWindow(claim, point.key, claim.baseline)));
+  const inside = points.filter((point) => inWindow(point.key, window));
+  const outside = points.filter((point) => !inWindow(point.key, window) && (!claim.baseline || inWindow(point.key, claim.baseline)));
   const contrast = windowContrast(
     inside.map((point) => point.value),
     outside.map((point) => point.value),
   );
-  const mean = (slice: readonly SeriesPoint[]) => (slice.length > 0 ? slice.reduce((sum, point) => sum + point.value, 0) / slice.length : null);
+  const mean = (slice: readonly SeriesPoint[]) =>
+    slice.length > 0 ? slice.reduce((sum, point) => sum + point.value, 0) / slice.length : null;
   return {
     value: mean(inside),
     comparisonValue: mean(outside),

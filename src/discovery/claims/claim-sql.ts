@@ -126,6 +126,8 @@ function sideAggregates(context: Resolved, metric: ClaimMetric, predicate: strin
     `${syntax.variance(inside)} AS ${prefix}_var`,
     `${syntax.toDouble(`sum(${inside})`)} AS ${prefix}_sum`,
   );
+  // a difference of totals is tested on the totals, whose spread the values' squares give
+  if (metric.kind === 'sum') parts.push(`${syntax.toDouble(`sum(${inside} * ${inside})`)} AS ${prefix}_squares`);
   if (median)
     parts.push(
       `${syntax.median(inside)} AS ${prefix}_median`,
@@ -145,9 +147,10 @@ function whereClause(conditions: readonly string[]): string {
 function sidesSql(context: Resolved, claim: Claim): string {
   const segment = claim.segment ? groupSql(context, claim.segment) : 'TRUE';
   const comparison = claim.comparison;
+  // "the rest" is every other row: rows with no value in the segment's column included (NOT would drop them)
   const other =
     !comparison || comparison.kind === 'rest' || comparison.kind === 'even'
-      ? `NOT (${segment})`
+      ? `(${segment}) IS NOT TRUE`
       : comparison.kind === 'all'
         ? 'TRUE'
         : groupSql(context, comparison.group);

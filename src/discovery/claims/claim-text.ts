@@ -165,7 +165,9 @@ function rangePhrase(group: ClaimGroup, label: string): string {
   if (integers && typeof from === 'number' && typeof to === 'number')
     return to - 1 === from ? `with ${label} ${formatNumber(from)}` : `with ${label} ${formatNumber(from)} to ${formatNumber(to - 1)}`;
   if (from !== undefined && to !== undefined) return `with ${label} from ${valueName(group, from)} to under ${valueName(group, to)}`;
-  return from !== undefined ? `with ${label} of ${valueName(group, from)} or more` : `with ${label} under ${valueName(group, to as ClaimScalar)}`;
+  return from !== undefined
+    ? `with ${label} of ${valueName(group, from)} or more`
+    : `with ${label} under ${valueName(group, to as ClaimScalar)}`;
 }
 
 /** The rows of a group, in words: "employees with over time", "incidents assigned to Beth Anglin", "flights on Fridays". */
@@ -191,7 +193,12 @@ export function groupPhrase(group: ClaimGroup, nounText: string): string {
   if ((typeof value === 'string' && NO.test(text) && !/^\d$/.test(text)) || value === false) return `${nounText} without ${label}`;
   // a numbered level reads as "level 12", "job level 1" ("level number 12" is "level 12")
   const numbered = label.replace(/\s+(number|no|num|nbr|index|idx)$/i, '');
-  if (typeof value === 'number' && Number.isInteger(value) && group.grain === undefined && /\b(level|tier|grade|stage|step|round|world|chapter|rank|version|week|day|month)$/i.test(numbered))
+  if (
+    typeof value === 'number' &&
+    Number.isInteger(value) &&
+    group.grain === undefined &&
+    /\b(level|tier|grade|stage|step|round|world|chapter|rank|version|week|day|month)$/i.test(numbered)
+  )
     return `${nounText} at ${numbered} ${value}`;
   if (PREPOSITION_END.test(label)) return `${nounText} ${label} ${valueName(group, value)}`;
   return `${nounText} whose ${label} is ${valueName(group, value)}`;
@@ -238,6 +245,7 @@ const TEST_NAMES: Record<NonNullable<Claim['test']>['name'], string> = {
   ols_slope: 'slope t',
   pearson_t: 't',
   poisson_rate: 'Poisson z',
+  compound_poisson_z: 'z of the totals',
 };
 
 function evidence(claim: Claim, extra: string[] = []): string {
@@ -282,7 +290,8 @@ function differenceText(claim: Claim): ClaimText {
   const other = formatMetricValue(claim, claim.comparison_value);
   const ratio = ratioText(claim.value, claim.comparison_value);
   // one step of an ordered scale far below the others is a drop at that step (a level most players never finish)
-  const dip = claim.direction === 'lower' && typeof segment.value === 'number' && segment.grain === undefined && claim.comparison?.kind === 'rest';
+  const dip =
+    claim.direction === 'lower' && typeof segment.value === 'number' && segment.grain === undefined && claim.comparison?.kind === 'rest';
   const title = dip
     ? `The ${measure} drops to ${value} for ${rows}, against ${other} for the others${ratio ? ` (${ratio})` : ''}`
     : `${capitalise(rows)} have a ${claim.direction} ${measure}: ${value} vs ${other}${ratio ? ` (${ratio})` : ''}`;
@@ -295,7 +304,12 @@ function differenceText(claim: Claim): ClaimText {
 function shareText(claim: Claim): ClaimText {
   const segment = claim.segment as ClaimGroup;
   const nounText = noun(claim);
-  const who = segment.value !== undefined ? valueName(segment, segment.value) : groupPhrase(segment, nounText);
+  // a named value stands alone ("Network", "September"); a yes/no value, a range or a list reads as its rows
+  const value = segment.value;
+  const yesNo = typeof value === 'boolean' || (typeof value === 'string' && (YES.test(value) || NO.test(value)) && !/^\d$/.test(value));
+  const named = value !== undefined && !yesNo;
+  const who = named ? valueName(segment, segment.value as ClaimScalar) : groupPhrase(segment, nounText);
+  const have = named ? 'has' : 'have';
   const label = columnWords(segment.label, segment.column);
   if (claim.metric.kind === 'sum') {
     const total = metricPhrase(claim).replace(/^total /, '');
@@ -305,8 +319,15 @@ function shareText(claim: Claim): ClaimText {
   }
   const groups = claim.comparison?.kind === 'even' ? claim.comparison.groups : undefined;
   const lift = groups ? claim.value * groups : undefined;
-  const title = `${capitalise(who)} has the most ${nounText}: ${formatPercent(claim.value)} of all${lift ? ` (${formatNumber(lift)}× an even split)` : ''}`;
-  const description = `${capitalise(groupPhrase(segment, nounText))} number ${countOf(claim.n?.segment)}, ${formatPercent(claim.value)} of all ${nounText}${groups ? `, against ${formatPercent(1 / groups)} if the ${groups} ${label} values shared them evenly` : ''}${evidence(claim)}.`;
+  const title =
+    claim.direction === 'higher'
+      ? `${capitalise(who)} ${have} the most ${nounText}: ${formatPercent(claim.value)} of all${lift ? ` (${formatNumber(lift)}× an even split)` : ''}`
+      : `${capitalise(who)} ${have} fewer ${nounText} than ${groups ? 'an even split' : 'the rest'}: ${formatPercent(claim.value)} of all, against ${formatPercent(claim.comparison_value)}`;
+  const rows = capitalise(groupPhrase(segment, nounText));
+  const size = claim.n
+    ? `${rows} number ${countOf(claim.n.segment)}, ${formatPercent(claim.value)} of all ${nounText}`
+    : `${rows} are ${formatPercent(claim.value)} of all ${nounText}`;
+  const description = `${size}${groups ? `, against ${formatPercent(1 / groups)} if the ${groups} ${label} values shared them evenly` : ''}${evidence(claim)}.`;
   return { title, description };
 }
 
@@ -339,27 +360,44 @@ const CALENDAR_COURSE: Readonly<Record<string, string>> = {
   month_of_year: 'through the year',
 };
 
+/** The last step of a series' range (`to` is exclusive): the period before it, or the value before it. */
+function lastStepOf(claim: Claim): ClaimScalar | undefined {
+  const to = claim.series?.to;
+  const grain = claim.series?.grain;
+  if (typeof to === 'number') return to - 1;
+  if (typeof to === 'string' && isPeriodGrain(grain)) return previousPeriodStart(to, grain);
+  return undefined;
+}
+
 function trendText(claim: Claim): ClaimText {
   const measure = `${metricPhrase(claim)}${perPeriod(claim)}`;
   const fit = claim.fit;
-  const first = stepName(claim, fit?.first_period);
-  const last = stepName(claim, fit?.last_period);
+  // a claim from outside may carry no fit: its series bounds name the periods, or none are named
+  const first = stepName(claim, fit?.first_period ?? claim.series?.from);
+  const last = stepName(claim, fit?.last_period ?? lastStepOf(claim));
+  const at = (value: string, step: string) => (step ? `${value} at ${step}` : value);
   const verb = claim.direction === 'higher' ? 'rose' : 'fell';
   const start = formatMetricValue(claim, claim.comparison_value);
   const end = formatMetricValue(claim, claim.value);
-  const change = Math.abs(claim.comparison_value) >= MIN_RATIO_BASE * Math.abs(claim.value) && claim.comparison_value !== 0 ? (claim.value - claim.comparison_value) / Math.abs(claim.comparison_value) : undefined;
+  const change =
+    Math.abs(claim.comparison_value) >= MIN_RATIO_BASE * Math.abs(claim.value) && claim.comparison_value !== 0
+      ? (claim.value - claim.comparison_value) / Math.abs(claim.comparison_value)
+      : undefined;
   const changeText = change !== undefined && Number.isFinite(change) ? ` (${change > 0 ? '+' : ''}${formatPercent(change)})` : '';
-  const ordered = claim.series?.grain && !isPeriodGrain(claim.series.grain) ? true : claim.series?.grain === undefined && !/year|date|time|period/i.test(axisName(claim));
+  const ordered =
+    claim.series?.grain && !isPeriodGrain(claim.series.grain)
+      ? true
+      : claim.series?.grain === undefined && !/year|date|time|period/i.test(axisName(claim));
   const along = CALENDAR_COURSE[claim.series?.grain ?? ''] ?? `with ${axisName(claim)}`;
   const title = ordered
-    ? `${capitalise(measure)}${populationSuffix(claim)} ${claim.direction === 'higher' ? 'rises' : 'falls'} ${along}: from ${start} at ${first} to ${end} at ${last}`
-    : `${capitalise(measure)}${populationSuffix(claim)} ${verb} from ${start} to ${end} between ${first} and ${last}${changeText}`;
+    ? `${capitalise(measure)}${populationSuffix(claim)} ${claim.direction === 'higher' ? 'rises' : 'falls'} ${along}: from ${at(start, first)} to ${at(end, last)}`
+    : `${capitalise(measure)}${populationSuffix(claim)} ${verb} from ${start} to ${end}${first && last ? ` between ${first} and ${last}` : ''}${changeText}`;
   const shape = fit
     ? fit.r2 >= STEADY_TREND_R2
       ? `a steady, close to linear ${claim.direction === 'higher' ? 'rise' : 'fall'} (r² = ${fit.r2.toFixed(2)} over ${fit.periods} ${ordered ? 'steps' : 'periods'})`
       : `a ${claim.direction === 'higher' ? 'rise' : 'fall'} with ups and downs around the fitted line (r² = ${fit.r2.toFixed(2)} over ${fit.periods} ${ordered ? 'steps' : 'periods'})`
     : '';
-  const description = `Measured per period of ${axisName(claim)}, the ${measure}${populationSuffix(claim)} goes from ${start} at ${first} to ${end} at ${last}${shape ? `: ${shape}` : ''}${evidence(claim)}.`;
+  const description = `Measured per period of ${axisName(claim)}, the ${measure}${populationSuffix(claim)} goes from ${at(start, first)} to ${at(end, last)}${shape ? `: ${shape}` : ''}${evidence(claim)}.`;
   return { title, description };
 }
 
@@ -372,7 +410,9 @@ function windowName(claim: Claim, window: { from: ClaimScalar; to: ClaimScalar }
   }
   if (isPeriodGrain(grain) && typeof window.from === 'string') {
     const lastStart = previousPeriodStart(String(window.to), grain);
-    return lastStart === window.from ? periodName(window.from, grain) : `${periodName(window.from, grain)} to ${periodName(lastStart, grain).replace(/^the week of /, '')}`;
+    return lastStart === window.from
+      ? periodName(window.from, grain)
+      : `${periodName(window.from, grain)} to ${periodName(lastStart, grain).replace(/^the week of /, '')}`;
   }
   return `${String(window.from)} to before ${String(window.to)}`;
 }
@@ -384,7 +424,10 @@ function shiftText(claim: Claim): ClaimText {
   const when = windowName(claim, claim.window);
   const before = claim.baseline ? windowName(claim, claim.baseline) : 'the other periods';
   const ratio = ratioText(claim.value, claim.comparison_value);
-  const change = Math.abs(claim.comparison_value) >= MIN_RATIO_BASE * Math.abs(claim.value) && claim.comparison_value !== 0 ? (claim.value - claim.comparison_value) / Math.abs(claim.comparison_value) : undefined;
+  const change =
+    Math.abs(claim.comparison_value) >= MIN_RATIO_BASE * Math.abs(claim.value) && claim.comparison_value !== 0
+      ? (claim.value - claim.comparison_value) / Math.abs(claim.comparison_value)
+      : undefined;
   const changeText = change !== undefined && Number.isFinite(change) ? `${change > 0 ? '+' : ''}${formatPercent(change)}` : undefined;
   // a short window at twice the usual level or more is a spike; below half, a slump
   const spike = claim.value > 0 && claim.comparison_value > 0 && claim.value >= 2 * claim.comparison_value;

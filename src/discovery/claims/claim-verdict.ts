@@ -52,7 +52,8 @@ function directionHolds(claim: Claim, recount: ClaimRecount): boolean {
   const { value, comparisonValue } = recount;
   if (value === null || comparisonValue === null) return false;
   const wanted = claim.direction === 'higher' ? 1 : -1;
-  if (claim.kind === 'trend' && recount.fit) return Math.sign(recount.fit.slope) === wanted && Math.sign(value - comparisonValue) === wanted;
+  if (claim.kind === 'trend' && recount.fit)
+    return Math.sign(recount.fit.slope) === wanted && Math.sign(value - comparisonValue) === wanted;
   const gap = value - comparisonValue;
   return Math.abs(gap) > 1e-12 && Math.sign(gap) === wanted;
 }
@@ -62,7 +63,12 @@ export function judgeClaim(claim: Claim, recount: ClaimRecount, options: Verdict
   const alpha = options.alpha ?? VERIFICATION_ALPHA;
   const base = { relativeError: null, comparisonRelativeError: null };
   if (recount.segmentRows === 0 || recount.value === null)
-    return { ...base, status: 'rejected', directionHolds: false, reasoning: 'the segment has no rows to measure: it does not exist in the data' };
+    return {
+      ...base,
+      status: 'rejected',
+      directionHolds: false,
+      reasoning: 'the segment has no rows to measure: it does not exist in the data',
+    };
   if (recount.comparisonValue === null)
     return { ...base, status: 'rejected', directionHolds: false, reasoning: `the comparison side has no rows to measure ${label} on` };
   const holds = directionHolds(claim, recount);
@@ -72,7 +78,9 @@ export function judgeClaim(claim: Claim, recount: ClaimRecount, options: Verdict
   const errors = { relativeError, comparisonRelativeError };
   if (!holds) return { ...errors, status: 'rejected', directionHolds: false, reasoning: `the direction does not hold — ${measured}` };
   const test = recount.test;
-  const testText = test ? `${test.test} = ${show(test.statistic)}, p = ${test.p_value < 0.001 ? '< 0.001' : show(test.p_value)}` : '';
+  const testText = test
+    ? `${test.test} = ${show(test.statistic)}, ${test.p_value < 0.001 ? 'p < 0.001' : `p = ${show(test.p_value)}`}`
+    : '';
   // support: rows behind the segment; periods behind a trend; pairs behind a correlation; rows inside a shift's window
   const support = claim.kind === 'trend' || claim.kind === 'correlation' ? 3 : options.minSupport;
   const behind = claim.kind === 'shift' ? (recount.segmentRecords ?? recount.segmentRows) : recount.segmentRows;
@@ -91,7 +99,12 @@ export function judgeClaim(claim: Claim, recount: ClaimRecount, options: Verdict
       reasoning: `no significance test applies to a ${claim.metric.kind} ${claim.kind}; the numbers were recounted but the difference cannot be tested — ${measured}`,
     };
   if (!(test.p_value <= alpha))
-    return { ...errors, status: 'rejected', directionHolds: true, reasoning: `the difference is not significant (${testText}) — ${measured}` };
+    return {
+      ...errors,
+      status: 'rejected',
+      directionHolds: true,
+      reasoning: `the difference is not significant (${testText}) — ${measured}`,
+    };
   const tolerance = claim.approximate ? SAMPLED_VALUE_TOLERANCE : VALUE_TOLERANCE;
   if (within(claim.value, recount.value, tolerance) && within(claim.comparison_value, recount.comparisonValue, tolerance))
     return {

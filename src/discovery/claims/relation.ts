@@ -36,7 +36,7 @@ export function findColumn(table: TableDescription, name: string, role: string):
   const found =
     table.columns.find((candidate) => candidate.name === name) ??
     table.columns.find((candidate) => candidate.name.toLowerCase() === name.toLowerCase());
-  if (!found) throw new RelationShapeError(`${role} "${name}" is not a column of ${table.qualified}`);
+  if (!found) throw new RelationShapeError(`${role} "${name}" is not in ${table.qualified}`);
   return found;
 }
 
@@ -63,7 +63,10 @@ function childSql(
     joinBase = ` JOIN ${syntax.table(base)} AS p ON ${link} = p.${id(base, child.key, 'key')}`;
     const since = `p.${id(base, child.window.since, 'window start')}`;
     const at = `c.${id(table, child.window.at, 'window time')}`;
-    conditions.push(`${at} >= ${syntax.addDays(since, child.window.from_days)}`, `${at} < ${syntax.addDays(since, child.window.to_days + 1)}`);
+    conditions.push(
+      `${at} >= ${syntax.addDays(since, child.window.from_days)}`,
+      `${at} < ${syntax.addDays(since, child.window.to_days + 1)}`,
+    );
   }
   for (const condition of child.where ?? []) {
     const target = `c.${id(table, condition.column, 'child condition')}`;

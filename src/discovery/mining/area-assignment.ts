@@ -15,13 +15,18 @@ const KIND_WORDS: ReadonlyArray<[Kind, RegExp]> = [
   ['trend', /\b(trend\w*|over time|growth|grow\w*|declin\w*|chang\w*|month\w*|week\w*|daily|season\w*|time series|evolution)\b/i],
   ['shift', /\b(change point\w*|shift\w*|spike\w*|anomal\w*|outlier\w*|unusual|sudden|jump\w*|drop\w*|surge\w*|window\w*)\b/i],
   ['share', /\b(share\w*|concentrat\w*|mix|distribut\w*|top|dominan\w*|imbalanc\w*|most|portion|breakdown|volume)\b/i],
-  ['difference', /\b(segment\w*|group\w*|differ\w*|driver\w*|rate\w*|compar\w*|gap\w*|by \w+|outcome\w*|conversion|retention|churn|duration\w*|time to|elapsed|performance)\b/i],
+  [
+    'difference',
+    /\b(segment\w*|group\w*|differ\w*|driver\w*|rate\w*|compar\w*|gap\w*|by \w+|outcome\w*|conversion|retention|churn|duration\w*|time to|elapsed|performance)\b/i,
+  ],
   ['correlation', /\b(correlat\w*|relationship\w*|driver\w*|associat\w*|depend\w*|relat\w*)\b/i],
 ];
 /** Weight of the kind match against the text similarity. */
 const KIND_MATCH = 0.5;
 
-export function areaKinds(area: Pick<AnalysisArea, 'name' | 'description' | 'keywords'> & { finding_kinds?: readonly Kind[] | undefined }): Set<Kind> {
+export function areaKinds(
+  area: Pick<AnalysisArea, 'name' | 'description' | 'keywords'> & { finding_kinds?: readonly Kind[] | undefined },
+): Set<Kind> {
   if (area.finding_kinds && area.finding_kinds.length > 0) return new Set(area.finding_kinds);
   const text = `${area.name} ${area.description} ${area.keywords.join(' ')}`;
   return new Set(KIND_WORDS.filter(([, words]) => words.test(text)).map(([kind]) => kind));

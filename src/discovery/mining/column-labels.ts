@@ -137,7 +137,10 @@ function phraseFor(tokens: readonly string[], words: readonly Word[], descriptio
  * found as "diseases").
  */
 function addsInformation(tokens: readonly string[], phrase: string): boolean {
-  const words = phrase.toLowerCase().split(/[^\p{L}\p{N}]+/u).filter((word) => word.length > 0);
+  const words = phrase
+    .toLowerCase()
+    .split(/[^\p{L}\p{N}]+/u)
+    .filter((word) => word.length > 0);
   if (words.length > tokens.length) return true;
   return tokens.some((token, index) => {
     const word = words[index] ?? '';

@@ -8,7 +8,7 @@ import { formatNumber } from '../claims/claim-text.js';
 
 /** The area's findings, best first; findings of no area go to every area as a fallback only when the area has none. */
 export function findingsForArea(mining: MiningState | undefined, areaId: string, limit: number): MinedFinding[] {
-  if (!mining || mining.status !== 'completed') return [];
+  if (mining?.status !== 'completed') return [];
   return mining.findings
     .filter((finding) => finding.area_id === areaId)
     .sort((left, right) => right.score - left.score)
@@ -27,7 +27,8 @@ function pText(p: number | undefined): string {
 export function findingSubject(finding: MinedFinding): string {
   const { claim } = finding;
   if (claim.segment) {
-    const value = claim.segment.value ?? claim.segment.values?.join('|') ?? `${String(claim.segment.from ?? '')}..${String(claim.segment.to ?? '')}`;
+    const value =
+      claim.segment.value ?? claim.segment.values?.join('|') ?? `${String(claim.segment.from ?? '')}..${String(claim.segment.to ?? '')}`;
     return `${claim.segment.column}${claim.segment.grain ? `@${claim.segment.grain}` : ''}=${String(value)}`;
   }
   const measure = claim.metric.column ?? claim.metric.end_column ?? claim.metric.kind;
@@ -36,7 +37,9 @@ export function findingSubject(finding: MinedFinding): string {
 
 export function findingLine(finding: MinedFinding): string {
   const n = finding.claim.n;
-  const support = n ? `n=${n.segment.toLocaleString('en-US')}${n.comparison !== undefined ? ` vs ${n.comparison.toLocaleString('en-US')}` : ''}` : 'n/a';
+  const support = n
+    ? `n=${n.segment.toLocaleString('en-US')}${n.comparison !== undefined ? ` vs ${n.comparison.toLocaleString('en-US')}` : ''}`
+    : 'n/a';
   return `${finding.id} | ${finding.kind} | about ${findingSubject(finding)} | ${support} | ${pText(finding.claim.test?.q_value)} | score ${formatNumber(finding.score)} | ${finding.statement}`;
 }
 

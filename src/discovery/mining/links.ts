@@ -28,7 +28,8 @@ const ADDITIVE_NAME = /(^|_)(amount|amt|revenue|sales|total|price|cost|spend|val
 /** Names of a row's total amount, summed before other amounts. */
 const TOTAL_NAME = /(^|_)(total|revenue|sales|gross|line_total)(_|$)|^amount$|_amount_total$/i;
 /** Label-like parent columns, read first. */
-const LABEL_NAME = /(^|_)(name|title|label|code|category|type|kind|class|tier|channel|region|country|segment|group|status|platform|source)$/i;
+const LABEL_NAME =
+  /(^|_)(name|title|label|code|category|type|kind|class|tier|channel|region|country|segment|group|status|platform|source)$/i;
 
 export const MAX_PARENT_COLUMNS = 4;
 export const MAX_CHILD_SUMS = 2;
@@ -51,7 +52,9 @@ function keyOf(table: TableDescription): string | undefined {
 
 /** Every reference of one table to another's key. */
 export function findLinks(tables: readonly TableDescription[]): Link[] {
-  const keyed = tables.map((table) => ({ table, key: keyOf(table) })).filter((item): item is { table: TableDescription; key: string } => item.key !== undefined);
+  const keyed = tables
+    .map((table) => ({ table, key: keyOf(table) }))
+    .filter((item): item is { table: TableDescription; key: string } => item.key !== undefined);
   const links: Link[] = [];
   for (const child of tables) {
     for (const column of child.columns) {
@@ -95,11 +98,21 @@ export function derivedFor(table: TableDescription, links: readonly Link[]): Cla
   };
   for (const link of links.filter((item) => item.child.qualified === table.qualified)) {
     const columns = link.parent.columns
-      .filter((column) => column.name !== link.key && !IDENTIFIER_NAME.test(column.name) && (LABEL_TYPE.test(column.type) || TIME_TYPE.test(column.type)))
+      .filter(
+        (column) =>
+          column.name !== link.key && !IDENTIFIER_NAME.test(column.name) && (LABEL_TYPE.test(column.type) || TIME_TYPE.test(column.type)),
+      )
       .sort((left, right) => Number(LABEL_NAME.test(right.name)) - Number(LABEL_NAME.test(left.name)))
       .slice(0, MAX_PARENT_COLUMNS);
     for (const column of columns)
-      add({ from: 'parent', name: derivedName(link.parent, column.name), table: link.parent.qualified, link: link.column, key: link.key, column: column.name });
+      add({
+        from: 'parent',
+        name: derivedName(link.parent, column.name),
+        table: link.parent.qualified,
+        link: link.column,
+        key: link.key,
+        column: column.name,
+      });
   }
   const children = links.filter((item) => item.parent.qualified === table.qualified).slice(0, MAX_CHILD_LINKS);
   for (const link of children) {
@@ -111,7 +124,8 @@ export function derivedFor(table: TableDescription, links: readonly Link[]): Cla
       // the total itself before its parts (total_amount before discount_amount)
       .sort((left, right) => Number(TOTAL_NAME.test(right.name)) - Number(TOTAL_NAME.test(left.name)))
       .slice(0, MAX_CHILD_SUMS);
-    for (const column of sums) add({ ...base, name: derivedName(link.child, `total_${column.name}`), aggregate: 'sum', column: column.name });
+    for (const column of sums)
+      add({ ...base, name: derivedName(link.child, `total_${column.name}`), aggregate: 'sum', column: column.name });
   }
   return derived;
 }

@@ -7,25 +7,9 @@ import type { ClaimCondition, ClaimMetric } from '../../domain/index.js';
 import type { Row } from '../../warehouse/port.js';
 import type { SqlSyntax } from '../../warehouse/sql-syntax/index.js';
 import type { Moments } from '../statistics/index.js';
-import { type MiningTable, columnsWithRole } from './mining-table.js';
+import { type MeasureSpec, type MiningTable, columnsWithRole } from './mining-table.js';
 
-export type MeasureSpec =
-  /**
-   * The share of rows meeting a condition: a two-valued outcome's positive value, one value of a
-   * status-like dimension, or a term in free text (`op: 'contains'`, a whole word).
-   */
-  | {
-      kind: 'rate';
-      column: string;
-      op: '=' | 'contains' | '>=' | 'not_null';
-      value?: string | number | boolean | undefined;
-      label: string;
-      source: 'binary' | 'value' | 'term' | 'derived' | 'declared';
-      /** Only rows meeting these are counted (checkout abandonment among sessions that reached checkout). */
-      among?: ClaimCondition[] | undefined;
-    }
-  | { kind: 'mean'; column: string; label: string; integer: boolean; additive: boolean }
-  | { kind: 'duration'; start: string; end: string; unit: 'minutes' | 'hours' | 'days'; label: string };
+export type { MeasureSpec } from './mining-table.js';
 
 const SECONDS: Record<'minutes' | 'hours' | 'days', number> = { minutes: 60, hours: 3_600, days: 86_400 };
 
@@ -168,7 +152,14 @@ export function valueRate(column: { name: string; label: string }, value: string
 
 /** The rate of a word in free text: "share mentioning printer". */
 export function termRate(column: { name: string; label: string }, word: string): MeasureSpec {
-  return { kind: 'rate', column: column.name, op: 'contains', value: word, label: `share whose ${column.label} mentions "${word}"`, source: 'term' };
+  return {
+    kind: 'rate',
+    column: column.name,
+    op: 'contains',
+    value: word,
+    label: `share whose ${column.label} mentions "${word}"`,
+    source: 'term',
+  };
 }
 
 /** Every measure of a table: outcome rates, numeric means, durations. */
@@ -190,7 +181,11 @@ export function measuresOf(table: MiningTable): MeasureSpec[] {
     integer: column.integer === true,
     additive: column.additive === true,
   }));
-  const durations: MeasureSpec[] = table.durations.map((duration) => ({ kind: 'duration', ...duration, label: `${duration.label} (${duration.unit})` }));
+  const durations: MeasureSpec[] = table.durations.map((duration) => ({
+    kind: 'duration',
+    ...duration,
+    label: `${duration.label} (${duration.unit})`,
+  }));
   // a record whose end is missing has not finished: the share that did is an outcome (completed, closed, resolved)
   const completions: MeasureSpec[] = table.durations
     .filter((duration) => {
@@ -206,7 +201,7 @@ export function measuresOf(table: MiningTable): MeasureSpec[] {
   // children counted per row: the share of rows with two or more among those with one (repeat buyers, returning users)
   const repeats: MeasureSpec[] = table.derived
     .filter((item) => item.from === 'child' && item.aggregate === 'count')
-    .filter((item) => (table.columns.find((column) => column.name === item.name)?.max as number | undefined ?? 0) >= 2)
+    .filter((item) => ((table.columns.find((column) => column.name === item.name)?.max as number | undefined) ?? 0) >= 2)
     .map((item) => {
       const children = (item.table.split('.').at(-1) ?? item.table).replace(/_/g, ' ');
       return {

@@ -107,7 +107,8 @@ export function familyQValues(pValues: readonly number[], primary: readonly bool
 }
 
 /** Goals that ask how things are spread: a dominant value is their answer. */
-const DISTRIBUTION_GOAL = /\b(distribut\w*|imbalance\w*|concentrat\w*|uneven\w*|share\w*|most common|busiest|peak\w*|dominan\w*|disparit\w*|spread|mix|when)\b/i;
+const DISTRIBUTION_GOAL =
+  /\b(distribut\w*|imbalance\w*|concentrat\w*|uneven\w*|share\w*|most common|busiest|peak\w*|dominan\w*|disparit\w*|spread|mix|when)\b/i;
 /** How much a plain category's dominant value counts against other findings. */
 const PLAIN_SHARE_WEIGHT = 0.4;
 
@@ -137,7 +138,10 @@ export function derivedUsed(claim: MinedFinding['claim'], derived: readonly Clai
 
 /** A table name made a plural noun when it reads as one (`incidents`, `orders`); else undefined. */
 function nounFromName(name: string): string | undefined {
-  const words = name.toLowerCase().split(/[^a-z]+/).filter((word) => word.length > 0);
+  const words = name
+    .toLowerCase()
+    .split(/[^a-z]+/)
+    .filter((word) => word.length > 0);
   const last = words.at(-1);
   if (!last || /\d/.test(name) || last.length < 3) return undefined;
   return words.join(' ').replace(/([^s])$/, '$1s');
@@ -155,7 +159,10 @@ function relevanceOf(relevance: ColumnRelevance, table: MiningTable, columns: re
 }
 
 function measureRelevance(relevance: ColumnRelevance, table: MiningTable, measure: MeasureSpec): number {
-  if (measure.kind === 'duration') return relevance.get(`${table.qualified}.${measure.start}->${measure.end}`) ?? relevanceOf(relevance, table, [measure.start, measure.end]);
+  if (measure.kind === 'duration')
+    return (
+      relevance.get(`${table.qualified}.${measure.start}->${measure.end}`) ?? relevanceOf(relevance, table, [measure.start, measure.end])
+    );
   return relevanceOf(relevance, table, measureColumns(measure));
 }
 
@@ -201,7 +208,7 @@ async function mineTable(
   for (const text of columnsWithRole(table, 'text')
     .filter((column) => !derivedNames.has(column.name))
     .slice(0, 2))
-    terms.push(...(await termMeasures(runner, syntax, table, text)));
+    terms.push(...(await termMeasures(runner, table, text)));
   const outcomes = [...measures, ...valueOutcomes(table, relevance), ...terms];
 
   const outputs: FinderOutput[] = [];
@@ -281,7 +288,10 @@ export async function mineWarehouse(input: MiningInput): Promise<MiningOutcome> 
       mined.declared = declared.map((outcome) => outcome.measure);
       profiled.push(mined);
     }
-    if (mined?.sampleRows) notes.push(`${table.qualified}: mined on a uniform sample of ${MINING_SAMPLE_ROWS.toLocaleString('en-US')} rows (findings are approximate)`);
+    if (mined?.sampleRows)
+      notes.push(
+        `${table.qualified}: mined on a uniform sample of ${MINING_SAMPLE_ROWS.toLocaleString('en-US')} rows (findings are approximate)`,
+      );
   }
   const relevance = await columnRelevance(input.embedder, input.goal, input.description, profiled, input.signal);
 
@@ -306,14 +316,25 @@ export async function mineWarehouse(input: MiningInput): Promise<MiningOutcome> 
       ? (relevance.get(`${table.qualified}.${candidate.claim.metric.start_column}->${candidate.claim.metric.end_column}`) ?? 0)
       : 0;
     // a dominant value is news for entities (who holds the work), calendars (when it happens) or a goal about distribution
-    if (candidate.claim.kind === 'share' && candidate.claim.metric.kind === 'count' && !distributional(table, candidate.claim, asksDistribution))
+    if (
+      candidate.claim.kind === 'share' &&
+      candidate.claim.metric.kind === 'count' &&
+      !distributional(table, candidate.claim, asksDistribution)
+    )
       candidate.strength *= PLAIN_SHARE_WEIGHT;
     const derived = derivedUsed(candidate.claim, table.derived);
     if (derived.length > 0) candidate.claim = { ...candidate.claim, derived };
-    significant.push({ ...candidate, q: qValue, relevance: Math.min(1, Math.max(claimRelevance(columnScore, candidate.claim, asksVolume), durationScore) + goalValue) });
+    significant.push({
+      ...candidate,
+      q: qValue,
+      relevance: Math.min(1, Math.max(claimRelevance(columnScore, candidate.claim, asksVolume), durationScore) + goalValue),
+    });
   }
   const skipped = runner.skipped;
-  if (skipped > 0) notes.push(`the mining budget (${settings.budget.maxQueries} statements, ${Math.round(settings.budget.maxDurationMs / 1000)} s) ran out: ${skipped} statements were not run`);
+  if (skipped > 0)
+    notes.push(
+      `the mining budget (${settings.budget.maxQueries} statements, ${Math.round(settings.budget.maxDurationMs / 1000)} s) ran out: ${skipped} statements were not run`,
+    );
   const failed = runner.records.filter((record) => record.error !== undefined);
   if (failed.length > 0) notes.push(`${failed.length} mining statements failed (first: ${failed[0]?.label}: ${failed[0]?.error})`);
   return {

@@ -1,6 +1,5 @@
 /** The nouns of mining: a profiled table, its columns' roles, and the derived measures finders use. */
-import type { ClaimDerived } from '../../domain/index.js';
-import type { MeasureSpec } from './measures.js';
+import type { ClaimCondition, ClaimDerived } from '../../domain/index.js';
 import type { CalendarPart, TimeGrain } from '../../warehouse/sql-syntax/index.js';
 import type { TableRef } from '../../warehouse/port.js';
 
@@ -107,3 +106,22 @@ export function columnOf(table: MiningTable, name: string): MiningColumn | undef
 export function columnsWithRole(table: MiningTable, ...roles: MiningRole[]): MiningColumn[] {
   return table.columns.filter((column) => roles.includes(column.role));
 }
+
+/** What a finder measures over a table's rows: a rate, a mean, or a duration between two timestamps. */
+export type MeasureSpec =
+  /**
+   * The share of rows meeting a condition: a two-valued outcome's positive value, one value of a
+   * status-like dimension, or a term in free text (`op: 'contains'`, a whole word).
+   */
+  | {
+      kind: 'rate';
+      column: string;
+      op: '=' | 'contains' | '>=' | 'not_null';
+      value?: string | number | boolean | undefined;
+      label: string;
+      source: 'binary' | 'value' | 'term' | 'derived' | 'declared';
+      /** Only rows meeting these are counted (checkout abandonment among sessions that reached checkout). */
+      among?: ClaimCondition[] | undefined;
+    }
+  | { kind: 'mean'; column: string; label: string; integer: boolean; additive: boolean }
+  | { kind: 'duration'; start: string; end: string; unit: 'minutes' | 'hours' | 'days'; label: string };

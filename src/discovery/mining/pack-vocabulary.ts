@@ -48,8 +48,16 @@ export function packVocabulary(mining: PackMining | undefined, tables: readonly 
     const table = tableNamed(tables, outcome.table);
     const child = tableNamed(tables, outcome.child.table);
     if (!table || !child) continue;
-    if (!hasColumns(table, [outcome.child.key, outcome.child.window?.since, ...outcome.among.map((condition) => condition.column)])) continue;
-    if (!hasColumns(child, [outcome.child.link, outcome.child.window?.at, ...(outcome.child.where ?? []).map((condition) => condition.column)])) continue;
+    if (!hasColumns(table, [outcome.child.key, outcome.child.window?.since, ...outcome.among.map((condition) => condition.column)]))
+      continue;
+    if (
+      !hasColumns(child, [
+        outcome.child.link,
+        outcome.child.window?.at,
+        ...(outcome.child.where ?? []).map((condition) => condition.column),
+      ])
+    )
+      continue;
     const name = `${outcome.id}`;
     const derived: ClaimDerived = {
       from: 'child',

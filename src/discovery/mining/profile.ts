@@ -28,7 +28,8 @@ export const ORDINAL_MAX_VALUES = 12;
 
 const TEMPORAL_TYPE = /^(date|timestamp|datetime)/i;
 const BOOLEAN_TYPE = /^(bool|boolean)$/i;
-const INTEGER_TYPE = /^(tinyint|smallint|integer|int|int2|int4|int8|bigint|hugeint|utinyint|usmallint|uinteger|ubigint|uhugeint|long|short)\b/i;
+const INTEGER_TYPE =
+  /^(tinyint|smallint|integer|int|int2|int4|int8|bigint|hugeint|utinyint|usmallint|uinteger|ubigint|uhugeint|long|short)\b/i;
 const NUMERIC_TYPE = /^(decimal|numeric|real|float|float4|float8|double|money)\b/i;
 const IDENTIFIER_NAME = /(^id$|_id$|[a-z]Id$|_key$|^uuid$|_uuid$|^guid$|_guid$|_no$|_nbr$|^number$|_number$)/;
 /** Values read as the positive side of a two-valued outcome. */
@@ -89,8 +90,7 @@ function statsSelect(syntax: SqlSyntax, table: TableDescription, expr: (name: st
         `${syntax.toDouble(`max(${id})`)} AS ${alias(index, 'max')}`,
         `${syntax.toDouble(`avg(${id})`)} AS ${alias(index, 'mean')}`,
       );
-      if (kind === 'numeric')
-        parts.push(`count(CASE WHEN ${id} <> round(${id}) THEN 1 END) AS ${alias(index, 'frac')}`);
+      if (kind === 'numeric') parts.push(`count(CASE WHEN ${id} <> round(${id}) THEN 1 END) AS ${alias(index, 'frac')}`);
     } else if (kind === 'temporal') {
       parts.push(
         `${syntax.toText(`min(${id})`)} AS ${alias(index, 'min')}`,
@@ -115,12 +115,24 @@ function calendarOf(name: string, kind: Kind, min: number | undefined, max: numb
 function roleOf(
   column: { name: string; type: string; category: string },
   kind: Kind,
-  figures: { rows: number; nonNull: number; distinct: number; min?: number | undefined; max?: number | undefined; words?: number | undefined; fractional: boolean },
+  figures: {
+    rows: number;
+    nonNull: number;
+    distinct: number;
+    min?: number | undefined;
+    max?: number | undefined;
+    words?: number | undefined;
+    fractional: boolean;
+  },
 ): MiningRole {
-  const { rows, nonNull, distinct } = figures;
+  const { nonNull, distinct } = figures;
   if (nonNull === 0 || distinct <= 1) return 'other';
   // a number named like a reference but shared by many rows is a level or a small list (level_number): grouped by
-  const sharedNumber = (kind === 'integer' || kind === 'numeric') && !/(_id|Id|_key|uuid|guid)$/.test(column.name) && distinct <= 200 && nonNull / distinct >= 5;
+  const sharedNumber =
+    (kind === 'integer' || kind === 'numeric') &&
+    !/(_id|Id|_key|uuid|guid)$/.test(column.name) &&
+    distinct <= 200 &&
+    nonNull / distinct >= 5;
   if (column.category === 'primary_key' && !sharedNumber) return 'id';
   if (IDENTIFIER_NAME.test(column.name) && !sharedNumber) return 'id';
   if (sharedNumber && IDENTIFIER_NAME.test(column.name)) return distinct <= DIMENSION_MAX_VALUES ? 'dimension' : 'entity';
@@ -166,7 +178,10 @@ const MONTH_SPAN_MS = 30.44 * 86_400_000;
 /** A series is cut into at most this many periods: the finest grain that stays below it (a week in a year of data). */
 const MAX_SERIES_PERIODS = 60;
 
-export function grainFor(minIso: string, maxIso: string): { grain: 'day' | 'week' | 'month' | 'quarter' | 'year'; periods: number } | undefined {
+export function grainFor(
+  minIso: string,
+  maxIso: string,
+): { grain: 'day' | 'week' | 'month' | 'quarter' | 'year'; periods: number } | undefined {
   const span = Date.parse(maxIso.replace(' ', 'T')) - Date.parse(minIso.replace(' ', 'T'));
   if (!Number.isFinite(span) || span <= 0) return undefined;
   const days = span / 86_400_000;
@@ -183,8 +198,10 @@ export function grainFor(minIso: string, maxIso: string): { grain: 'day' | 'week
 /** Start/end pairs of timestamps on one row: opened → closed, created → resolved. */
 function durationsOf(columns: readonly MiningColumn[]): DurationMeasure[] {
   const times = columns.filter((column) => column.role === 'time');
-  const startWords = /^(created|opened|open|start|started|begin|began|submitted|requested|reported|raised|logged|ordered|placed|booked|issued|received|registered|signup|joined|hired|purchased|sys_created)$/;
-  const endWords = /^(closed|resolved|ended|end|finished|completed|complete|done|processed|approved|shipped|delivered|returned|refunded|cancelled|canceled|solved|fulfilled|paid)$/;
+  const startWords =
+    /^(created|opened|open|start|started|begin|began|submitted|requested|reported|raised|logged|ordered|placed|booked|issued|received|registered|signup|joined|hired|purchased|sys_created)$/;
+  const endWords =
+    /^(closed|resolved|ended|end|finished|completed|complete|done|processed|approved|shipped|delivered|returned|refunded|cancelled|canceled|solved|fulfilled|paid)$/;
   const role = (name: string) => {
     const words = nameWords(name);
     if (words.some((word) => endWords.test(word))) return 'end';
@@ -225,7 +242,10 @@ export async function profileTable(runner: MiningQueryRunner, syntax: SqlSyntax,
   const { table, description, relation } = input;
   const { sampled } = input;
   const from = relation.from;
-  const stats = await runner.run(`profile ${table.schema}.${table.name}`, `SELECT ${statsSelect(syntax, table, relation.expr).join(',\n  ')}\nFROM ${from}`);
+  const stats = await runner.run(
+    `profile ${table.schema}.${table.name}`,
+    `SELECT ${statsSelect(syntax, table, relation.expr).join(',\n  ')}\nFROM ${from}`,
+  );
   const row = stats?.[0];
   if (!row) return undefined;
   const rows = num(row.row_count) ?? 0;
@@ -261,7 +281,8 @@ export async function profileTable(runner: MiningQueryRunner, syntax: SqlSyntax,
       words,
       calendar,
       integer: kind === 'integer' || (kind === 'numeric' && !fractional),
-      additive: role === 'measure' && typeof min === 'number' && min >= 0 && (ADDITIVE_NAME.test(column.name) || CURRENCY_NAME.test(column.name)),
+      additive:
+        role === 'measure' && typeof min === 'number' && min >= 0 && (ADDITIVE_NAME.test(column.name) || CURRENCY_NAME.test(column.name)),
       label: input.labels.get(column.name) ?? columnLabel(column.name, description),
     };
   });
@@ -304,7 +325,15 @@ export async function profileTable(runner: MiningQueryRunner, syntax: SqlSyntax,
   const axisColumn = axis && columns.find((column) => column.name === axis.column && column.role === 'time');
   const calendarParts: CalendarPart[] = [];
   if (axisColumn) {
-    const hours = num(row[alias(table.columns.findIndex((column) => column.name === axisColumn.name), 'hours')]) ?? 0;
+    const hours =
+      num(
+        row[
+          alias(
+            table.columns.findIndex((column) => column.name === axisColumn.name),
+            'hours',
+          )
+        ],
+      ) ?? 0;
     if (hours >= 6) calendarParts.push('hour_of_day');
     calendarParts.push('day_of_week');
     // three months of data are enough to compare months with each other

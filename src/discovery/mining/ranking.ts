@@ -40,14 +40,9 @@ const GOAL_MEASURE_RELEVANCE = 0.6;
 
 export function scoreOf(candidate: ScoredInput): number {
   const significance = unit(-Math.log10(Math.max(candidate.q, 1e-300)) / 8);
-  const kindWeight = candidate.claim.kind === 'correlation' && candidate.relevance >= GOAL_MEASURE_RELEVANCE ? 1 : KIND_WEIGHT[candidate.claim.kind];
-  return (
-    kindWeight *
-    candidate.strength *
-    supportFactor(candidate) *
-    (0.6 + 0.4 * significance) *
-    (1 + GOAL_WEIGHT * candidate.relevance)
-  );
+  const kindWeight =
+    candidate.claim.kind === 'correlation' && candidate.relevance >= GOAL_MEASURE_RELEVANCE ? 1 : KIND_WEIGHT[candidate.claim.kind];
+  return kindWeight * candidate.strength * supportFactor(candidate) * (0.6 + 0.4 * significance) * (1 + GOAL_WEIGHT * candidate.relevance);
 }
 
 /** The fact's identity: two candidates with the same key say the same thing. */
@@ -76,7 +71,12 @@ export const MIN_STRENGTH = 0.08;
 const VARIETY_DISCOUNT = 0.85;
 
 function varietyKey(claim: Claim): string {
-  return JSON.stringify([claim.kind, claim.metric.kind, claim.metric.column ?? claim.metric.end_column ?? '', claim.metric.condition?.column ?? '']);
+  return JSON.stringify([
+    claim.kind,
+    claim.metric.kind,
+    claim.metric.column ?? claim.metric.end_column ?? '',
+    claim.metric.condition?.column ?? '',
+  ]);
 }
 
 /**
@@ -98,13 +98,18 @@ function restates(kept: Claim, candidate: Claim): boolean {
     right.metric.condition.value === left.segment?.value;
   if (swapped(kept, candidate)) return true;
   if (kept.segment.column !== candidate.segment.column || kept.segment.grain !== candidate.segment.grain) return false;
-  if (JSON.stringify([kept.metric.kind, kept.metric.column, kept.metric.condition, kept.metric.start_column]) !==
-    JSON.stringify([candidate.metric.kind, candidate.metric.column, candidate.metric.condition, candidate.metric.start_column]))
+  if (
+    JSON.stringify([kept.metric.kind, kept.metric.column, kept.metric.condition, kept.metric.start_column]) !==
+    JSON.stringify([candidate.metric.kind, candidate.metric.column, candidate.metric.condition, candidate.metric.start_column])
+  )
     return false;
   const span = (segment: NonNullable<Claim['segment']>): [number, number] | undefined => {
     if (typeof segment.value === 'number') return [segment.value, segment.value + 1];
     if (typeof segment.from === 'number' || typeof segment.to === 'number')
-      return [typeof segment.from === 'number' ? segment.from : Number.NEGATIVE_INFINITY, typeof segment.to === 'number' ? segment.to : Number.POSITIVE_INFINITY];
+      return [
+        typeof segment.from === 'number' ? segment.from : Number.NEGATIVE_INFINITY,
+        typeof segment.to === 'number' ? segment.to : Number.POSITIVE_INFINITY,
+      ];
     return undefined;
   };
   const a = span(kept.segment);

@@ -88,14 +88,18 @@ function clausesOf(description: string): string[] {
 
 function mentions(clause: string, words: readonly string[]): boolean {
   const lower = clause.toLowerCase();
-  return words.some((word) => word.length >= 4 && new RegExp(`\\b${word.slice(0, Math.max(4, word.length - 2)).replace(/[^a-z0-9]/g, '')}`, 'i').test(lower));
+  return words.some(
+    (word) =>
+      word.length >= 4 && new RegExp(`\\b${word.slice(0, Math.max(4, word.length - 2)).replace(/[^a-z0-9]/g, '')}`, 'i').test(lower),
+  );
 }
 
 /** Names of places: what a goal asking "where" is about. */
 const PLACE_NAME =
   /(^|_)(origin|destination|dest|location|region|country|state|city|site|store|branch|zip|postcode|address|airport|port|area|territory|market|warehouse|office|county|district|neighbou?rhood|lat|latitude|lon|long|longitude)(_|$)/i;
 /** Names of people and owners: what a goal asking "who" is about. */
-const PERSON_NAME = /(^|_)(assigned|assignee|owner|agent|user|employee|manager|caller|customer|client|author|seller|buyer|driver|staff|rep|representative|opened_by|closed_by|created_by)(_|$)/i;
+const PERSON_NAME =
+  /(^|_)(assigned|assignee|owner|agent|user|employee|manager|caller|customer|client|author|seller|buyer|driver|staff|rep|representative|opened_by|closed_by|created_by)(_|$)/i;
 /** Relevance a question word in the goal gives the columns it asks about. */
 const QUESTION_CUE_RELEVANCE = 0.6;
 
@@ -104,19 +108,24 @@ const QUESTION_CUE_RELEVANCE = 0.6;
  * lateness ("slow", "late", "how long"), volume ("how many", "number of") and likelihood ("likely",
  * "risk", "rate"). A measure of that kind is relevant whatever its name.
  */
-const MONEY_GOAL = /\b(earn\w*|revenue\w*|pric\w*|cost\w*|spend\w*|spent|profit\w*|income|pay\w*|paid|sales|box office|gross\w*|budget\w*|money|financ\w*|expens\w*|valu\w*)\b/i;
-const MONEY_MEASURE = /(usd|eur|gbp|dollar|euro|price|cost|amount|revenue|sales|gross|income|pay|budget|spend|fee|salary|wage|value|profit)/i;
-const TIME_GOAL = /\b(slow\w*|fast\w*|late\w*|delay\w*|how long|duration\w*|time to|wait\w*|speed\w*|quick\w*|resolution time|turnaround|processing time|on time)\b/i;
+const MONEY_GOAL =
+  /\b(earn\w*|revenue\w*|pric\w*|cost\w*|spend\w*|spent|profit\w*|income|pay\w*|paid|sales|box office|gross\w*|budget\w*|money|financ\w*|expens\w*|valu\w*)\b/i;
+const MONEY_MEASURE =
+  /(usd|eur|gbp|dollar|euro|price|cost|amount|revenue|sales|gross|income|pay|budget|spend|fee|salary|wage|value|profit)/i;
+const TIME_GOAL =
+  /\b(slow\w*|fast\w*|late\w*|delay\w*|how long|duration\w*|time to|wait\w*|speed\w*|quick\w*|resolution time|turnaround|processing time|on time)\b/i;
 const TIME_MEASURE = /(delay|duration|elapsed|latency|wait|time_to|ttr|processing|minutes|hours|days|_min$|_sec$|_ms$)/i;
 const VOLUME_GOAL = /\b(how many|number of|numbers|count\w*|volume\w*|frequen\w*|increas\w*|grow\w*|declin\w*)\b/i;
-const LIKELIHOOD_GOAL = /\b(likel\w*|likelihood|risk\w*|rate|rates|probab\w*|chance\w*|odds|success\w*|fail\w*|reject\w*|leave|leaving|churn\w*|attrition|retention)\b/i;
+const LIKELIHOOD_GOAL =
+  /\b(likel\w*|likelihood|risk\w*|rate|rates|probab\w*|chance\w*|odds|success\w*|fail\w*|reject\w*|leave|leaving|churn\w*|attrition|retention)\b/i;
 const MEASURE_CUE_RELEVANCE = 0.6;
 
 /** Relevance a goal's wording gives a measure by its kind (money, time taken, likelihood). */
 export function measureCueRelevance(goal: string, column: { name: string; label: string; role?: string }, isDuration = false): number {
   const name = `${column.name} ${column.label}`;
   if (column.role === 'measure' && MONEY_GOAL.test(goal) && MONEY_MEASURE.test(name)) return MEASURE_CUE_RELEVANCE;
-  if ((isDuration || column.role === 'measure') && TIME_GOAL.test(goal) && (isDuration || TIME_MEASURE.test(name))) return MEASURE_CUE_RELEVANCE;
+  if ((isDuration || column.role === 'measure') && TIME_GOAL.test(goal) && (isDuration || TIME_MEASURE.test(name)))
+    return MEASURE_CUE_RELEVANCE;
   if (column.role === 'binary' && LIKELIHOOD_GOAL.test(goal)) return MEASURE_CUE_RELEVANCE;
   return 0;
 }
@@ -172,7 +181,7 @@ export async function columnRelevance(
     for (const column of table.columns) {
       texts.push(contentWords(column.label));
       const own = clauses
-        .map((clause, index) => ({ index, count: mentioned[index] ?? 0 }))
+        .map((_clause, index) => ({ index, count: mentioned[index] ?? 0 }))
         .filter(({ index }) => mentions(clauses[index] as string, columnWords(column)))
         .map(({ index, count }) => ({ index: index + 1, weight: 1 / Math.sqrt(Math.max(1, count)) }));
       entries.push({ key: `${table.qualified}.${column.name}`, label: texts.length - 1, clauses: own });
@@ -195,10 +204,14 @@ export async function columnRelevance(
     relevance.set(entry.key, top < MIN_SIMILARITY || score < MIN_SIMILARITY ? 0 : EMBEDDING_WEIGHT * (score / top));
   });
   // a goal that uses a column's own words ("sale prices", "low birth weight") is about that column
-  const goalWords = contentWords(stripNouns(goal)).split(' ').filter((word) => word.length >= 3);
+  const goalWords = contentWords(stripNouns(goal))
+    .split(' ')
+    .filter((word) => word.length >= 3);
   for (const table of tables)
     for (const column of table.columns) {
-      const labelWords = contentWords(column.label).split(' ').filter((word) => word.length >= 3 && !/^\d/.test(word));
+      const labelWords = contentWords(column.label)
+        .split(' ')
+        .filter((word) => word.length >= 3 && !/^\d/.test(word));
       if (labelWords.length === 0) continue;
       const matched = labelWords.filter((word) => goalWords.some((goalWord) => sameStem(word, goalWord))).length;
       const key = `${table.qualified}.${column.name}`;

@@ -6,7 +6,21 @@
  */
 
 /** Words that count rows without saying what they are. */
-const VAGUE = new Set(['rows', 'row', 'entries', 'entry', 'records', 'record', 'lines', 'items', 'observations', 'samples', 'data', 'versions', 'instances']);
+const VAGUE = new Set([
+  'rows',
+  'row',
+  'entries',
+  'entry',
+  'records',
+  'record',
+  'lines',
+  'items',
+  'observations',
+  'samples',
+  'data',
+  'versions',
+  'instances',
+]);
 /** Words that end a noun phrase: what follows describes the noun. */
 const PHRASE_END = /^(with|of|from|between|in|on|at|for|by|during|where|which|that|or|to|across|each|per|as|such|table|tables|[a-z]+ing)$/i;
 /** Longest noun phrase read after a row count. */

@@ -37,7 +37,10 @@ export const areaManifestSchema = z.strictObject({
    * Kinds of mined finding this area is evidence for (docs/mining.md). Absent: decided from the area's
    * name, description and keywords.
    */
-  finding_kinds: z.array(z.enum(['difference', 'share', 'trend', 'shift', 'correlation'])).min(1).optional(),
+  finding_kinds: z
+    .array(z.enum(['difference', 'share', 'trend', 'shift', 'correlation']))
+    .min(1)
+    .optional(),
   prompt_file: z.string().regex(/^analysis_[a-z][a-z0-9_]*\.md$/, 'must be analysis_<id>.md'),
 });
 export type AreaManifest = z.infer<typeof areaManifestSchema>;

@@ -37,7 +37,9 @@ async function storeOutcome(deps: DiscoveryDeps, runId: string, insightId: strin
 }
 
 function weakest(outcomes: readonly ClaimCheckOutcome[]): ClaimCheckOutcome {
-  return [...outcomes].sort((left, right) => VERDICT_ORDER.indexOf(left.status) - VERDICT_ORDER.indexOf(right.status))[0] as ClaimCheckOutcome;
+  return [...outcomes].sort(
+    (left, right) => VERDICT_ORDER.indexOf(left.status) - VERDICT_ORDER.indexOf(right.status),
+  )[0] as ClaimCheckOutcome;
 }
 
 function unverified(insight: Insight, at: string): InsightValidation {
@@ -52,7 +54,12 @@ function unverified(insight: Insight, at: string): InsightValidation {
   };
 }
 
-async function verifyInsightUntimed(deps: DiscoveryDeps, runId: string, insightId: string, signal?: AbortSignal): Promise<InsightValidation> {
+async function verifyInsightUntimed(
+  deps: DiscoveryDeps,
+  runId: string,
+  insightId: string,
+  signal?: AbortSignal,
+): Promise<InsightValidation> {
   const run = await assertRunActive(deps, runId, signal);
   const insight = findInsight(run, insightId);
   if (insight.validation) return insight.validation;

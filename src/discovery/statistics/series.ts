@@ -29,7 +29,10 @@ export function trendOf(points: readonly SeriesPoint[]): LinearFit | undefined {
 }
 
 /** A window of periods against other periods: Welch's t, or for a single period its prediction-interval t. */
-export function windowContrast(inside: readonly number[], outside: readonly number[]): { test: TestResult; inside: Moments; outside: Moments } | undefined {
+export function windowContrast(
+  inside: readonly number[],
+  outside: readonly number[],
+): { test: TestResult; inside: Moments; outside: Moments } | undefined {
   const a = momentsOf(inside);
   const b = momentsOf(outside);
   if (a.n === 0 || b.n < 2) return undefined;

@@ -18,6 +18,7 @@ export const TEST_NAMES = [
   'ols_slope',
   'pearson_t',
   'poisson_rate',
+  'compound_poisson_z',
 ] as const;
 export type TestName = (typeof TEST_NAMES)[number];
 
@@ -107,19 +108,26 @@ export function moodMedian(aboveA: number, nA: number, aboveB: number, nB: numbe
   return { test: 'mood_median', statistic, p_value: chiSquareUpper(statistic, 1), df: 1 };
 }
 
+/** ln P(X = k) for X ~ Binomial(n, p), from log-gamma: finite where the pmf itself under- or overflows. */
+function binomialLogPmf(k: number, n: number, p: number): number {
+  return jStat.gammaln(n + 1) - jStat.gammaln(k + 1) - jStat.gammaln(n - k + 1) + k * Math.log(p) + (n - k) * Math.log1p(-p);
+}
+
 /**
  * Whether k successes of n differ from probability p: the exact two-sided binomial test (sum of the
- * outcomes no more likely than k) up to n = 2,000, the normal approximation above.
+ * outcomes no more likely than k) up to n = 2,000, the normal approximation above. The probabilities
+ * are summed from their logarithms: jStat's pmf overflows to Infinity or NaN above n ≈ 1,030.
  */
 export function binomialTest(k: number, n: number, p: number): TestResult | undefined {
-  if (n <= 0 || !(p > 0 && p < 1)) return undefined;
+  if (n <= 0 || !(p > 0 && p < 1) || k < 0 || k > n) return undefined;
   const z = (k - n * p) / Math.sqrt(n * p * (1 - p));
   if (n > 2_000) return { test: 'binomial', statistic: z, p_value: normalTwoSided(z) };
-  const observed = jStat.binomial.pdf(k, n, p);
+  const observed = binomialLogPmf(k, n, p);
   let total = 0;
   for (let i = 0; i <= n; i++) {
-    const probability = jStat.binomial.pdf(i, n, p);
-    if (probability <= observed * (1 + 1e-7)) total += probability;
+    const logProbability = binomialLogPmf(i, n, p);
+    // relative slack of 1e-7, as R's binom.test, so outcomes as likely as k are not lost to rounding
+    if (logProbability <= observed + 1e-7) total += Math.exp(logProbability);
   }
   return { test: 'binomial', statistic: z, p_value: clampP(total) };
 }
@@ -131,6 +139,24 @@ export function poissonRateTest(count1: number, exposure1: number, count2: numbe
   if (n <= 0) return undefined;
   const result = binomialTest(count1, n, exposure1 / (exposure1 + exposure2));
   return result && { ...result, test: 'poisson_rate' };
+}
+
+/** A group's total and the sum of its values' squares (what a compound sum's variance is estimated from). */
+export interface Total {
+  sum: number;
+  squares: number;
+}
+
+/**
+ * Whether two totals differ: each a sum over a random number of rows (a compound Poisson sum), whose
+ * variance is estimated by the sum of its values' squares, so z = (S₁ − S₂) / √(Σy₁² + Σy₂²). A total
+ * grows with its rows as well as with their size: a test of the two means would miss the first.
+ */
+export function compoundPoissonZ(a: Total, b: Total): TestResult | undefined {
+  const spread = Math.sqrt(Math.max(0, a.squares) + Math.max(0, b.squares));
+  if (!(spread > 0) || !Number.isFinite(a.sum) || !Number.isFinite(b.sum)) return undefined;
+  const z = (a.sum - b.sum) / spread;
+  return { test: 'compound_poisson_z', statistic: z, p_value: normalTwoSided(z) };
 }
 
 /** Pearson's r over n pairs against zero: t = r √((n − 2) / (1 − r²)). */
@@ -197,7 +223,8 @@ export function poolMoments(groups: readonly Moments[]): Moments {
   if (n === 0) return { n: 0, mean: Number.NaN, variance: Number.NaN };
   const mean = groups.reduce((sum, group) => sum + group.n * group.mean, 0) / n;
   const squares = groups.reduce(
-    (sum, group) => sum + Math.max(0, group.n - 1) * (Number.isFinite(group.variance) ? group.variance : 0) + group.n * (group.mean - mean) ** 2,
+    (sum, group) =>
+      sum + Math.max(0, group.n - 1) * (Number.isFinite(group.variance) ? group.variance : 0) + group.n * (group.mean - mean) ** 2,
     0,
   );
   return { n, mean, variance: n > 1 ? squares / (n - 1) : 0 };

@@ -63,17 +63,7 @@ async function storedRun(dataDir: string, runId: string): Promise<{ run: Run | n
   }
 }
 
-const longRun = (dataDir: string, out: string) => [
-  'run',
-  '--warehouse',
-  `duckdb:${warehouse}`,
-  '--pack',
-  'gaming',
-  '--max-steps',
-  '300',
-  '--out',
-  out,
-];
+const longRun = (out: string) => ['run', '--warehouse', `duckdb:${warehouse}`, '--pack', 'gaming', '--max-steps', '300', '--out', out];
 
 describe.each([
   ['SIGTERM', 143],
@@ -86,7 +76,7 @@ describe.each([
   it(
     `cancels the run cleanly, exits ${exitCode}, keeps the steps and says how to resume`,
     async () => {
-      const child = assay(`run-${signal}`, dataDir(), longRun(dataDir(), out()));
+      const child = assay(`run-${signal}`, dataDir(), longRun(out()));
       await waitUntil('exploration step 3', () => /step 3\/300/.test(child.output()));
       child.kill(signal);
       const { code, output } = await finished(child);
@@ -147,7 +137,7 @@ describe('when an assay run is killed outright', () => {
     async () => {
       const dataDir = join(workDir, 'data-kill');
       const out = join(workDir, 'out-kill');
-      const child = assay('run-killed', dataDir, longRun(dataDir, out));
+      const child = assay('run-killed', dataDir, longRun(out));
       await waitUntil('exploration step 3', () => /step 3\/300/.test(child.output()));
       await child.kill('SIGKILL');
       const listed = await finished(assay('list-after-kill', dataDir, ['runs', 'list']));
@@ -185,7 +175,7 @@ describe('when assay runs cancel names a run another process is driving', () => 
     async () => {
       const dataDir = join(workDir, 'data-cancel');
       const out = join(workDir, 'out-cancel');
-      const child = assay('run-to-cancel', dataDir, longRun(dataDir, out));
+      const child = assay('run-to-cancel', dataDir, longRun(out));
       await waitUntil('exploration step 3', () => /step 3\/300/.test(child.output()));
       const runId = readdirSync(join(dataDir, 'local-runs'))[0]?.replace(/\.json$/, '') ?? '';
       const cancel = await finished(assay('cancel', dataDir, ['runs', 'cancel', runId]));

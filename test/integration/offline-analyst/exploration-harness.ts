@@ -1,24 +1,10 @@
-/**
- * Drives the offline analyst through exploration the way the engine does (explore-step.ts): the same
- * conversation rebuild and compaction (`explorationSections`), the same budgeted prompt builder, the
- * same action parser, lookups and the real warehouse for queries. Only persistence, embedding and SQL
- * self-healing are left out.
- */
-import { readFileSync } from 'node:fs';
 import { compactResult } from '../../../src/compaction/compact-result.js';
 import { EXPLORER_ACTIONS, parseAction } from '../../../src/discovery/parsing/action-parser.js';
 import { explorationSections } from '../../../src/discovery/phases/explore-step.js';
 import { loadPack, resolveAreas } from '../../../src/discovery/packs/pack-loader.js';
 import type { AnalysisArea, DomainPack } from '../../../src/discovery/packs/pack-schema.js';
-import {
-  dialectName,
-  renderAnalysisPrompt,
-  renderExplorationPrompt,
-  renderRecommendationsPrompt,
-} from '../../../src/discovery/packs/prompt-assembly.js';
-import { renderTemplate } from '../../../src/discovery/packs/template.js';
-import { renderQueryResults } from '../../../src/compaction/render.js';
-import type { ExplorationStep, Insight, Run } from '../../../src/domain/index.js';
+import { renderExplorationPrompt, renderRecommendationsPrompt } from '../../../src/discovery/packs/prompt-assembly.js';
+import type { ExplorationStep, Run } from '../../../src/domain/index.js';
 import { buildPrompt } from '../../../src/llm/prompt-builder.js';
 import type { LlmRequest } from '../../../src/llm/port.js';
 import type { OfflineBrain } from '../../../src/llm/providers/offline.js';

@@ -111,7 +111,10 @@ afterAll(async () => {
 const PLANTED: Array<[string, RegExp]> = [
   ['the category that holds half the rows', /^Alpha has the most work items: 4\d\.\d% of all/],
   // read either way round: the same association is stated once
-  ['the region that dominates one category', /(category is Beta have a higher share with région North|région is North have a higher share with category Beta)/i],
+  [
+    'the region that dominates one category',
+    /(category is Beta have a higher share with région North|région is North have a higher share with category Beta)/i,
+  ],
   ['the term most rows of one category use', /category is Alpha have a higher share whose description mentions "(sprocket|jam|line)"/],
   ['the region with a far higher cancellation share', /région is South have a higher share with status Cancelled/i],
   ['the category whose time to close grows', /time from opened to closed.*for work items whose category is Delta rose/],

@@ -7,7 +7,6 @@
 import { mkdtempSync, rmSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
-import pg from 'pg';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { loadPack } from '../../../src/discovery/packs/pack-loader.js';
 import { createOfflineAnalyst } from '../../../src/llm/offline-analyst/index.js';

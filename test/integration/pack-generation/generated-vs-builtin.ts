@@ -60,7 +60,10 @@ async function scoredRun(
   );
   const runtime = await composeRuntime(config, { logger: silentLogger });
   const steps = await runtime.store.listSteps(outcome.run.id).finally(() => runtime.close());
-  return { ...scoreRun(kind, truths.patterns, outcome.result, steps), findings: (outcome.run.mining?.findings ?? []).map((finding) => finding.statement) };
+  return {
+    ...scoreRun(kind, truths.patterns, outcome.result, steps),
+    findings: (outcome.run.mining?.findings ?? []).map((finding) => finding.statement),
+  };
 }
 
 export async function compareGeneratedWithBuiltIn(kind: DemoKind, maxSteps: number): Promise<PackComparison> {

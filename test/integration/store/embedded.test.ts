@@ -1,4 +1,3 @@
-import { join } from 'node:path';
 import { createEmbeddedRunStore, type RunStore } from '../../../src/store/index.js';
 import { runStoreContract } from './contract.js';
 import { tempDir } from '../../support/temp-dir.js';

@@ -99,7 +99,7 @@ describe('when a claim is recounted', () => {
       reasoning: expect.stringMatching(/has no rows/),
     });
     const built = buildClaimSql(claim({ segment: { column: 'team', value: 'A' } }), TABLES, duckdbSyntax);
-    expect(built).toEqual({ ok: false, reason: 'group column "team" is not a column of main.Service Tickets' });
+    expect(built).toEqual({ ok: false, reason: 'group column "team" is not in main.Service Tickets' });
     expect(buildClaimSql(claim({ metric: { kind: 'count', table: 'main.nope' } }), TABLES, duckdbSyntax)).toEqual({
       ok: false,
       reason: 'table "main.nope" is not in the warehouse schema',

@@ -67,7 +67,9 @@ describe('when the model states claims with its insights', () => {
       claim_check: { value: 0.2, comparison_value: 1, direction_holds: true, segment_rows: 200 },
     });
     // no one sees the old numbers: the adjusted insight is re-rendered from its recount
-    const adjusted = result.insights.find((insight) => insight.validation?.original_text?.name === 'Mobile checkouts order at half the desktop rate');
+    const adjusted = result.insights.find(
+      (insight) => insight.validation?.original_text?.name === 'Mobile checkouts order at half the desktop rate',
+    );
     expect(adjusted?.validation).toMatchObject({ status: 'adjusted', verified_count: 0.2, original_count: 0.5, text_rerendered: true });
     expect(adjusted?.name).toMatch(/20\.0% vs 100%/);
     expect(adjusted?.claim?.value).toBe(0.2);

@@ -61,9 +61,12 @@ export interface ApiHarness {
 }
 
 export async function createApiHarness(
-  options: { config?: (config: AssayConfig) => AssayConfig; api?: Partial<CreateApiOptions> } = {},
+  options: { config?: (config: AssayConfig) => AssayConfig; api?: Partial<CreateApiOptions>; warehousePath?: string } = {},
 ): Promise<ApiHarness> {
-  const harness = await createHarness(() => '{"done": true, "summary": "nothing to explore"}');
+  const harness = await createHarness(
+    () => '{"done": true, "summary": "nothing to explore"}',
+    options.warehousePath ? { warehousePath: options.warehousePath } : {},
+  );
   const runtime = harness.deps;
   const launcher = new RecordingLauncher(runtime.store);
   const config = options.config ? options.config(runtime.config) : runtime.config;

@@ -1,10 +1,5 @@
 import { describe, expect, it } from 'vitest';
-import {
-  EXPLORER_ACTIONS,
-  parseAction,
-  reformatNudge,
-  type ExplorationAction,
-} from '../../../src/discovery/parsing/action-parser.js';
+import { EXPLORER_ACTIONS, parseAction, reformatNudge, type ExplorationAction } from '../../../src/discovery/parsing/action-parser.js';
 
 type Expectation = Partial<ExplorationAction> & { type: ExplorationAction['type'] };
 

@@ -117,6 +117,16 @@ describe('countStatuses', () => {
       insight('a-6', 'f', '', 'error'),
       insight('a-7', 'g', ''),
     ]);
-    expect(counts).toEqual({ total: 7, scored: 6, confirmed: 2, adjusted: 1, rejected: 1, skipped: 1, unverified: 0, error: 1, unvalidated: 1 });
+    expect(counts).toEqual({
+      total: 7,
+      scored: 6,
+      confirmed: 2,
+      adjusted: 1,
+      rejected: 1,
+      skipped: 1,
+      unverified: 0,
+      error: 1,
+      unvalidated: 1,
+    });
   });
 });

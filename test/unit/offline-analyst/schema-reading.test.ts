@@ -4,7 +4,6 @@
  * keys, and names with spaces, accents and multi-word types read whole.
  */
 import { describe, expect, it } from 'vitest';
-import { createOfflineAnalyst } from '../../../src/llm/offline-analyst/index.js';
 import { readCatalog } from '../../../src/llm/offline-analyst/readers/catalog.js';
 import { readLookupReply } from '../../../src/llm/offline-analyst/readers/lookup-reply.js';
 import {
@@ -15,7 +14,6 @@ import {
   refineRoles,
   toTableModel,
 } from '../../../src/llm/offline-analyst/schema-model.js';
-import { sqlDialect } from '../../../src/llm/offline-analyst/sql/dialect.js';
 import type { TableModel } from '../../../src/llm/offline-analyst/types.js';
 import { pluralNoun, rowsNoun, wordsOf } from '../../../src/llm/offline-analyst/text.js';
 

@@ -1,7 +1,13 @@
 import { describe, expect, it } from 'vitest';
 import { projectSchema } from '../../../src/domain/index.js';
 import { ConflictError } from '../../../src/errors/index.js';
-import { absoluteWarehouseUrl, assertProjectTarget, findProjectFor, newProjectId, warehouseIdentity } from '../../../src/runs/project-identity.js';
+import {
+  absoluteWarehouseUrl,
+  assertProjectTarget,
+  findProjectFor,
+  newProjectId,
+  warehouseIdentity,
+} from '../../../src/runs/project-identity.js';
 
 const project = (id: string, url: string, domain: string, createdAt = '2026-11-01T00:00:00.000Z') =>
   projectSchema.parse({ id, name: id, domain, warehouse: { url }, llm: 'offline:analyst', created_at: createdAt, updated_at: createdAt });

@@ -19,7 +19,29 @@ export const MAX_CORRELATED_MEASURES = 14;
 /** Above this |r| the two columns are one measure written twice. */
 const COPY_R = 0.95;
 /** Words that do not name a quantity, so sharing them does not make two columns versions of one. */
-const GENERIC_WORDS = new Set(['total', 'count', 'number', 'num', 'avg', 'mean', 'max', 'min', 'of', 'per', 'the', 'a', 'rate', 'value', 'amount', 'time', 'date', 'year', 'first', 'second', 'last']);
+const GENERIC_WORDS = new Set([
+  'total',
+  'count',
+  'number',
+  'num',
+  'avg',
+  'mean',
+  'max',
+  'min',
+  'of',
+  'per',
+  'the',
+  'a',
+  'rate',
+  'value',
+  'amount',
+  'time',
+  'date',
+  'year',
+  'first',
+  'second',
+  'last',
+]);
 
 /** Two names that measure the same quantity: a shared non-generic word that is their last (`*_mpg`, `*_gross_usd`). */
 export function sameQuantity(left: string, right: string): boolean {

@@ -99,7 +99,12 @@ function gapTest(measure: MeasureSpec, group: MeasureFigures, rest: MeasureFigur
 }
 
 /** 0–1 strength of a gap: a rate's ratio and its distance in points; a mean's gap in standard deviations. */
-function gapStrength(measure: MeasureSpec, group: MeasureFigures, rest: MeasureFigures, total: MeasureFigures): { strength: number; effect: Candidate['effect'] } {
+function gapStrength(
+  measure: MeasureSpec,
+  group: MeasureFigures,
+  rest: MeasureFigures,
+  total: MeasureFigures,
+): { strength: number; effect: Candidate['effect'] } {
   if (measure.kind === 'rate') {
     const ratio = rest.mean > 0 ? group.mean / rest.mean : group.mean > 0 ? 10 : 1;
     const points = Math.abs(group.mean - rest.mean);
@@ -206,7 +211,12 @@ export async function mineSegments(context: SegmentContext, grouping: Grouping, 
         value: pick.figures.mean,
         comparison_value: pick.rest.mean,
         direction: gap > 0 ? 'higher' : 'lower',
-        test: { name: pick.result.test, statistic: pick.result.statistic, p_value: pick.result.p_value, ...(pick.result.df ? { df: pick.result.df } : {}) },
+        test: {
+          name: pick.result.test,
+          statistic: pick.result.statistic,
+          p_value: pick.result.p_value,
+          ...(pick.result.df ? { df: pick.result.df } : {}),
+        },
         n: { segment: pick.figures.n, comparison: pick.rest.n },
         ...(table.sampleRows ? { approximate: true } : {}),
       };
@@ -228,7 +238,7 @@ export async function mineSegments(context: SegmentContext, grouping: Grouping, 
         const sumShare = (item.figures.mean * item.figures.n) / totalSum;
         const rowShare = item.figures.n / totalFigures.n;
         if (sumShare < MIN_SUM_SHARE || sumShare < MIN_SUM_SHARE_LIFT * rowShare || item.figures.n < minSupport) continue;
-        if (item.result.statistic <= 0 || (item.figures.mean < 0)) continue;
+        if (item.result.statistic <= 0 || item.figures.mean < 0) continue;
         const metric = claimMetricOf(table, measure);
         output.candidates.push({
           claim: {
@@ -239,7 +249,12 @@ export async function mineSegments(context: SegmentContext, grouping: Grouping, 
             value: sumShare,
             comparison_value: rowShare,
             direction: 'higher',
-            test: { name: item.result.test, statistic: item.result.statistic, p_value: item.result.p_value, ...(item.result.df ? { df: item.result.df } : {}) },
+            test: {
+              name: item.result.test,
+              statistic: item.result.statistic,
+              p_value: item.result.p_value,
+              ...(item.result.df ? { df: item.result.df } : {}),
+            },
             n: { segment: item.figures.n, comparison: item.rest.n },
             ...(table.sampleRows ? { approximate: true } : {}),
           },
@@ -376,7 +391,12 @@ export async function mineSegments(context: SegmentContext, grouping: Grouping, 
       const share = top.n / total.n;
       const lift = share * k;
       // a modest share can still stand out among many values (the busiest of 200 airports)
-      if (lift >= MIN_SHARE_LIFT && (share >= MIN_SHARE || lift >= MANY_VALUES_LIFT) && share < NEAR_CONSTANT_SHARE && top.n >= minSupport) {
+      if (
+        lift >= MIN_SHARE_LIFT &&
+        (share >= MIN_SHARE || lift >= MANY_VALUES_LIFT) &&
+        share < NEAR_CONSTANT_SHARE &&
+        top.n >= minSupport
+      ) {
         output.candidates.push({
           claim: {
             kind: 'share',

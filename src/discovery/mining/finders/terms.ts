@@ -3,7 +3,6 @@
  * appear in a moderate share of the rows (not everywhere, not once) become rate measures — "share whose
  * description mentions printer" — that the segment statements compare across groups like any outcome.
  */
-import type { SqlSyntax } from '../../../warehouse/sql-syntax/index.js';
 import { type MeasureSpec, termRate } from '../measures.js';
 import type { MiningColumn, MiningTable } from '../mining-table.js';
 import type { MiningQueryRunner } from '../query-runner.js';
@@ -24,15 +23,12 @@ const STOP_WORDS = new Set(
 );
 
 export function wordsOfText(text: string): string[] {
-  return (text.toLowerCase().match(/\p{L}[\p{L}\p{N}'-]*/gu) ?? []).map((word) => word.replace(/['-]+$/, '')).filter((word) => word.length >= 3 && !STOP_WORDS.has(word));
+  return (text.toLowerCase().match(/\p{L}[\p{L}\p{N}'-]*/gu) ?? [])
+    .map((word) => word.replace(/['-]+$/, ''))
+    .filter((word) => word.length >= 3 && !STOP_WORDS.has(word));
 }
 
-export async function termMeasures(
-  runner: MiningQueryRunner,
-  syntax: SqlSyntax,
-  table: MiningTable,
-  column: MiningColumn,
-): Promise<MeasureSpec[]> {
+export async function termMeasures(runner: MiningQueryRunner, table: MiningTable, column: MiningColumn): Promise<MeasureSpec[]> {
   const id = table.expr(column.name);
   const from = table.from;
   const rows = await runner.run(

@@ -186,10 +186,7 @@ function analyseSeries(
     from: first.start,
     to: endOf(last.start, axis),
   };
-  const level = Math.max(
-    1e-9,
-    Math.abs(points.reduce((sum, point) => sum + point.value, 0) / points.length),
-  );
+  const level = Math.max(1e-9, Math.abs(points.reduce((sum, point) => sum + point.value, 0) / points.length));
   const base = {
     metric: metric.metric,
     ...(segment ? { segment } : {}),
@@ -257,7 +254,13 @@ function analyseSeries(
         direction: tailFit.slope > 0 ? 'higher' : 'lower',
         test: testOf(corrected),
         n: { segment: tail.length },
-        fit: { slope: tailFit.slope, r2: tailFit.r2, periods: tail.length, first_period: String(turnPeriod.start), last_period: String(last.start) },
+        fit: {
+          slope: tailFit.slope,
+          r2: tailFit.r2,
+          periods: tail.length,
+          first_period: String(turnPeriod.start),
+          last_period: String(last.start),
+        },
       },
       effect: { name: 'relative_change', value: change },
       coverage,
@@ -314,7 +317,11 @@ function analyseSeries(
   }
 }
 
-export async function mineTimeSeries(context: TimeContext, measures: readonly MeasureSpec[], groupings: readonly Grouping[]): Promise<FinderOutput> {
+export async function mineTimeSeries(
+  context: TimeContext,
+  measures: readonly MeasureSpec[],
+  groupings: readonly Grouping[],
+): Promise<FinderOutput> {
   const { syntax, runner, table } = context;
   const output = emptyOutput();
   const axis = table.axis;
@@ -331,7 +338,7 @@ export async function mineTimeSeries(context: TimeContext, measures: readonly Me
   );
   if (rows) {
     const periods = readPeriods(rows, axis, metrics);
-    metrics.forEach((metric, index) => analyseSeries(output, context, axis, metric, periods, index, undefined, '', 1));
+    for (const [index, metric] of metrics.entries()) analyseSeries(output, context, axis, metric, periods, index, undefined, '', 1);
   }
 
   // per segment: rows and every measure, for the largest values of each plain grouping
@@ -351,9 +358,19 @@ export async function mineTimeSeries(context: TimeContext, measures: readonly Me
     for (const item of values) {
       const mine = segmentRows.filter((row) => row.g === item.value || String(row.g) === String(item.value));
       const periods = readPeriods(mine, axis, segmentMetrics);
-      segmentMetrics.forEach((metric, index) =>
-        analyseSeries(output, context, axis, metric, periods, index, segmentFor(grouping, item.value), `${grouping.label} ${String(item.value)}`, unit(item.count / table.rows)),
-      );
+      const segment = segmentFor(grouping, item.value);
+      for (const [index, metric] of segmentMetrics.entries())
+        analyseSeries(
+          output,
+          context,
+          axis,
+          metric,
+          periods,
+          index,
+          segment,
+          `${grouping.label} ${String(item.value)}`,
+          unit(item.count / table.rows),
+        );
     }
   }
   return output;
