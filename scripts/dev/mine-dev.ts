@@ -39,3 +39,8 @@ if (id) {
     console.log(`FACT ${name}: ${hits.map((f) => f.id).join(', ') || 'none'}`);
   }
 }
+if (process.env.QTIME) {
+  const sorted = [...outcome.queries].sort((a, b) => b.ms - a.ms);
+  console.log('query ms total', sorted.reduce((s, q) => s + q.ms, 0));
+  for (const q of sorted.slice(0, 15)) console.log(`${q.ms}ms ${q.rows} rows ${q.label}`);
+}

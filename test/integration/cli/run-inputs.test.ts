@@ -35,6 +35,8 @@ beforeEach(() => {
   dataDir = mkdtempSync(join(workDir, 'data-'));
   out = join(workDir, `out-${readdirSync(workDir).length}`);
   vi.stubEnv('ASSAY_DATA_DIR', dataDir);
+  // these tests are about inputs and projects, not findings: a few mining statements keep each run short
+  vi.stubEnv('ASSAY_MINING_MAX_QUERIES', '8');
 });
 afterEach(() => {
   vi.unstubAllEnvs();
