@@ -1,19 +1,19 @@
 /**
  * Layer 1 of "read-only by construction": a parser-based allow-list. Exactly one statement, a
  * SELECT (WITH … SELECT, set operations and VALUES included), no data-modifying CTE, no
- * SELECT … INTO, no locking clause, and no function that reads files or the network, executes SQL
- * from a string or has side effects. The engine's own parser decides; a statement it cannot parse
+ * SELECT … INTO, no locking clause, and every function call on the dialect's allow-list
+ * (`src/warehouse/<engine>/functions.ts`), in every position. The engine's own parser decides; a statement it cannot parse
  * is refused. Layers 2 (read-only engine) and 3 (time, row and byte limits) live in the adapters.
  */
 import { UnsafeSqlError } from '../errors/index.js';
 import { guardDuckdbSql } from './duckdb/duckdb-sql-guard.js';
 import { MAX_SQL_LENGTH } from './limits.js';
 import { guardPostgresSql } from './postgres/postgres-sql-guard.js';
-import type { SqlDialect } from './sql-function-policy.js';
+import type { SqlDialect } from './sql-functions.js';
 import { refuse, type AllowedSql, type GuardVerdict } from './sql-guard-verdict.js';
 
 export type { AllowedSql, GuardVerdict, RefusedSql, RelationReference } from './sql-guard-verdict.js';
-export type { SqlDialect } from './sql-function-policy.js';
+export type { SqlDialect } from './sql-functions.js';
 
 /** Cheap checks before any parser runs: size and characters no SQL needs. */
 function precheck(sql: string, dialect: SqlDialect): GuardVerdict | undefined {

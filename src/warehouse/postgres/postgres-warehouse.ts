@@ -10,7 +10,7 @@
  */
 import pg from 'pg';
 import type { Row } from '../../domain/index.js';
-import { CancelledError, NotFoundError, WarehouseError, describeError } from '../../errors/index.js';
+import { CancelledError, ConfigError, NotFoundError, WarehouseError, describeError } from '../../errors/index.js';
 import { deduplicateColumnNames } from '../cells.js';
 import { inferColumnCategory } from '../column-category.js';
 import { SAMPLE_ROW_COUNT } from '../limits.js';
@@ -66,6 +66,32 @@ export function readOnlyTransactionSql(timeoutMs: number): string {
 
 function pgErrorCode(error: unknown): string | undefined {
   return typeof error === 'object' && error !== null && 'code' in error && typeof error.code === 'string' ? error.code : undefined;
+}
+
+/**
+ * What to fix when the server refuses a login, by SQLSTATE: no retry can succeed until someone changes
+ * a setting, so these become `ConfigError`s (the run fails at once) instead of retryable warehouse errors.
+ */
+function loginRefusalFix(sqlstate: string | undefined): string | undefined {
+  if (sqlstate === '28P01') return "the password is wrong: fix the warehouse URL's password (or the project's secrets.warehouse_password)";
+  if (sqlstate?.startsWith('28'))
+    return 'the role cannot log in (it does not exist, or no pg_hba.conf entry admits it): fix the user in the warehouse URL';
+  if (sqlstate === '3D000') return 'the database does not exist: fix the database name in the warehouse URL';
+  if (sqlstate === '42501') return 'the role may not connect to this database: grant it CONNECT, or use another role in the warehouse URL';
+  return undefined;
+}
+
+/** A failure to get a connection: a `ConfigError` naming what to fix when the server refused the login, else a retryable `WarehouseError`. */
+export function connectionError(description: string, error: unknown): ConfigError | WarehouseError {
+  const sqlstate = pgErrorCode(error);
+  const fix = loginRefusalFix(sqlstate);
+  if (fix !== undefined) {
+    return new ConfigError(`PostgreSQL at ${description} refused the connection: ${describeError(error)} (SQLSTATE ${sqlstate}); ${fix}`, {
+      cause: error,
+      details: { sqlstate },
+    });
+  }
+  return new WarehouseError(`could not connect to ${description}: ${describeError(error)}`, { cause: error });
 }
 
 class PostgresWarehouse implements Warehouse {
@@ -225,7 +251,9 @@ class PostgresWarehouse implements Warehouse {
    */
   private async readOnly<T>(timeoutMs: number, signal: AbortSignal | undefined, work: (client: pg.PoolClient) => Promise<T>): Promise<T> {
     if (signal?.aborted) throw new CancelledError('query cancelled before it started');
-    const client = await this.pool.connect();
+    const client = await this.pool.connect().catch((error: unknown) => {
+      throw connectionError(this.description, error);
+    });
     let backendPid: number | undefined;
     let cancelled = false;
     const onAbort = () => {
@@ -290,6 +318,6 @@ export async function openPostgresWarehouse(options: PostgresWarehouseOptions): 
     return warehouse;
   } catch (error) {
     await pool.end().catch(() => undefined);
-    throw new WarehouseError(`could not connect to ${options.description}: ${describeError(error)}`, { cause: error });
+    throw connectionError(options.description, error);
   }
 }
