@@ -5,12 +5,14 @@
  * (board-session.ts) because browsers cannot send bearer headers when following a link.
  */
 import type { Context, MiddlewareHandler } from 'hono';
+import { getConnInfo } from '@hono/node-server/conninfo';
 import { matchedRoutes } from 'hono/route';
 import type { ApiKeyScope } from '../../domain/index.js';
 import { ForbiddenError, UnauthorizedError } from '../../errors/index.js';
 import type { RunStore } from '../../store/port.js';
 import { OPERATIONS, type RouteAccess } from '../openapi/index.js';
 import { authenticateKey, type Principal, scopeAllows } from './keys.js';
+import { authenticateThrough, type LoginGate } from './login-throttle.js';
 
 const ACCESS_BY_ROUTE: ReadonlyMap<string, RouteAccess> = new Map(
   OPERATIONS.map((operation) => [`${operation.method.toUpperCase()} ${operation.path.replace(/\{([^}]+)\}/g, ':$1')}`, operation.access]),
@@ -48,11 +50,20 @@ export function requireScope(c: Context, need: ApiKeyScope, what: string): void 
   }
 }
 
-export async function authenticateRequest(c: Context, store: Pick<RunStore, 'getApiKey'>): Promise<Principal> {
+/** The address the request came from: the peer of the TCP connection (in-process requests have none). */
+export function clientAddressOf(c: Context): string {
+  try {
+    return getConnInfo(c).remote.address ?? 'unknown';
+  } catch {
+    return 'unknown';
+  }
+}
+
+export async function authenticateRequest(c: Context, store: Pick<RunStore, 'getApiKey'>, gate: LoginGate): Promise<Principal> {
   const token = bearerToken(c);
   if (!token)
     throw new UnauthorizedError('this route needs an API key: send "Authorization: Bearer <key>" (create one with `assay api-key create`)');
-  const principal = await authenticateKey(store, token);
+  const principal = await authenticateThrough(gate, clientAddressOf(c), token, (candidate) => authenticateKey(store, candidate));
   if (!principal) throw new UnauthorizedError('the API key is unknown or revoked');
   return principal;
 }
@@ -63,6 +74,8 @@ export interface AuthMiddlewareOptions {
   publicMetrics: boolean;
   /** Paths handled by their own guard (the queue dashboard). */
   skipPrefix?: string;
+  /** Failed attempts are counted and throttled through it. */
+  gate: LoginGate;
 }
 
 export function authMiddleware(options: AuthMiddlewareOptions): MiddlewareHandler {
@@ -73,7 +86,7 @@ export function authMiddleware(options: AuthMiddlewareOptions): MiddlewareHandle
       .at(-1);
     const access = accessFor(c.req.method, handler?.path);
     if (access === 'public' || (access === 'public_metrics' && options.publicMetrics)) return next();
-    const principal = await authenticateRequest(c, options.store);
+    const principal = await authenticateRequest(c, options.store, options.gate);
     const need: ApiKeyScope = access === 'public_metrics' ? 'read' : access;
     if (!scopeAllows(principal.scope, need)) {
       throw new ForbiddenError(
