@@ -5,6 +5,7 @@
  * first (compact, truncate, or drop, as each section allows); sections that may not shrink are
  * sent verbatim. If those alone do not fit, it throws — it never returns an over-budget prompt.
  */
+import { DATA_RULE } from './data-fence.js';
 import { AssayError } from '../errors/index.js';
 import type { LlmMessage } from './port.js';
 import { estimateTokens, type TokenFamily } from './tokens.js';
@@ -132,7 +133,8 @@ function render(sections: readonly PromptSection[], texts: ReadonlyArray<string 
     else messages.push({ role: section.role, content: text });
   });
   if (messages[0]?.role !== 'user') messages.unshift({ role: 'user', content: OMITTED_TURNS_PLACEHOLDER });
-  const system = systemParts.join(SECTION_SEPARATOR);
+  // every system prompt says that fenced warehouse text is data (src/llm/data-fence.ts)
+  const system = [...systemParts, DATA_RULE].join(SECTION_SEPARATOR);
   const estimatedTokens =
     (system === '' ? 0 : estimateTokens(system, family) + MESSAGE_OVERHEAD_TOKENS) +
     messages.reduce((sum, message) => sum + estimateTokens(message.content, family) + MESSAGE_OVERHEAD_TOKENS, 0);

@@ -3,6 +3,7 @@
  * (never the warehouse). Bounded per call (10 tables, 50 columns, 3 rows, 80-char values) and per
  * run (30 calls); tables already shown earlier in the run are not repeated.
  */
+import { fenceData, promptIdentifier } from '../llm/data-fence.js';
 import type { TableSchema } from '../warehouse/port.js';
 import { DEFAULT_SCHEMA_BUDGET_LIMITS, lookupBudgetLine, type SchemaBudgetState } from './budget.js';
 import { LOOKUP_MAX_COLUMNS, LOOKUP_SAMPLE_ROWS, LOOKUP_SAMPLE_VALUE_MAX_CHARS, MAX_LOOKUP_TABLES_PER_CALL } from './constants.js';
@@ -41,11 +42,15 @@ function isResolver(tables: LookupContext['tables']): tables is TableResolver {
   return typeof (tables as TableResolver).resolve === 'function';
 }
 
-/** `- name TYPE NOT NULL [category]` lines and up to three sample rows with sorted keys. */
+/**
+ * `- name TYPE NOT NULL [category]` lines and up to three sample rows with sorted keys, fenced as warehouse
+ * data: names quoted as SQL would quote them, values as JSON strings.
+ */
 export function renderTableDetail(table: TableSchema): string {
   const shown = table.columns.slice(0, LOOKUP_MAX_COLUMNS);
   const lines = [`Schema for \`${table.qualified}\` (${formatRowCount(table.rowCount)} rows):`, `Columns (${table.columns.length}):`];
-  for (const column of shown) lines.push(`- ${column.name} ${column.type} ${column.nullable ? 'NULL' : 'NOT NULL'} [${column.category}]`);
+  for (const column of shown)
+    lines.push(`- ${promptIdentifier(column.name)} ${column.type} ${column.nullable ? 'NULL' : 'NOT NULL'} [${column.category}]`);
   if (table.columns.length > shown.length) lines.push(`(${table.columns.length - shown.length} more columns not shown)`);
   const samples = table.samples.slice(0, LOOKUP_SAMPLE_ROWS);
   if (samples.length === 0) {
@@ -60,11 +65,11 @@ export function renderTableDetail(table: TableSchema): string {
         .sort()
         .slice(0, LOOKUP_MAX_COLUMNS);
       lines.push(
-        `${index + 1}. {${keys.map((key) => `${key}: ${formatSampleValue(row[key], LOOKUP_SAMPLE_VALUE_MAX_CHARS)}`).join(', ')}}`,
+        `${index + 1}. {${keys.map((key) => `${promptIdentifier(key)}: ${formatSampleValue(row[key], LOOKUP_SAMPLE_VALUE_MAX_CHARS)}`).join(', ')}}`,
       );
     });
   }
-  return lines.join('\n');
+  return fenceData(lines.join('\n'));
 }
 
 function quoteList(names: readonly string[]): string {

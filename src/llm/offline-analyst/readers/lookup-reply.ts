@@ -23,6 +23,11 @@ const TYPE = String.raw`(?:character varying|double precision|(?:timestamp|time)
 /** `- name TYPE NULL [category]`; the name may hold spaces (`Airport Name`), so the line is read from its end. */
 const COLUMN = new RegExp(String.raw`^- (.+?) (${TYPE}) (NULL|NOT NULL) \[([a-z_]+)\]$`, 'i');
 
+/** The reply quotes names that are not plain lower-case identifiers (`"Airport Name"`): read them back. */
+function unquoteIdentifier(name: string): string {
+  return name.length >= 2 && name.startsWith('"') && name.endsWith('"') ? name.slice(1, -1).replaceAll('""', '"') : name;
+}
+
 export function readLookupReply(text: string): LookedUpTable[] {
   const tables: LookedUpTable[] = [];
   let current: LookedUpTable | undefined;
@@ -37,7 +42,7 @@ export function readLookupReply(text: string): LookedUpTable[] {
     const column = COLUMN.exec(line);
     if (column && current) {
       current.columns.push({
-        name: column[1] as string,
+        name: unquoteIdentifier(column[1] as string),
         type: column[2] as string,
         nullable: column[3] === 'NULL',
         category: column[4] as string,
