@@ -12,7 +12,7 @@ import pg from 'pg';
 import type { Row } from '../../domain/index.js';
 import { CancelledError, ConfigError, NotFoundError, WarehouseError, describeError } from '../../errors/index.js';
 import { deduplicateColumnNames } from '../cells.js';
-import { inferColumnCategory } from '../column-category.js';
+import { catalogComment } from '../comments.js';
 import { SAMPLE_ROW_COUNT } from '../limits.js';
 import type {
   QueryOptions,
@@ -26,7 +26,7 @@ import type {
 } from '../port.js';
 import { assertSafeSql } from '../sql-guard.js';
 import { quoteIdentifier, relationKey, type TenantFilter } from '../tenant-filter.js';
-import { readPostgresCatalog, samplePostgresTables, type PostgresCatalogContext } from './postgres-catalog.js';
+import { postgresColumn, readPostgresCatalog, samplePostgresTables, type PostgresCatalogContext } from './postgres-catalog.js';
 import { postgresCell, postgresTypeParsers } from './postgres-cells.js';
 import { applyPostgresTenantFilter, type PostgresTenantContext } from './postgres-tenant-rewrite.js';
 
@@ -153,9 +153,17 @@ class PostgresWarehouse implements Warehouse {
   }
 
   async describeTable(table: TableRef): Promise<TableSchema> {
-    const columns = await this.pool.query<{ attname: string; type: string; attnotnull: boolean; primary_key: boolean }>(
+    const columns = await this.pool.query<{
+      attname: string;
+      type: string;
+      attnotnull: boolean;
+      primary_key: boolean;
+      comment: string | null;
+      table_comment: string | null;
+    }>(
       `SELECT a.attname, format_type(a.atttypid, a.atttypmod) AS type, a.attnotnull,
-              EXISTS (SELECT 1 FROM pg_index i WHERE i.indrelid = c.oid AND i.indisprimary AND a.attnum = ANY(i.indkey)) AS primary_key
+              EXISTS (SELECT 1 FROM pg_index i WHERE i.indrelid = c.oid AND i.indisprimary AND a.attnum = ANY(i.indkey)) AS primary_key,
+              col_description(c.oid, a.attnum) AS comment, obj_description(c.oid, 'pg_class') AS table_comment
          FROM pg_attribute a JOIN pg_class c ON c.oid = a.attrelid JOIN pg_namespace n ON n.oid = c.relnamespace
         WHERE n.nspname = $1 AND c.relname = $2 AND a.attnum > 0 AND NOT a.attisdropped AND ${USER_SCHEMAS}
         ORDER BY a.attnum`,
@@ -168,18 +176,15 @@ class PostgresWarehouse implements Warehouse {
     }
     const qualifiedSql = `${quoteIdentifier(table.schema)}.${quoteIdentifier(table.name)}`;
     const samples = await this.query(`SELECT * FROM ${qualifiedSql} LIMIT ${SAMPLE_ROW_COUNT}`);
+    const comment = catalogComment(columns.rows[0]?.table_comment);
     return {
       schema: table.schema,
       name: table.name,
       qualified: `${table.schema}.${table.name}`,
-      columns: columns.rows.map((row) => ({
-        name: row.attname,
-        type: row.type,
-        nullable: !row.attnotnull,
-        category: inferColumnCategory(row.attname, row.type, { primaryKey: row.primary_key }),
-      })),
+      columns: columns.rows.map((row) => postgresColumn(row)),
       rowCount: await this.rowCount(table, qualifiedSql),
       samples: samples.rows,
+      ...(comment === undefined ? {} : { comment }),
     };
   }
 
