@@ -16,11 +16,9 @@ const analysis = analysisRequest('conversion', [
 ]);
 const recommendations = recommendationsRequest([insight({ id: 'conversion-1', name: 'mobile abandons' })]);
 const verification = verificationRequest('{"name": "x"}', 'Step 1 — purpose (3 rows):\n```sql\nSELECT 1\n```');
-const sqlFix = sqlFixRequest(
-  'SELECT devic FROM shop.sessions',
-  'Referenced column "devic" not found',
-  '- shop.sessions: device_type VARCHAR',
-);
+const sqlFix = sqlFixRequest('SELECT devic FROM shop.sessions', 'Referenced column "devic" not found', {
+  'shop.sessions': ['device_type VARCHAR'],
+});
 
 describe('when the analyst reads a prompt', () => {
   it.each([
