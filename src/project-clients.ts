@@ -156,6 +156,11 @@ export function createProjectClients(options: ProjectClientsOptions): ProjectCli
       timeoutMs: config.sql.timeoutMs,
       maxStoredBytes: config.sql.maxStoredBytes,
       resources: warehouseResourcesFrom(config.sql),
+    }).catch((error: unknown) => {
+      // a refused login or a missing file is the project's setting to fix: say which one
+      if (!(error instanceof ConfigError)) throw error;
+      const settings = project.secrets.warehouse_password === undefined ? 'warehouse.url' : 'warehouse.url / secrets.warehouse_password';
+      throw new ConfigError(`the project's warehouse (${settings}): ${error.message}`, { cause: error, details: error.details });
     });
     try {
       const llm = bindLlm(

@@ -10,6 +10,7 @@ import type { RunLauncher } from '../fleet/port.js';
 import type { Logger } from '../logging/index.js';
 import { boardGuard } from './auth/board-session.js';
 import { authMiddleware } from './auth/middleware.js';
+import { type AuthThrottle, createMemoryAuthThrottle, type LoginGate } from './auth/login-throttle.js';
 import { mountBullBoard, type BullBoardOptions } from './bull-board.js';
 import { BULL_BOARD_PATH } from './bull-board-path.js';
 import { apiKeyRoutes } from './keys/index.js';
@@ -27,6 +28,7 @@ import { runRoutes, type RunRoutesOptions } from './runs/index.js';
 export { startApiServer, type RunningServer } from './server.js';
 export { createApiMetrics, type ApiMetrics, type QueueDepthSource } from './metrics/index.js';
 export { BULL_BOARD_PATH } from './bull-board-path.js';
+export { createMemoryAuthThrottle, createRedisAuthThrottle, type AuthThrottle } from './auth/login-throttle.js';
 
 const API_VERSION = '0.1.0';
 
@@ -43,6 +45,11 @@ export interface CreateApiOptions {
   metrics?: ApiMetrics;
   /** SSE polling and heartbeat intervals. */
   events?: RunRoutesOptions;
+  /**
+   * Where failed authentication is counted: Redis-backed when the API runs with the fleet, so every
+   * replica sees it. @defaultValue in memory, this process only
+   */
+  authThrottle?: AuthThrottle;
 }
 
 export function createApi(options: CreateApiOptions): Hono {
@@ -55,6 +62,11 @@ export function createApi(options: CreateApiOptions): Hono {
   };
   const deps: ApiDeps = { runtime: options.runtime, launcher: options.launcher, config: options.config, logger, metrics, limits };
   const locks = new KeyedLock();
+  const gate: LoginGate = {
+    throttle: options.authThrottle ?? createMemoryAuthThrottle(),
+    logger,
+    countFailure: (outcome) => metrics.authFailure(outcome),
+  };
   const app = new Hono();
 
   app.use('*', async (c, next) => {
@@ -82,6 +94,7 @@ export function createApi(options: CreateApiOptions): Hono {
       basePath: BULL_BOARD_PATH,
       sessionSeconds: options.config.api.boardSessionSeconds,
       now: () => options.runtime.now(),
+      gate,
     }),
   );
   app.use(
@@ -90,6 +103,7 @@ export function createApi(options: CreateApiOptions): Hono {
       store,
       publicMetrics: options.config.api.publicMetrics,
       skipPrefix: BULL_BOARD_PATH,
+      gate,
       now: () => options.runtime.now(),
     }),
   );

@@ -15,6 +15,7 @@
  *   characters per step; with it, step 1,000 costs what step 60 does.
  */
 
+import { openFenceCloser } from '../llm/data-fence.js';
 import { clipText } from './clip.js';
 
 /** Most recent messages kept verbatim: the model needs its latest exchange intact to continue. */
@@ -107,5 +108,7 @@ function truncateMemory<Message extends ConversationMessage>(message: Message): 
 
 function truncated<Message extends ConversationMessage>(message: Message, max: number, keep: number): Message {
   if (message.content.length <= max) return message;
-  return { ...message, content: clipText(message.content, max, keep) };
+  // a cut inside a data section (a lookup reply's table detail) closes it, so the section still ends
+  const head = message.content.slice(0, keep);
+  return { ...message, content: `${clipText(message.content, max, keep)}${openFenceCloser(head)}` };
 }

@@ -10,8 +10,13 @@
  * priority order (`renderPromptStep`), so the least useful detail is what a large result loses.
  * The offline analyst reads this format back (src/llm/offline-analyst/readers/digests.ts), and the packs'
  * analysis prompts describe it ("How to read the evidence").
+ *
+ * Everything in a digest comes from the warehouse or is about it, so the block is a fenced data section
+ * (src/llm/data-fence.ts): column names are written as SQL quotes them, values as JSON, and `<<<`/`>>>` in
+ * any text are defused before they are measured, so the byte budget counts what is sent.
  */
 import type { ColumnSummary, CompactResult, ExplorationStep, Row, ValueCount } from '../domain/index.js';
+import { DATA_CLOSE, DATA_OPEN, defuseMarkers, fenceData, fenceInline, promptIdentifier } from '../llm/data-fence.js';
 import { estimateTokens, type TokenFamily } from '../llm/tokens.js';
 import { clipText } from './clip.js';
 import { columnsFromRows, compactResult } from './compact-result.js';
@@ -23,8 +28,10 @@ export const RENDERED_SQL_MAX_CHARS = 1_500;
 export const RENDERED_PURPOSE_MAX_CHARS = 500;
 /** Longest error message shown per step. */
 export const RENDERED_ERROR_MAX_CHARS = 300;
-/** Target length of a one-liner; the column list stops before it. */
+/** Target length of a one-liner, data markers included; the column list stops before it. */
 export const DIGEST_ONE_LINER_MAX_CHARS = 200;
+/** What `fenceInline` adds around a text. */
+const INLINE_FENCE_CHARS = DATA_OPEN.length + DATA_CLOSE.length + 2;
 
 /** The SQL a step actually ran (after self-healing fixes), falling back to what the model wrote. */
 export function executedSql(step: ExplorationStep): string {
@@ -56,10 +63,21 @@ export function renderStepDigest(step: ExplorationStep, compact?: CompactResult)
   return rendered;
 }
 
-/** The `{{QUERY_RESULTS}}` block: a JSON array, one step per line, in the order given. */
+/** The `{{QUERY_RESULTS}}` block: a JSON array, one step per line, in the order given, fenced as warehouse data. */
 export function renderQueryResults(steps: readonly ExplorationStep[]): string {
-  if (steps.length === 0) return '[]';
-  return `[\n${steps.map((step) => renderStepDigest(step)).join(',\n')}\n]`;
+  if (steps.length === 0) return fenceData('[]');
+  // the steps' texts are defused already, so the fence adds only its two marker lines
+  return `${DATA_OPEN}\n[\n${steps.map((step) => renderStepDigest(step)).join(',\n')}\n]\n${DATA_CLOSE}`;
+}
+
+/** A text of the digest as a JSON string, markers defused. */
+function dataString(text: string): string {
+  return JSON.stringify(defuseMarkers(text));
+}
+
+/** A cell as JSON, markers in a text defused. */
+function dataCell(value: Row[string] | null): Row[string] | null {
+  return typeof value === 'string' ? defuseMarkers(value) : value;
 }
 
 /** Tokens of exactly the string `renderQueryResults(steps)` returns. */
@@ -100,12 +118,12 @@ const COLUMN_SHARE = 2 / 3;
  * fit loses `all_rows` and shows its first rows as `head_rows`).
  */
 function renderPromptStep(step: ExplorationStep, compact: CompactResult | undefined): string {
-  const purpose = JSON.stringify(clipText(step.query_purpose, RENDERED_PURPOSE_MAX_CHARS));
-  const sql = JSON.stringify(clipText(executedSql(step), RENDERED_SQL_MAX_CHARS));
+  const purpose = dataString(clipText(step.query_purpose, RENDERED_PURPOSE_MAX_CHARS));
+  const sql = dataString(clipText(executedSql(step), RENDERED_SQL_MAX_CHARS));
   const rowCount = step.row_count ?? compact?.row_count ?? 0;
   let head = `{"step":${step.step},"purpose":${purpose},"sql":${sql},"row_count":${rowCount}`;
   if (step.truncated === true) head += ',"truncated":true';
-  const error = step.error === undefined ? undefined : JSON.stringify(clipText(step.error, RENDERED_ERROR_MAX_CHARS));
+  const error = step.error === undefined ? undefined : dataString(clipText(step.error, RENDERED_ERROR_MAX_CHARS));
   if (error !== undefined) head += `,"error":${error}`;
   if (compact === undefined) return `${head}}`;
   // The texts' characters are outside the budget (they have their own caps); their quotes are inside.
@@ -146,7 +164,7 @@ function renderDigestFields(compact: CompactResult, spentBefore: number): string
   const tops = compact.columns.map((column) => column.top ?? []);
   const topShown = compact.columns.map(() => 0);
   const columnsField = new ArrayField('columns');
-  const lineOf = (index: number): string => JSON.stringify(cores[index] + topText(tops[index] ?? [], topShown[index] ?? 0));
+  const lineOf = (index: number): string => dataString(cores[index] + topText(tops[index] ?? [], topShown[index] ?? 0));
   const shownColumns = (): number => columnsField.items.length;
   const addColumnsUpTo = (limit: number): void => {
     while (shownColumns() < cores.length) {
@@ -164,14 +182,15 @@ function renderDigestFields(compact: CompactResult, spentBefore: number): string
   // Budgeted under the longer key: a small result that loses rows is written as `head_rows`.
   const headField = new ArrayField('head_rows');
   const tailField = new ArrayField('tail_rows');
-  const asArray = (row: Row): string => JSON.stringify(rowColumns.map((name) => row[name] ?? null));
+  const asArray = (row: Row): string => JSON.stringify(rowColumns.map((name) => dataCell(row[name] ?? null)));
+  const rowColumnsJson = rowColumns.map(dataString);
   /** Adds one row (with `row_columns` before the first); false when it does not fit. */
   const addRow = (field: ArrayField, row: Row): boolean => {
     const item = asArray(row);
-    const header = rowColumnsField.items.length === 0 ? byteLength(`,"row_columns":${JSON.stringify(rowColumns)}`) : 0;
+    const header = rowColumnsField.items.length === 0 ? byteLength(`,"row_columns":[${rowColumnsJson.join(',')}]`) : 0;
     const cost = field.cost(item) + header;
     if (!fits(cost)) return false;
-    if (header > 0) rowColumnsField.items.push(...rowColumns.map((name) => JSON.stringify(name)));
+    if (header > 0) rowColumnsField.items.push(...rowColumnsJson);
     field.items.push(item);
     used += cost;
     return true;
@@ -223,7 +242,7 @@ function renderDigestFields(compact: CompactResult, spentBefore: number): string
   const omitted = [...compact.columns.slice(shownColumns()).map((column) => column.name), ...(compact.omitted_columns ?? [])];
   const omittedField = new ArrayField('omitted_columns');
   for (const name of omitted) {
-    const item = JSON.stringify(name);
+    const item = dataString(name);
     const cost = omittedField.cost(item);
     if (!fits(cost)) break;
     omittedField.items.push(item);
@@ -243,12 +262,13 @@ function byteLength(text: string): number {
 
 /**
  * One column's statistics as one line: `revenue: number, 12 null, 1207 distinct, min 0, p25 0, median
- * 30.03, p75 91.86, max 412.34`. Counts only where they say something (no `0 null`); `~` marks an
- * estimate (distinct counts above the exact cap, quartiles from a sample); all numbers go through
- * `formatNumber`, so the same value always reads the same.
+ * 30.03, p75 91.86, max 412.34`. The name is written as SQL quotes it (`"Net Revenue": number, …`).
+ * Counts only where they say something (no `0 null`); `~` marks an estimate (distinct counts above the
+ * exact cap, quartiles from a sample); all numbers go through `formatNumber`, so the same value always
+ * reads the same.
  */
 export function columnCore(column: ColumnSummary): string {
-  const parts = [`${column.name}: ${column.kind}`];
+  const parts = [`${promptIdentifier(column.name)}: ${column.kind}`];
   if (column.kind === 'null') return parts[0] as string;
   if (column.null_count > 0) parts.push(`${formatNumber(column.null_count)} null`);
   parts.push(`${column.distinct_approx ? '~' : ''}${formatNumber(column.distinct)} distinct`);
@@ -264,7 +284,7 @@ export function columnCore(column: ColumnSummary): string {
   return parts.join(', ');
 }
 
-/** `, top mobile 1187, tablet 426` for the first `count` top values; nothing for none. */
+/** `, top "mobile" 1187, "tablet" 426` for the first `count` top values; nothing for none. */
 function topText(top: readonly ValueCount[], count: number): string {
   if (count === 0) return '';
   return `, top ${top
@@ -273,10 +293,10 @@ function topText(top: readonly ValueCount[], count: number): string {
     .join(', ')}`;
 }
 
-/** A top value as written in a column line: bare when unambiguous, JSON-quoted when empty or holding separators. */
+/** A top value as written in a column line: a text as a JSON string (it is warehouse text), numbers and booleans bare. */
 function formatTopValue(value: ValueCount['value']): string {
   if (typeof value !== 'string') return typeof value === 'number' ? formatNumber(value) : String(value);
-  return value === '' || /[,"\\\p{Cc}]|^\s|\s$/u.test(value) ? JSON.stringify(value) : value;
+  return JSON.stringify(value);
 }
 
 /**
@@ -289,28 +309,37 @@ export function formatNumber(value: number): string {
 }
 
 /**
- * A step in one line, for old results in the exploration loop:
- * `step 12 · 2,000 rows · cols: device(top mobile 61%), orders(median 3) …` — at most about 200 characters.
+ * A step in one line, for old results in the exploration loop, its warehouse part fenced inline:
+ * `step 12 · 2,000 rows · cols: <<<WAREHOUSE_DATA device(top "mobile" 61%), orders(median 3) … WAREHOUSE_DATA>>>`
+ * — at most about 200 characters, markers included.
  */
 export function digestOneLiner(step: ExplorationStep): string {
   const head = `step ${step.step}`;
-  if (step.error !== undefined) return clipText(`${head} · error: ${step.error.replace(/\s+/g, ' ')}`, DIGEST_ONE_LINER_MAX_CHARS - 20);
+  if (step.error !== undefined) {
+    const prefix = `${head} · error: `;
+    const room = DIGEST_ONE_LINER_MAX_CHARS - 20 - prefix.length - INLINE_FENCE_CHARS;
+    return `${prefix}${fenceInline(clipText(step.error.replace(/\s+/g, ' '), room))}`;
+  }
   if (step.action !== 'query') {
     const subject = step.action === 'search_tables' ? (step.search_query ?? '') : (step.tables ?? []).join(', ');
     return clipText(`${head} · ${step.action} ${subject}`.trimEnd(), DIGEST_ONE_LINER_MAX_CHARS - 20);
   }
   const compact = stepCompact(step);
   const rowCount = step.row_count ?? compact?.row_count ?? 0;
-  let line = `${head} · ${groupThousands(rowCount)} ${rowCount === 1 ? 'row' : 'rows'}`;
+  const line = `${head} · ${groupThousands(rowCount)} ${rowCount === 1 ? 'row' : 'rows'}`;
   if (compact === undefined || compact.columns.length === 0) return line;
-  line += ' · cols: ';
-  const parts = compact.columns.map((column) => `${clipText(column.name, 30, 24)}(${columnGist(column, rowCount)})`);
+  // a name is cut before it is quoted, so the quotes survive the cut
+  const parts = compact.columns.map((column) => `${promptIdentifier(clipText(column.name, 30, 24))}(${columnGist(column, rowCount)})`);
+  let columns = '';
   for (const [index, part] of parts.entries()) {
     const separator = index === 0 ? '' : ', ';
-    if (line.length + separator.length + part.length > DIGEST_ONE_LINER_MAX_CHARS - 2) return `${line} …`;
-    line += separator + part;
+    if (line.length + 8 + INLINE_FENCE_CHARS + columns.length + separator.length + part.length > DIGEST_ONE_LINER_MAX_CHARS - 2) {
+      columns += ' …';
+      break;
+    }
+    columns += separator + part;
   }
-  return line;
+  return `${line} · cols: ${fenceInline(columns)}`;
 }
 
 function columnGist(column: CompactResult['columns'][number], rowCount: number): string {
@@ -318,7 +347,8 @@ function columnGist(column: CompactResult['columns'][number], rowCount: number):
   if (column.kind === 'null' || nonNull === 0) return 'all null';
   const first = column.top?.[0];
   if (first !== undefined && rowCount > 0) {
-    return `top ${clipText(String(first.value), 20, 16)} ${Math.round((first.count / rowCount) * 100)}%`;
+    const value = typeof first.value === 'string' ? JSON.stringify(clipText(first.value, 20, 16)) : String(first.value);
+    return `top ${value} ${Math.round((first.count / rowCount) * 100)}%`;
   }
   if (column.kind === 'number' && column.median !== undefined) return `median ${column.median}`;
   if (column.kind === 'timestamp' && column.min_time !== undefined && column.max_time !== undefined) {

@@ -5,6 +5,7 @@
  * first (compact, truncate, or drop, as each section allows); sections that may not shrink are
  * sent verbatim. If those alone do not fit, it throws — it never returns an over-budget prompt.
  */
+import { DATA_RULE, openFenceCloser } from './data-fence.js';
 import { AssayError } from '../errors/index.js';
 import type { LlmMessage } from './port.js';
 import { estimateTokens, type TokenFamily } from './tokens.js';
@@ -88,10 +89,15 @@ export function truncationMarker(removedChars: number): string {
   return `\n[… truncated ${removedChars} chars to fit the prompt budget …]`;
 }
 
+/** The head of `text` cut at `length`: a data section the cut leaves open is closed before the marker. */
+function cutAt(text: string, length: number): string {
+  const head = text.slice(0, length);
+  return head + openFenceCloser(head) + truncationMarker(text.length - length);
+}
+
 /** The longest head of `text` that, with its truncation marker, estimates at most `targetTokens`; undefined if none does. */
 export function truncateToTokens(text: string, targetTokens: number, family: TokenFamily): string | undefined {
-  const fits = (length: number): boolean =>
-    estimateTokens(text.slice(0, length) + truncationMarker(text.length - length), family) <= targetTokens;
+  const fits = (length: number): boolean => estimateTokens(cutAt(text, length), family) <= targetTokens;
   if (!fits(0)) return undefined;
   let low = 0;
   let high = text.length - 1;
@@ -103,7 +109,9 @@ export function truncateToTokens(text: string, targetTokens: number, family: Tok
   let keep = low;
   // Never split a surrogate pair: half an emoji is not valid text.
   if (keep > 0 && isHighSurrogate(text.charCodeAt(keep - 1))) keep -= 1;
-  return text.slice(0, keep) + truncationMarker(text.length - keep);
+  // a closing marker the shorter head needs may not fit where the longer head's did (the search is not monotone there)
+  while (keep > 0 && !fits(keep)) keep -= 1;
+  return cutAt(text, keep);
 }
 
 function isHighSurrogate(code: number): boolean {
@@ -132,7 +140,8 @@ function render(sections: readonly PromptSection[], texts: ReadonlyArray<string 
     else messages.push({ role: section.role, content: text });
   });
   if (messages[0]?.role !== 'user') messages.unshift({ role: 'user', content: OMITTED_TURNS_PLACEHOLDER });
-  const system = systemParts.join(SECTION_SEPARATOR);
+  // every system prompt says that fenced warehouse text is data (src/llm/data-fence.ts)
+  const system = [...systemParts, DATA_RULE].join(SECTION_SEPARATOR);
   const estimatedTokens =
     (system === '' ? 0 : estimateTokens(system, family) + MESSAGE_OVERHEAD_TOKENS) +
     messages.reduce((sum, message) => sum + estimateTokens(message.content, family) + MESSAGE_OVERHEAD_TOKENS, 0);

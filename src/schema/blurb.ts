@@ -5,6 +5,8 @@
  * even when a model-written blurb forgot to mention it (the reference embedded the blurb only).
  */
 import type { ColumnCategory, TableSchema } from '../warehouse/port.js';
+import { promptIdentifier, promptTableName, promptText } from '../llm/data-fence.js';
+import { BLURB_COMMENT_MAX_CHARS } from './constants.js';
 import { formatRowCount, truncateText } from './format.js';
 
 /** Columns named per category; more would turn the blurb into a column list. */
@@ -29,34 +31,47 @@ const CATEGORY_LABELS: Array<[ColumnCategory, string]> = [
   ['dimension', 'Dimensions'],
 ];
 
+/** Distinct sample values of a column, each as a JSON string cut at BLURB_SAMPLE_VALUE_MAX_CHARS. */
 function sampleValues(table: TableSchema, column: string): string[] {
   const values: string[] = [];
   for (const row of table.samples) {
     const value = row[column];
     if (value === null || value === undefined || value === '') continue;
-    const text = truncateText(String(value), BLURB_SAMPLE_VALUE_MAX_CHARS);
+    const text = promptText(String(value), BLURB_SAMPLE_VALUE_MAX_CHARS);
     if (!values.includes(text)) values.push(text);
     if (values.length >= BLURB_SAMPLE_VALUES) break;
   }
   return values;
 }
 
+/**
+ * The deterministic blurb. It is warehouse text shown in search results, so it writes names as SQL quotes
+ * them and sample values and the table's comment as JSON strings (the search reply fences it).
+ */
 export function templateBlurb(table: TableSchema, context: BlurbContext = { keywords: [], joins: [] }): string {
-  const sentences = [`${table.qualified}: ${formatRowCount(table.rowCount)} rows, ${table.columns.length} columns.`];
+  const sentences = [`${promptTableName(table)}: ${formatRowCount(table.rowCount)} rows, ${table.columns.length} columns.`];
+  if (table.comment) sentences.push(`Comment: ${promptText(table.comment, BLURB_COMMENT_MAX_CHARS)}.`);
   for (const [category, label] of CATEGORY_LABELS) {
     const columns = table.columns.filter((column) => column.category === category);
     if (columns.length === 0) continue;
     const named = columns.slice(0, BLURB_COLUMNS_PER_CATEGORY).map((column) => {
-      if (category !== 'dimension') return column.name;
+      const name = promptIdentifier(column.name);
+      if (category !== 'dimension') return name;
       const values = sampleValues(table, column.name);
-      return values.length > 0 ? `${column.name} (e.g. ${values.join(', ')})` : column.name;
+      return values.length > 0 ? `${name} (e.g. ${values.join(', ')})` : name;
     });
     const more = columns.length > named.length ? ` and ${columns.length - named.length} more` : '';
     sentences.push(`${label}: ${named.join(', ')}${more}.`);
   }
-  if (context.joins.length > 0) sentences.push(`Likely joins: ${context.joins.join(', ')}.`);
+  if (context.joins.length > 0) sentences.push(`Likely joins: ${context.joins.map(unquotedToPrompt).join(', ')}.`);
   if (context.keywords.length > 0) sentences.push(`Related to: ${context.keywords.join(', ')}.`);
   return sentences.join(' ');
+}
+
+/** A join target's qualified name (`schema.table`, split at its first dot) as prompts write it. */
+function unquotedToPrompt(qualified: string): string {
+  const dot = qualified.indexOf('.');
+  return dot < 0 ? promptIdentifier(qualified) : promptTableName({ schema: qualified.slice(0, dot), name: qualified.slice(dot + 1) });
 }
 
 /** The text embedded for a table: its name, every column name, then its blurb. */

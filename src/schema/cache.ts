@@ -33,7 +33,8 @@ export function schemaCacheKey(
   });
 }
 
-const CACHE_FORMAT_VERSION = 1;
+/** 2: tables and columns carry the warehouse's comments; entries of version 1 lack them and are rebuilt. */
+const CACHE_FORMAT_VERSION = 2;
 
 const tableSchemaSchema = z.object({
   schema: z.string(),
@@ -45,10 +46,12 @@ const tableSchemaSchema = z.object({
       type: z.string(),
       nullable: z.boolean(),
       category: z.enum(['primary_key', 'time', 'metric', 'dimension']),
+      comment: z.string().optional(),
     }),
   ),
   rowCount: z.number(),
   samples: z.array(z.record(z.string(), cellSchema)),
+  comment: z.string().optional(),
 });
 
 const cacheFileSchema = z.object({

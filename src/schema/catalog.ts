@@ -1,18 +1,25 @@
 /**
  * The Level-0 catalog ({{SCHEMA_INFO}}): one short line per table, alphabetical, bounded by a token
- * budget. Column detail is not here on purpose; the model fetches it with lookup_schema.
+ * budget. Column detail is not here on purpose; the model fetches it with lookup_schema. The table lines
+ * are warehouse data: fenced, names quoted as SQL quotes them, a table's comment as a JSON string.
  *
- *   main.orders | 6c | 1.2M rows | revenue, order | -> customers, products
+ *   main.orders | 6c | 1.2M rows | revenue, order | -> customers, products | comment "Web shop orders"
  */
+import { DATA_CLOSE, DATA_OPEN, defuseMarkers, promptIdentifier, promptTableName, promptText } from '../llm/data-fence.js';
 import { TOKEN_WEIGHTS, countTokenFeatures, estimateTokens, weighFeatures, type TokenFamily } from '../llm/tokens.js';
 import type { TableSchema } from '../warehouse/port.js';
-import { CATALOG_MAX_JOINS_PER_TABLE, CATALOG_MAX_KEYWORDS_PER_TABLE, DEFAULT_CATALOG_BUDGET_TOKENS } from './constants.js';
+import {
+  CATALOG_COMMENT_MAX_CHARS,
+  CATALOG_MAX_JOINS_PER_TABLE,
+  CATALOG_MAX_KEYWORDS_PER_TABLE,
+  DEFAULT_CATALOG_BUDGET_TOKENS,
+} from './constants.js';
 import { formatRowCount } from './format.js';
 import { inferJoins } from './joins.js';
 import { matchTableKeywords, prepareKeywords } from './keywords.js';
 
 export const CATALOG_LEGEND =
-  '# table | columns | rows | area keywords | likely joins (fetch columns with lookup_schema, find more with search_tables)';
+  '# table | columns | rows | area keywords | likely joins | comment (fetch columns with lookup_schema, find more with search_tables)';
 
 /**
  * Snapshot, log, backup, temp and staging copies: first to go when the catalog is over budget.
@@ -43,26 +50,32 @@ export interface Catalog {
   droppedTables: string[];
 }
 
-/** The display name of a join target: the bare name when no other table shares it, else qualified. */
+/** The display name of a join target: the bare name when no other table shares it, else qualified (quoted as SQL quotes them). */
 function displayNames(tables: readonly TableSchema[]): Map<string, string> {
   const bareCounts = new Map<string, number>();
   for (const table of tables) bareCounts.set(table.name, (bareCounts.get(table.name) ?? 0) + 1);
-  return new Map(tables.map((table) => [table.qualified, bareCounts.get(table.name) === 1 ? table.name : table.qualified]));
+  return new Map(
+    tables.map((table) => [table.qualified, bareCounts.get(table.name) === 1 ? promptIdentifier(table.name) : promptTableName(table)]),
+  );
 }
 
-/** One catalog line per table, keyed by qualified name. */
+/**
+ * One catalog line per table, keyed by qualified name. Names are written as SQL quotes them and the comment
+ * as a JSON string, markers defused: the line is warehouse data, shown inside the catalog's data section.
+ */
 export function renderCatalogLines(tables: readonly TableSchema[], areaKeywords: readonly string[] = []): Map<string, string> {
   const prepared = prepareKeywords(areaKeywords);
   const joins = inferJoins(tables, CATALOG_MAX_JOINS_PER_TABLE);
   const names = displayNames(tables);
   const lines = new Map<string, string>();
   for (const table of tables) {
-    const parts = [table.qualified, `${table.columns.length}c`, `${formatRowCount(table.rowCount)} rows`];
+    const parts = [promptTableName(table), `${table.columns.length}c`, `${formatRowCount(table.rowCount)} rows`];
     const keywords = matchTableKeywords(table, prepared, CATALOG_MAX_KEYWORDS_PER_TABLE);
     if (keywords.length > 0) parts.push(keywords.join(', '));
     const targets = joins.get(table.qualified) ?? [];
     if (targets.length > 0) parts.push(`-> ${targets.map((target) => names.get(target) ?? target).join(', ')}`);
-    lines.set(table.qualified, parts.join(' | '));
+    if (table.comment) parts.push(`comment ${promptText(table.comment, CATALOG_COMMENT_MAX_CHARS)}`);
+    lines.set(table.qualified, defuseMarkers(parts.join(' | ')));
   }
   return lines;
 }
@@ -95,7 +108,7 @@ export function renderCatalog(tables: readonly TableSchema[], options: CatalogOp
   const newline = weigh('\n');
 
   const lineWeight = new Map<string, number>();
-  let total = weigh(CATALOG_LEGEND);
+  let total = weigh(CATALOG_LEGEND) + weigh(DATA_OPEN) + weigh(DATA_CLOSE) + 2 * newline;
   for (const [qualified, line] of lines) {
     const weight = weigh(line) + newline;
     lineWeight.set(qualified, weight);
@@ -118,7 +131,7 @@ export function renderCatalog(tables: readonly TableSchema[], options: CatalogOp
   const kept = tables
     .filter((table) => !dropped.has(table.qualified))
     .sort((left, right) => (left.qualified < right.qualified ? -1 : left.qualified > right.qualified ? 1 : 0));
-  const textLines = [CATALOG_LEGEND, ...kept.map((table) => lines.get(table.qualified) as string)];
+  const textLines = [CATALOG_LEGEND, DATA_OPEN, ...kept.map((table) => lines.get(table.qualified) as string), DATA_CLOSE];
   if (dropped.size > 0) textLines.push(omittedNote(dropped.size));
   const text = textLines.join('\n');
   return { text, tokens: estimateTokens(text, family), tableCount: kept.length, droppedTables: droppedOrder };

@@ -31,6 +31,14 @@ export const DEFAULT_CATALOG_BUDGET_TOKENS = 150_000;
 export const CATALOG_MAX_KEYWORDS_PER_TABLE = 3;
 /** Level-0 catalog: inferred joins shown per table line. */
 export const CATALOG_MAX_JOINS_PER_TABLE = 3;
+/** Level-0 catalog: characters of a table's comment on its line; the whole comment is in its lookup. */
+export const CATALOG_COMMENT_MAX_CHARS = 60;
+/** lookup_schema: characters of a table's comment shown. */
+export const LOOKUP_TABLE_COMMENT_MAX_CHARS = 300;
+/** lookup_schema: characters of a column's comment shown. */
+export const LOOKUP_COLUMN_COMMENT_MAX_CHARS = 120;
+/** search_tables: characters of a table's comment in its template blurb. */
+export const BLURB_COMMENT_MAX_CHARS = 200;
 
 /** Schema cache: after this age an entry is reported `stale` so the caller re-indexes. */
 export const SCHEMA_CACHE_TTL_MS = 7 * 24 * 60 * 60 * 1000;

@@ -3,9 +3,17 @@
  * (never the warehouse). Bounded per call (10 tables, 50 columns, 3 rows, 80-char values) and per
  * run (30 calls); tables already shown earlier in the run are not repeated.
  */
+import { fenceData, fenceInline, promptIdentifier, promptTableName, promptText } from '../llm/data-fence.js';
 import type { TableSchema } from '../warehouse/port.js';
 import { DEFAULT_SCHEMA_BUDGET_LIMITS, lookupBudgetLine, type SchemaBudgetState } from './budget.js';
-import { LOOKUP_MAX_COLUMNS, LOOKUP_SAMPLE_ROWS, LOOKUP_SAMPLE_VALUE_MAX_CHARS, MAX_LOOKUP_TABLES_PER_CALL } from './constants.js';
+import {
+  LOOKUP_COLUMN_COMMENT_MAX_CHARS,
+  LOOKUP_MAX_COLUMNS,
+  LOOKUP_SAMPLE_ROWS,
+  LOOKUP_SAMPLE_VALUE_MAX_CHARS,
+  LOOKUP_TABLE_COMMENT_MAX_CHARS,
+  MAX_LOOKUP_TABLES_PER_CALL,
+} from './constants.js';
 import { formatRowCount, formatSampleValue } from './format.js';
 import { createTableResolver, normaliseTableRef, type TableResolver, type TableSource } from './table-resolver.js';
 
@@ -41,11 +49,20 @@ function isResolver(tables: LookupContext['tables']): tables is TableResolver {
   return typeof (tables as TableResolver).resolve === 'function';
 }
 
-/** `- name TYPE NOT NULL [category]` lines and up to three sample rows with sorted keys. */
+/**
+ * The detail of one table, fenced as warehouse data: a header, the table's comment, `- name TYPE NOT NULL
+ * [category]` lines (with the column's comment), and up to three sample rows with sorted keys. Names are
+ * quoted as SQL would quote them; values and comments are JSON strings.
+ */
 export function renderTableDetail(table: TableSchema): string {
   const shown = table.columns.slice(0, LOOKUP_MAX_COLUMNS);
-  const lines = [`Schema for \`${table.qualified}\` (${formatRowCount(table.rowCount)} rows):`, `Columns (${table.columns.length}):`];
-  for (const column of shown) lines.push(`- ${column.name} ${column.type} ${column.nullable ? 'NULL' : 'NOT NULL'} [${column.category}]`);
+  const lines = [`Schema for ${promptTableName(table)} (${formatRowCount(table.rowCount)} rows):`];
+  if (table.comment) lines.push(`Comment: ${promptText(table.comment, LOOKUP_TABLE_COMMENT_MAX_CHARS)}`);
+  lines.push(`Columns (${table.columns.length}):`);
+  for (const column of shown) {
+    const comment = column.comment ? ` comment ${promptText(column.comment, LOOKUP_COLUMN_COMMENT_MAX_CHARS)}` : '';
+    lines.push(`- ${promptIdentifier(column.name)} ${column.type} ${column.nullable ? 'NULL' : 'NOT NULL'} [${column.category}]${comment}`);
+  }
   if (table.columns.length > shown.length) lines.push(`(${table.columns.length - shown.length} more columns not shown)`);
   const samples = table.samples.slice(0, LOOKUP_SAMPLE_ROWS);
   if (samples.length === 0) {
@@ -60,15 +77,25 @@ export function renderTableDetail(table: TableSchema): string {
         .sort()
         .slice(0, LOOKUP_MAX_COLUMNS);
       lines.push(
-        `${index + 1}. {${keys.map((key) => `${key}: ${formatSampleValue(row[key], LOOKUP_SAMPLE_VALUE_MAX_CHARS)}`).join(', ')}}`,
+        `${index + 1}. {${keys.map((key) => `${promptIdentifier(key)}: ${formatSampleValue(row[key], LOOKUP_SAMPLE_VALUE_MAX_CHARS)}`).join(', ')}}`,
       );
     });
   }
-  return lines.join('\n');
+  return fenceData(lines.join('\n'));
 }
 
+/** Table references as the model wrote them. */
 function quoteList(names: readonly string[]): string {
   return names.map((name) => `\`${name}\``).join(', ');
+}
+
+/** Tables of the warehouse (qualified names), fenced as data and quoted as SQL quotes them. */
+function tableList(qualified: readonly string[], byQualified: ReadonlyMap<string, TableSchema>): string {
+  const names = qualified.map((name) => {
+    const table = byQualified.get(name);
+    return table ? promptTableName(table) : promptIdentifier(name);
+  });
+  return fenceInline(names.join(', '));
 }
 
 export function lookupSchema(refs: readonly string[], context: LookupContext): LookupResult {
@@ -97,10 +124,12 @@ export function lookupSchema(refs: readonly string[], context: LookupContext): L
   const alreadyFetched: string[] = [];
   const notFound: string[] = [];
   const ambiguities: string[] = [];
+  const seen = new Map<string, TableSchema>();
   for (const ref of accepted) {
     const resolution = resolver.resolve(ref);
     if (resolution.kind === 'found') {
       const qualified = resolution.table.qualified;
+      seen.set(qualified, resolution.table);
       if (fetchedBefore.has(qualified)) {
         if (!alreadyFetched.includes(qualified)) alreadyFetched.push(qualified);
       } else if (!found.includes(resolution.table)) {
@@ -108,7 +137,10 @@ export function lookupSchema(refs: readonly string[], context: LookupContext): L
       }
     } else {
       notFound.push(ref);
-      if (resolution.kind === 'ambiguous') ambiguities.push(`\`${ref}\` could be ${quoteList(resolution.candidates)}`);
+      if (resolution.kind === 'ambiguous') {
+        for (const table of resolution.tables) seen.set(table.qualified, table);
+        ambiguities.push(`\`${ref}\` could be ${tableList(resolution.candidates, seen)}`);
+      }
     }
   }
 
@@ -128,7 +160,7 @@ export function lookupSchema(refs: readonly string[], context: LookupContext): L
     sections.push(`Not found: ${quoteList(notFound)}${detail}. Check the catalog or use search_tables.`);
   }
   if (alreadyFetched.length > 0)
-    sections.push(`Already inspected earlier in this run (see the earlier messages): ${quoteList(alreadyFetched)}.`);
+    sections.push(`Already inspected earlier in this run (see the earlier messages): ${tableList(alreadyFetched, seen)}.`);
   if (truncated.length > 0) {
     sections.push(
       `Truncated: at most ${MAX_LOOKUP_TABLES_PER_CALL} tables per call; not looked up: ${quoteList(truncated)}. Ask for them in another call if needed.`,

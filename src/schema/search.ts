@@ -6,6 +6,7 @@
  * Failures come back as text for the model; only cancellation throws.
  */
 import type { Embedder } from '../embed/port.js';
+import { fenceData, promptTableName } from '../llm/data-fence.js';
 import { CancelledError, describeError } from '../errors/index.js';
 import type { VectorIndex } from '../vector/port.js';
 import { DEFAULT_SCHEMA_BUDGET_LIMITS, searchBudgetLine, type SchemaBudgetState } from './budget.js';
@@ -26,7 +27,11 @@ export interface SearchTablesOptions {
 }
 
 export interface SearchHit {
+  /** The qualified name. */
   table: string;
+  /** Its schema and name, for the reply's quoted name (absent from an index built before they were stored). */
+  schema?: string;
+  name?: string;
   score: number;
   rowCount: number;
   blurb: string;
@@ -58,6 +63,9 @@ function toHits(raw: Array<{ id: string; score: number; payload: Record<string, 
     seen.add(table);
     hits.push({
       table,
+      ...(typeof hit.payload.schema === 'string' && typeof hit.payload.name === 'string'
+        ? { schema: hit.payload.schema, name: hit.payload.name }
+        : {}),
       score: hit.score,
       rowCount: typeof hit.payload.row_count === 'number' ? hit.payload.row_count : -1,
       blurb: typeof hit.payload.blurb === 'string' ? hit.payload.blurb : '',
@@ -120,11 +128,20 @@ export async function searchTables(query: string, options: SearchTablesOptions):
       [],
       false,
     );
-  const lines = [`Search results for "${phrase}":`];
+  // the hits are warehouse data: names quoted as SQL quotes them, blurbs (names, sample values, comments) fenced
+  const hitLines: string[] = [];
   hits.forEach((hit, index) => {
-    lines.push(`${index + 1}. \`${hit.table}\` — ${formatRowCount(hit.rowCount)} rows — score=${hit.score.toFixed(3)}`);
-    if (hit.blurb.length > 0) lines.push(`   ${truncateText(hit.blurb.replace(/\s+/g, ' ').trim(), SEARCH_BLURB_MAX_CHARS)}`);
+    const name = hit.schema !== undefined && hit.name !== undefined ? promptTableName({ schema: hit.schema, name: hit.name }) : hit.table;
+    hitLines.push(`${index + 1}. ${name} — ${formatRowCount(hit.rowCount)} rows — score=${hit.score.toFixed(3)}`);
+    if (hit.blurb.length > 0) hitLines.push(`   ${truncateText(hit.blurb.replace(/\s+/g, ' ').trim(), SEARCH_BLURB_MAX_CHARS)}`);
   });
-  lines.push('', 'Call lookup_schema with the tables you want to use to see their columns and sample rows.', '', budgetLine);
+  const lines = [
+    `Search results for "${phrase}":`,
+    fenceData(hitLines.join('\n')),
+    '',
+    'Call lookup_schema with the tables you want to use to see their columns and sample rows.',
+    '',
+    budgetLine,
+  ];
   return reply(lines.join('\n'), hits, false);
 }

@@ -10,6 +10,8 @@ export interface ColumnInfo {
   type: string;
   nullable: boolean;
   category: ColumnCategory;
+  /** The column's comment in the warehouse (`COMMENT ON COLUMN`), when it has one. Warehouse text: prompts show it fenced. */
+  comment?: string;
 }
 
 /** A table as `schema.table` (DuckDB: `main.orders`; PostgreSQL: `public.orders`). */
@@ -26,6 +28,8 @@ export interface TableSchema extends TableRef {
   rowCount: number;
   /** Up to a few sample rows (values as returned, JSON-safe). */
   samples: Row[];
+  /** The table's or view's comment in the warehouse (`COMMENT ON TABLE`), when it has one. Warehouse text: prompts show it fenced. */
+  comment?: string;
 }
 
 /** A table's columns and row count, without samples: one entry of `describeCatalog`. */

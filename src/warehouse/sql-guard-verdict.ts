@@ -1,5 +1,5 @@
 /** What the SQL guard decides about one statement (shared by the dialect guards). */
-import type { SqlDialect } from './sql-function-policy.js';
+import type { SqlDialect } from './dialect.js';
 
 /** A table (or view, or CTE) named in the statement's FROM clauses. */
 export interface RelationReference {

@@ -1,11 +1,12 @@
 /**
  * Layer 1 of "read-only by construction": a parser-based allow-list. Exactly one statement, a
  * SELECT (WITH … SELECT, set operations and VALUES included), no data-modifying CTE, no
- * SELECT … INTO, no locking clause, and no function that reads files or the network, executes SQL
- * from a string or has side effects. The engine's own parser decides; a statement it cannot parse
- * is refused. DuckDB and PostgreSQL are read by their engines' own parsers; MySQL/MariaDB, ClickHouse,
- * BigQuery and Snowflake by sqlparser-rs (sql-tree/) with one function allow-list per dialect.
- * Layers 2 (read-only engine) and 3 (time, row and byte limits) live in the adapters.
+ * SELECT … INTO, no locking clause, and every function call on the dialect's allow-list, in every
+ * position (DuckDB and PostgreSQL: `src/warehouse/<engine>/functions.ts`; MySQL/MariaDB, ClickHouse,
+ * BigQuery and Snowflake: their `functions.ts` read by sql-tree/). The engine's own parser decides; a
+ * statement it cannot parse is refused. DuckDB and PostgreSQL are read by their engines' own parsers,
+ * the other dialects by sqlparser-rs (sql-tree/). Layers 2 (read-only engine) and 3 (time, row and byte
+ * limits) live in the adapters.
  */
 import { SqlSyntaxError, UnsafeSqlError } from '../errors/index.js';
 import { guardBigquerySql } from './bigquery/bigquery-sql-guard.js';
@@ -15,11 +16,11 @@ import { MAX_SQL_LENGTH } from './limits.js';
 import { guardMysqlSql } from './mysql/mysql-sql-guard.js';
 import { guardPostgresSql } from './postgres/postgres-sql-guard.js';
 import { guardSnowflakeSql } from './snowflake/snowflake-sql-guard.js';
-import type { SqlDialect } from './sql-function-policy.js';
+import type { SqlDialect } from './dialect.js';
 import { refuse, type AllowedSql, type GuardVerdict } from './sql-guard-verdict.js';
 
 export type { AllowedSql, GuardVerdict, RefusedSql, RelationReference } from './sql-guard-verdict.js';
-export type { SqlDialect } from './sql-function-policy.js';
+export type { SqlDialect } from './dialect.js';
 
 /** Cheap checks before any parser runs: size and characters no SQL needs. */
 function precheck(sql: string, dialect: SqlDialect): GuardVerdict | undefined {

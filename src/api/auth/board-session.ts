@@ -11,7 +11,8 @@ import { deleteCookie, getCookie, setCookie } from 'hono/cookie';
 import { UnauthorizedError } from '../../errors/index.js';
 import type { RunStore } from '../../store/port.js';
 import { authenticateKey, type Principal, scopeAllows } from './keys.js';
-import { bearerToken } from './middleware.js';
+import { authenticateThrough, type LoginGate } from './login-throttle.js';
+import { bearerToken, clientAddressOf } from './middleware.js';
 
 export const BOARD_COOKIE = 'assay_board';
 
@@ -20,6 +21,8 @@ export interface BoardGuardOptions {
   basePath: string;
   sessionSeconds: number;
   now: () => Date;
+  /** Failed sign-ins and bearer attempts are counted and throttled with the API's. */
+  gate: LoginGate;
 }
 
 function mac(secretHash: string, keyId: string, expires: number): string {
@@ -78,7 +81,9 @@ export function boardGuard(options: BoardGuardOptions): MiddlewareHandler {
     if (path === `${basePath}/login` && c.req.method === 'POST') {
       const form = await c.req.parseBody();
       const key = typeof form.key === 'string' ? form.key.trim() : '';
-      const principal = key ? await authenticateKey(options.store, key) : null;
+      const principal = key
+        ? await authenticateThrough(options.gate, clientAddressOf(c), key, (candidate) => authenticateKey(options.store, candidate))
+        : null;
       if (!boardAdmin(principal)) {
         return c.html(loginPage(basePath, 'That key is unknown, revoked, or not an admin key for the whole server.'), 401);
       }
@@ -101,7 +106,9 @@ export function boardGuard(options: BoardGuardOptions): MiddlewareHandler {
 
     const token = bearerToken(c);
     if (token) {
-      const principal = await authenticateKey(options.store, token);
+      const principal = await authenticateThrough(options.gate, clientAddressOf(c), token, (candidate) =>
+        authenticateKey(options.store, candidate),
+      );
       if (boardAdmin(principal)) return next();
       throw new UnauthorizedError('the queue dashboard needs an admin API key that is not bound to a project');
     }

@@ -5,6 +5,7 @@
  * (board-session.ts) because browsers cannot send bearer headers when following a link.
  */
 import type { Context, MiddlewareHandler } from 'hono';
+import { getConnInfo } from '@hono/node-server/conninfo';
 import { matchedRoutes } from 'hono/route';
 import type { ApiKeyScope } from '../../domain/index.js';
 import { ForbiddenError, UnauthorizedError } from '../../errors/index.js';
@@ -13,6 +14,7 @@ import { OPERATIONS, type RouteAccess } from '../openapi/index.js';
 import { authenticateKey, type Principal, scopeAllows } from './keys.js';
 import { principalOfReportLink } from './report-links.js';
 import { HtmlUnauthorizedError } from '../errors.js';
+import { authenticateThrough, type LoginGate } from './login-throttle.js';
 
 const ACCESS_BY_ROUTE: ReadonlyMap<string, RouteAccess> = new Map(
   OPERATIONS.map((operation) => [`${operation.method.toUpperCase()} ${operation.path.replace(/\{([^}]+)\}/g, ':$1')}`, operation.access]),
@@ -50,11 +52,20 @@ export function requireScope(c: Context, need: ApiKeyScope, what: string): void 
   }
 }
 
-export async function authenticateRequest(c: Context, store: Pick<RunStore, 'getApiKey'>): Promise<Principal> {
+/** The address the request came from: the peer of the TCP connection (in-process requests have none). */
+export function clientAddressOf(c: Context): string {
+  try {
+    return getConnInfo(c).remote.address ?? 'unknown';
+  } catch {
+    return 'unknown';
+  }
+}
+
+export async function authenticateRequest(c: Context, store: Pick<RunStore, 'getApiKey'>, gate: LoginGate): Promise<Principal> {
   const token = bearerToken(c);
   if (!token)
     throw new UnauthorizedError('this route needs an API key: send "Authorization: Bearer <key>" (create one with `assay api-key create`)');
-  const principal = await authenticateKey(store, token);
+  const principal = await authenticateThrough(gate, clientAddressOf(c), token, (candidate) => authenticateKey(store, candidate));
   if (!principal) throw new UnauthorizedError('the API key is unknown or revoked');
   return principal;
 }
@@ -105,6 +116,8 @@ export interface AuthMiddlewareOptions {
   publicMetrics: boolean;
   /** Paths handled by their own guard (the queue dashboard). */
   skipPrefix?: string;
+  /** Failed attempts are counted and throttled through it. */
+  gate: LoginGate;
 }
 
 export function authMiddleware(options: AuthMiddlewareOptions): MiddlewareHandler {
@@ -122,7 +135,7 @@ export function authMiddleware(options: AuthMiddlewareOptions): MiddlewareHandle
         return next();
       }
     }
-    const principal = await authenticateRequest(c, options.store);
+    const principal = await authenticateRequest(c, options.store, options.gate);
     const need: ApiKeyScope = access === 'public_metrics' || access === 'read_or_link' ? 'read' : access;
     if (!scopeAllows(principal.scope, need)) {
       throw new ForbiddenError(

@@ -28,6 +28,8 @@ const RUN_DURATION_BUCKETS = [5, 15, 30, 60, 120, 300, 600, 1_200, 3_600, 7_200]
 export interface ApiMetrics {
   readonly registry: Registry;
   observeHttpRequest(request: { method: string; route: string; status: number; seconds: number }): void;
+  /** One failed authentication: `rejected` (401) or `throttled` (429 while the caller is blocked). */
+  authFailure(outcome: 'rejected' | 'throttled'): void;
   /** A run was launched by this process; its finish is counted when it settles. */
   runStarted(runId: string): void;
   /** Counts a settled run once: status, duration, tokens and cost by phase and model. */
@@ -63,6 +65,12 @@ export function createApiMetrics(options: CreateApiMetricsOptions): ApiMetrics {
     help: 'HTTP request duration',
     labelNames: ['method', 'route', 'status'] as const,
     buckets: HTTP_DURATION_BUCKETS,
+    registers,
+  });
+  const authFailures = new Counter({
+    name: 'assay_api_auth_failures_total',
+    help: 'Failed API authentications: rejected (401, counted towards a block) or throttled (429, refused while blocked)',
+    labelNames: ['outcome'] as const,
     registers,
   });
   const runsStarted = new Counter({ name: 'assay_runs_started_total', help: 'Discovery runs launched by this process', registers });
@@ -144,6 +152,9 @@ export function createApiMetrics(options: CreateApiMetricsOptions): ApiMetrics {
   return {
     registry,
     contentType: registry.contentType,
+    authFailure(outcome) {
+      authFailures.inc({ outcome });
+    },
     observeHttpRequest({ method, route, status, seconds }) {
       const labels = { method, route, status: String(status) };
       httpRequests.inc(labels);

@@ -5,7 +5,7 @@
  */
 import type { Command } from 'commander';
 import type { Queue } from 'bullmq';
-import type { ApiMetrics } from '../../api/index.js';
+import type { ApiMetrics, AuthThrottle } from '../../api/index.js';
 import { BULL_BOARD_PATH } from '../../api/bull-board-path.js';
 import type { Runtime } from '../../composition.js';
 import type { AssayConfig } from '../../config/index.js';
@@ -34,12 +34,16 @@ export interface ServedApi {
 }
 
 interface LauncherBinding {
+  /** Failed-login counters every API replica shares (the fleet's Redis); undefined: in memory. */
+  authThrottle?: AuthThrottle;
   launcher: RunLauncher;
   queues: Queue[];
   /** Runs of this process still executing (local mode). */
   inFlight(): string[];
   /** For exit: leave in-flight work resumable instead of cancelling it. */
   detach(): Promise<void>;
+  /** Closes what the binding opened besides the launcher (the throttle's Redis connection). */
+  closeExtras(): Promise<void>;
 }
 
 async function bindLauncher(
@@ -52,14 +56,27 @@ async function bindLauncher(
 ): Promise<LauncherBinding> {
   if (kind === 'bullmq') {
     // loaded only when selected: the local mode needs neither Redis nor the fleet modules
-    const [{ createBullmqLauncher }, { QUEUE_NAMES }, { assertRedisReachable }] = await Promise.all([
-      import('../../fleet/bullmq/launcher.js'),
-      import('../../../queues/index.js'),
-      import('../../fleet/bullmq/connection.js'),
-    ]);
+    const [{ createBullmqLauncher }, { QUEUE_NAMES }, { openProducerConnection, assertRedisReachable }, { createRedisAuthThrottle }] =
+      await Promise.all([
+        import('../../fleet/bullmq/launcher.js'),
+        import('../../../queues/index.js'),
+        import('../../fleet/bullmq/connection.js'),
+        import('../../api/auth/login-throttle.js'),
+      ]);
     await assertRedisReachable(config.redisUrl);
     const launcher = createBullmqLauncher({ store: runtime.store, prefix: config.fleet.queuePrefix, redisUrl: config.redisUrl, logger });
-    return { launcher, queues: QUEUE_NAMES.map((name) => launcher.queues.queue(name)), inFlight: () => [], detach: () => launcher.close() };
+    const throttleConnection = openProducerConnection(config.redisUrl);
+    throttleConnection.on('error', () => undefined);
+    return {
+      launcher,
+      queues: QUEUE_NAMES.map((name) => launcher.queues.queue(name)),
+      authThrottle: createRedisAuthThrottle(throttleConnection, config.fleet.queuePrefix),
+      inFlight: () => [],
+      detach: () => launcher.close(),
+      closeExtras: async () => {
+        await throttleConnection.quit().catch(() => throttleConnection.disconnect());
+      },
+    };
   }
   const { startLocalRunLauncher } = await import('../../fleet/local/launcher.js');
   const launcher = await startLocalRunLauncher({ runtime, clients: runtime.clients, maxConcurrentRuns, onRunSettled });
@@ -68,6 +85,7 @@ async function bindLauncher(
     queues: [],
     inFlight: () => launcher.inFlight(),
     detach: async () => launcher.detach(),
+    closeExtras: async () => undefined,
   };
 }
 
@@ -98,6 +116,7 @@ export async function serveApi(config: AssayConfig, options: ApiCommandOptions, 
       metrics,
       queues: binding.queues,
       bullBoard: { readOnly: !options.boardWrite },
+      ...(binding.authThrottle ? { authThrottle: binding.authThrottle } : {}),
     });
     const server = await startApiServer(app, { port: options.port, host: options.host });
     return {
@@ -106,6 +125,7 @@ export async function serveApi(config: AssayConfig, options: ApiCommandOptions, 
       launcher: binding.launcher,
       async stop() {
         await server.close();
+        await binding.closeExtras();
         if (binding.inFlight().length > 0) {
           // closing the runtime under live runs would record spurious failures in them; they resume on the next start
           await binding.detach();

@@ -4,6 +4,7 @@
  * shares the store. Keeps per-strategy statistics (tokens in and out, saved share, hits and misses,
  * model calls) for the run telemetry.
  */
+import { fenceData } from '../../llm/data-fence.js';
 import type { TokenFamily } from '../../llm/tokens.js';
 import { estimateTokens } from '../../llm/tokens.js';
 import { clipText } from '../clip.js';
@@ -58,10 +59,13 @@ function maxWords(strategy: CompactionStrategy): number {
 }
 
 export function renderStrategyPrompt(strategy: CompactionStrategy, kind: string, content: string): string {
-  return (strategy.prompt ?? '{{CONTENT}}')
-    .replaceAll('{{MAX_WORDS}}', String(maxWords(strategy)))
-    .replaceAll('{{KIND}}', kind)
-    .replaceAll('{{CONTENT}}', content);
+  return (
+    (strategy.prompt ?? '{{CONTENT}}')
+      .replaceAll('{{MAX_WORDS}}', String(maxWords(strategy)))
+      .replaceAll('{{KIND}}', kind)
+      // the content is query results and their digests: warehouse data, never instructions
+      .replaceAll('{{CONTENT}}', fenceData(content))
+  );
 }
 
 export interface Compactor {

@@ -5,6 +5,7 @@
  * nodes asked for (L2 → its steps' abstracts, L1 → the step's raw rows, LN → the groups), within its
  * own token budget, never repeating what was already shown.
  */
+import { fenceData } from '../../llm/data-fence.js';
 import { estimateTokens, type TokenFamily } from '../../llm/tokens.js';
 import type { TelescopeNode, TelescopeTree } from './tree.js';
 
@@ -42,8 +43,9 @@ export function newDrillDownState(): DrillDownState {
   return { shown: new Set(), expansions: 0 };
 }
 
+/** A node as the model sees it: its id and title, then its text (results, digests, rows) fenced as warehouse data. */
 function render(node: TelescopeNode): string {
-  return `=== ${node.id} (${node.title}) ===\n${node.text}`;
+  return `=== ${node.id} (${node.title}) ===\n${fenceData(node.text)}`;
 }
 
 /**
@@ -74,11 +76,13 @@ export function firstView(
   for (const step of rankedSteps) {
     const node = tree.nodes.get(tree.stepNodes.get(step) ?? '');
     if (!node) continue;
-    if (abstracts + node.tokens > abstractBudget || used + node.tokens > budgetTokens) break;
-    parts.push(render(node));
+    const text = render(node);
+    const tokens = estimateTokens(text, family);
+    if (abstracts + tokens > abstractBudget || used + tokens > budgetTokens) break;
+    parts.push(text);
     state.shown.add(node.id);
-    abstracts += node.tokens;
-    used += node.tokens;
+    abstracts += tokens;
+    used += tokens;
   }
   return parts.join('\n\n');
 }

@@ -1,5 +1,6 @@
 /** Fills the pack's templates for each phase. Pure: same inputs, same prompt text. */
 import type { Project } from '../../domain/index.js';
+import { fenceInline, promptIdentifier } from '../../llm/data-fence.js';
 import {
   DEFAULT_MAX_LOOKUPS_PER_RUN,
   DEFAULT_MAX_SEARCHES_PER_RUN,
@@ -18,10 +19,10 @@ export function dialectName(dialect: Warehouse['dialect']): string {
   return DIALECT_DISPLAY_NAMES[dialect];
 }
 
-/** The schemas the catalog spans, for `{{DATASET}}`. */
+/** The schemas the catalog spans, for `{{DATASET}}`: warehouse names, quoted as SQL quotes them and fenced inline. */
 export function datasetNames(tables: readonly Pick<TableSchema, 'schema'>[]): string {
   const names = [...new Set(tables.map((table) => table.schema))].sort();
-  return names.length > 0 ? names.join(', ') : '(no tables)';
+  return names.length > 0 ? fenceInline(names.map(promptIdentifier).join(', ')) : '(no tables)';
 }
 
 /** The tenant rule as a sentence: the connection enforces the filter, so the model need not add it. */

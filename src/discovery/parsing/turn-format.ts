@@ -4,6 +4,7 @@
  * can take the next step.
  */
 import type { ExplorationStep } from '../../domain/index.js';
+import { fenceData } from '../../llm/data-fence.js';
 
 /** Rows of a result shown verbatim in the turn after a query (the digest covers the rest). */
 export const RESULT_ROWS_SHOWN = 10;
@@ -42,24 +43,27 @@ function formatCount(value: number): string {
   return value.toLocaleString('en-US');
 }
 
-/** The result part of a query turn: status line, then the first rows as JSON lines. */
+/**
+ * The result part of a query turn: status line, then the first rows as JSON lines. What the warehouse
+ * said (the error, the rows) and the SQL a fixer rewrote are fenced as data; the digest line fences its own.
+ */
 export function renderQueryResult(step: ExplorationStep, digestLine: string): string {
   if (step.error) {
     const fixed = step.fix_attempts > 0 ? ` (after ${step.fix_attempts} automatic fix attempt${step.fix_attempts === 1 ? '' : 's'})` : '';
-    return `The query failed${fixed}: ${step.error}\nTry a different approach: check the table's columns with lookup_schema, or simplify the query.`;
+    return `The query failed${fixed}:\n${fenceData(step.error)}\nTry a different approach: check the table's columns with lookup_schema, or simplify the query.`;
   }
   const rows = step.rows ?? [];
   const lines = [
     `Query executed successfully: ${formatCount(step.row_count ?? rows.length)} rows in ${Math.round(step.elapsed_ms ?? 0)} ms${step.truncated ? ' (row cap reached: aggregate in SQL instead)' : ''}.`,
   ];
   if (step.fixed && step.executed_query)
-    lines.push(`It was fixed automatically after ${step.fix_attempts} attempt(s); the SQL that ran:\n${step.executed_query}`);
+    lines.push(`It was fixed automatically after ${step.fix_attempts} attempt(s); the SQL that ran:\n${fenceData(step.executed_query)}`);
   lines.push(`Digest: ${digestLine}`);
   const shown = rows.slice(0, RESULT_ROWS_SHOWN);
   if (shown.length > 0) {
     lines.push(`First ${shown.length} rows:`);
-    for (const row of shown)
-      lines.push(JSON.stringify(Object.fromEntries(Object.entries(row).map(([key, value]) => [key, clipCell(value)]))));
+    const json = shown.map((row) => JSON.stringify(Object.fromEntries(Object.entries(row).map(([key, value]) => [key, clipCell(value)]))));
+    lines.push(fenceData(json.join('\n')));
     if ((step.row_count ?? 0) > shown.length) lines.push(`(Showing ${shown.length} of ${formatCount(step.row_count ?? 0)} rows)`);
   }
   return lines.join('\n');

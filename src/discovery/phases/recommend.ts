@@ -5,6 +5,7 @@
  */
 import type { Insight, Recommendation, Run } from '../../domain/index.js';
 import { CancelledError, LlmError, describeError } from '../../errors/index.js';
+import { fenceData } from '../../llm/data-fence.js';
 import type { PromptSection } from '../../llm/prompt-builder.js';
 import { assertRunActive, modelFor, requireProject, type DiscoveryDeps } from '../context.js';
 import type { AreaFindings } from '../../compaction/telescope/index.js';
@@ -66,7 +67,10 @@ export function areaFindings(run: Pick<Run, 'areas'>, insights: readonly Insight
     .filter((area) => area.findings.length > 0);
 }
 
-/** One compact JSON line per insight, most severe first. */
+/**
+ * One compact JSON line per insight, most severe first, fenced as data: names, segments and descriptions
+ * quote the warehouse's values, which are never instructions.
+ */
 export function compactInsights(insights: readonly Insight[]): string {
   const ordered = [...insights]
     .sort((a, b) => SEVERITY_RANK[a.severity] - SEVERITY_RANK[b.severity] || a.id.localeCompare(b.id))
@@ -86,7 +90,7 @@ export function compactInsights(insights: readonly Insight[]): string {
           : insight.description,
     }),
   );
-  return `[\n${lines.join(',\n')}\n]`;
+  return fenceData(`[\n${lines.join(',\n')}\n]`);
 }
 
 export function insightsSummary(insights: readonly Insight[]): string {

@@ -1,6 +1,7 @@
 /** The fixer the SQL executor calls: the sql_fix prompt, grounded on the touched tables, through the fast model. */
 import type { LlmPhase } from '../../domain/index.js';
-import type { TableSchema } from '../../warehouse/port.js';
+import { fenceData } from '../../llm/data-fence.js';
+import type { TableSchema, Warehouse } from '../../warehouse/port.js';
 import { modelFor, type DiscoveryDeps } from '../context.js';
 import { askLlm } from '../llm-gateway.js';
 import { loadEnginePrompt } from '../packs/pack-loader.js';
@@ -12,6 +13,35 @@ import { renderTemplate } from '../packs/template.js';
 const SQL_FIX_VARIABLES = ['DIALECT', 'ORIGINAL_SQL', 'ERROR_MESSAGE', 'TABLE_COLUMNS', 'PREVIOUS_ATTEMPTS', 'VERIFICATION_CONTEXT'];
 /** A SQL fix needs room for one statement, not an essay. */
 const SQL_FIX_MAX_OUTPUT_TOKENS = 2_000;
+
+export interface SqlFixPromptInput {
+  dialect: Warehouse['dialect'];
+  sql: string;
+  error: string;
+  /** The catalog's tables: the prompt lists the columns of those the statement mentions. */
+  tables: readonly TableSchema[];
+  previous: ReadonlyArray<{ sql: string; error: string }>;
+  /** The evidence of the finding being verified, when the statement verifies one. */
+  verificationContext?: string | undefined;
+}
+
+/** The sql_fix prompt. Pure: the same input renders the same text. */
+export function renderSqlFixPrompt(input: SqlFixPromptInput): string {
+  return renderTemplate(
+    loadEnginePrompt('sql_fix', SQL_FIX_VARIABLES),
+    {
+      DIALECT: dialectName(input.dialect),
+      // the statement, the warehouse's error and the evidence all carry warehouse names and values: data, never instructions
+      ORIGINAL_SQL: fenceData(`\`\`\`sql\n${input.sql}\n\`\`\``),
+      ERROR_MESSAGE: fenceData(input.error),
+      TABLE_COLUMNS: renderTableColumns(tablesMentioned(input.sql, input.tables)),
+      PREVIOUS_ATTEMPTS: renderPreviousAttempts(input.previous),
+      VERIFICATION_CONTEXT:
+        input.verificationContext === undefined ? '(none: this query comes from exploration)' : fenceData(input.verificationContext),
+    },
+    { file: 'src/discovery/prompts/sql_fix.md', allowed: SQL_FIX_VARIABLES },
+  );
+}
 
 export function createSqlFixer(
   deps: DiscoveryDeps,
@@ -26,19 +56,14 @@ export function createSqlFixer(
   },
 ): SqlFixer {
   return async ({ sql, error, previous }) => {
-    const touched = tablesMentioned(sql, options.tables);
-    const prompt = renderTemplate(
-      loadEnginePrompt('sql_fix', SQL_FIX_VARIABLES),
-      {
-        DIALECT: dialectName(deps.warehouse.dialect),
-        ORIGINAL_SQL: sql,
-        ERROR_MESSAGE: error,
-        TABLE_COLUMNS: renderTableColumns(touched),
-        PREVIOUS_ATTEMPTS: renderPreviousAttempts(previous),
-        VERIFICATION_CONTEXT: options.verificationContext ?? '(none: this query comes from exploration)',
-      },
-      { file: 'src/discovery/prompts/sql_fix.md', allowed: SQL_FIX_VARIABLES },
-    );
+    const prompt = renderSqlFixPrompt({
+      dialect: deps.warehouse.dialect,
+      sql,
+      error,
+      tables: options.tables,
+      previous,
+      verificationContext: options.verificationContext,
+    });
     const reply = await askLlm(deps, {
       runId: options.runId,
       ...modelFor(deps, 'sql_fix'),

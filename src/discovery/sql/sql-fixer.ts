@@ -1,4 +1,5 @@
 /** Self-healing SQL: the fix prompt (grounded on the touched tables' real columns) and reading the fix back. */
+import { fenceData, promptIdentifier, promptTableName } from '../../llm/data-fence.js';
 import type { TableSchema } from '../../warehouse/port.js';
 import { parsedObjects } from '../parsing/json-extract.js';
 
@@ -25,23 +26,28 @@ export function tablesMentioned(sql: string, tables: readonly TableSchema[]): Ta
   return mentioned.sort((a, b) => a.qualified.localeCompare(b.qualified));
 }
 
-/** `schema.table: col TYPE, col TYPE, …` per table — what the fixer may use. */
+/**
+ * `schema.table: col TYPE, col TYPE, …` per table — what the fixer may use — fenced as warehouse data,
+ * names quoted as SQL quotes them.
+ */
 export function renderTableColumns(tables: readonly TableSchema[]): string {
   if (tables.length === 0) return '(no known table was recognised in the query; use the catalog names exactly)';
-  return tables
-    .map((table) => {
-      const columns = table.columns.slice(0, FIX_PROMPT_MAX_COLUMNS).map((column) => `${column.name} ${column.type}`);
-      const more = table.columns.length > FIX_PROMPT_MAX_COLUMNS ? `, … (${table.columns.length - FIX_PROMPT_MAX_COLUMNS} more)` : '';
-      return `- ${table.qualified}: ${columns.join(', ')}${more}`;
-    })
-    .join('\n');
+  const lines = tables.map((table) => {
+    const columns = table.columns.slice(0, FIX_PROMPT_MAX_COLUMNS).map((column) => `${promptIdentifier(column.name)} ${column.type}`);
+    const more = table.columns.length > FIX_PROMPT_MAX_COLUMNS ? `, … (${table.columns.length - FIX_PROMPT_MAX_COLUMNS} more)` : '';
+    return `- ${promptTableName(table)}: ${columns.join(', ')}${more}`;
+  });
+  return fenceData(lines.join('\n'));
 }
 
+/** Earlier statements and what the warehouse said about each, fenced as data. */
 export function renderPreviousAttempts(attempts: ReadonlyArray<{ sql: string; error: string }>): string {
   if (attempts.length === 0) return '(none)';
-  return attempts
-    .map((attempt, index) => `${index + 1}. ${attempt.sql.replace(/\s+/g, ' ').slice(0, 400)}\n   error: ${attempt.error.slice(0, 300)}`)
-    .join('\n');
+  return fenceData(
+    attempts
+      .map((attempt, index) => `${index + 1}. ${attempt.sql.replace(/\s+/g, ' ').slice(0, 400)}\n   error: ${attempt.error.slice(0, 300)}`)
+      .join('\n'),
+  );
 }
 
 /** Reads the corrected SQL from a fixer reply: ```sql fence, any fence, JSON `fixed_sql`, or bare SQL text. */

@@ -5,6 +5,7 @@
  * which renders them from the claims. It adds no finding of its own: the intelligence is the engine's,
  * so a real model and this stand-in see and report the same facts.
  */
+import { DATA_CLOSE, DATA_OPEN } from '../data-fence.js';
 import type { LlmRequest } from '../port.js';
 import { analysisEvidence, nodesToExpand } from './drill-down.js';
 
@@ -18,9 +19,16 @@ interface FindingLine {
   subject: string;
 }
 
+/** The analysis prompt's heading of the findings section, whose data section follows it. */
+const FINDINGS_SECTION = 'Mined findings for this area';
+
 /** `F3 | difference | about over_time=Yes | n=… | q<0.001 | score 1.2 | …` lines of the findings block, in order. */
 export function readFindingLines(text: string): FindingLine[] {
-  const block = /<findings>\n([\s\S]*?)\n<\/findings>/.exec(text)?.[1] ?? '';
+  const heading = text.indexOf(FINDINGS_SECTION);
+  if (heading < 0) return [];
+  const open = text.indexOf(`${DATA_OPEN}\n`, heading);
+  const close = open < 0 ? -1 : text.indexOf(`\n${DATA_CLOSE}`, open);
+  const block = close < 0 ? '' : text.slice(open + DATA_OPEN.length + 1, close);
   const lines: FindingLine[] = [];
   for (const line of block.split('\n')) {
     const match = /^(F\d+) \| [a-z]+ \| about (.+?) \| /.exec(line);

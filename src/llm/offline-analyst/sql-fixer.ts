@@ -28,7 +28,8 @@ function section(prompt: string, heading: string): string {
 function listedColumns(prompt: string): string[] {
   const columns = new Set<string>();
   for (const line of section(prompt, 'Columns of the tables the query touches').split('\n')) {
-    const match = /^- [\w."]+: (.*)$/.exec(line.trim());
+    // `- main.orders: order_id BIGINT, …`; a table name that is not plain is quoted as SQL quotes it
+    const match = /^- (?:[\w]+|"(?:[^"]|"")*")(?:\.(?:[\w]+|"(?:[^"]|"")*"))*: (.*)$/.exec(line.trim());
     if (!match) continue;
     for (const part of (match[1] as string).split(', ')) {
       const name = part.trim().split(' ')[0];

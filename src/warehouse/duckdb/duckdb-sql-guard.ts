@@ -1,9 +1,8 @@
 /** Layer 1 for DuckDB: DuckDB's own parser (statement extraction + JSON syntax tree) and a walk over every node. */
-import { deniedFunctionReason, deniedTableFunctionReason, functionPolicyFor } from '../sql-function-policy.js';
 import { refuse, type GuardVerdict, type RelationReference } from '../sql-guard-verdict.js';
+import { functionCallRefusal, type FunctionPosition } from '../sql-functions.js';
 import { countDuckdbStatements, serializeDuckdbSql } from './duckdb-sql-parser.js';
-
-const POLICY = functionPolicyFor('duckdb');
+import { DUCKDB_FUNCTIONS } from './functions.js';
 const QUERY_NODE_TYPES = new Set(['SELECT_NODE', 'SET_OPERATION_NODE', 'RECURSIVE_CTE_NODE', 'CTE_NODE']);
 /** DuckDB reads a table name with a path separator, scheme, extension dot or glob as a file ("replacement scan"). */
 const FILE_LIKE_TABLE_NAME = /[./\\:*?~]/;
@@ -24,16 +23,27 @@ interface WalkState {
   refusal?: string;
 }
 
+/** A FUNCTION or WINDOW node: its name and qualification as DuckDB will resolve them. */
+function checkCall(call: JsonNode, position: FunctionPosition, state: WalkState): void {
+  const reason = functionCallRefusal(
+    DUCKDB_FUNCTIONS,
+    { catalog: text(call.catalog), schema: text(call.schema), name: String(call.function_name) },
+    position,
+  );
+  if (reason !== undefined) state.refusal = reason;
+}
+
 function visit(node: JsonNode, state: WalkState): void {
-  if (typeof node.function_name === 'string') {
-    const reason = deniedFunctionReason(POLICY, node.function_name);
-    if (reason !== undefined) state.refusal = reason;
-  }
   if (node.type === 'TABLE_FUNCTION') {
     const call = node.function;
-    const name = isNode(call) && typeof call.function_name === 'string' ? call.function_name : '';
-    const reason = name === '' ? 'only plain function calls may appear as FROM-clause functions' : deniedTableFunctionReason(POLICY, name);
-    if (reason !== undefined) state.refusal = reason;
+    if (isNode(call) && typeof call.function_name === 'string') checkCall(call, 'from', state);
+    else state.refusal = 'only plain function calls may appear as FROM-clause functions';
+    if (state.refusal !== undefined) return;
+  }
+  // every call in every position: select list, WHERE, ORDER BY, window and FILTER clauses, lambdas, arguments
+  if (typeof node.function_name === 'string') {
+    checkCall(node, 'expression', state);
+    if (state.refusal !== undefined) return;
   }
   if (node.type === 'BASE_TABLE' && typeof node.table_name === 'string') {
     if (FILE_LIKE_TABLE_NAME.test(node.table_name)) {

@@ -19,9 +19,11 @@ import { DuckDBInstance, StatementType, type DuckDBConnection, type DuckDBValue 
 import type { Row } from '../../domain/index.js';
 import { CancelledError, ConfigError, NotFoundError, UnsafeSqlError, WarehouseError, describeError } from '../../errors/index.js';
 import { deduplicateColumnNames } from '../cells.js';
+import { catalogComment } from '../comments.js';
 import { inferColumnCategory } from '../column-category.js';
 import { SAMPLE_ROW_COUNT, type WarehouseResources } from '../limits.js';
 import type {
+  ColumnInfo,
   QueryOptions,
   QueryResult,
   SampleOptions,
@@ -188,7 +190,7 @@ class DuckdbWarehouse implements Warehouse {
 
   async describeTable(table: TableRef): Promise<TableSchema> {
     const columnRows = await this.internalRows(
-      `SELECT column_name, data_type, is_nullable FROM duckdb_columns() WHERE schema_name = $1 AND table_name = $2 ORDER BY column_index`,
+      `SELECT column_name, data_type, is_nullable, comment FROM duckdb_columns() WHERE schema_name = $1 AND table_name = $2 ORDER BY column_index`,
       [table.schema, table.name],
     );
     if (columnRows.length === 0 || table.name.toLowerCase().startsWith(INTERNAL_TABLE_PREFIX)) {
@@ -201,11 +203,24 @@ class DuckdbWarehouse implements Warehouse {
       [table.schema, table.name],
     );
     const primaryKey = new Set(keyRows.map((row) => String(row[0])));
-    const columns = columnRows.map((row) => {
+    const columns = columnRows.map((row): ColumnInfo => {
       const name = String(row[0]);
       const type = String(row[1]);
-      return { name, type, nullable: row[2] === true, category: inferColumnCategory(name, type, { primaryKey: primaryKey.has(name) }) };
+      const comment = catalogComment(row[3]);
+      return {
+        name,
+        type,
+        nullable: row[2] === true,
+        category: inferColumnCategory(name, type, { primaryKey: primaryKey.has(name) }),
+        ...(comment === undefined ? {} : { comment }),
+      };
     });
+    const commentRows = await this.internalRows(
+      `SELECT comment FROM duckdb_tables() WHERE schema_name = $1 AND table_name = $2
+       UNION ALL SELECT comment FROM duckdb_views() WHERE schema_name = $1 AND view_name = $2`,
+      [table.schema, table.name],
+    );
+    const comment = commentRows.map((row) => catalogComment(row[0])).find((text) => text !== undefined);
     const qualifiedSql = `${quoteIdentifier(table.schema)}.${quoteIdentifier(table.name)}`;
     const samples = await this.query(`SELECT * FROM ${qualifiedSql} LIMIT ${SAMPLE_ROW_COUNT}`);
     return {
@@ -215,6 +230,7 @@ class DuckdbWarehouse implements Warehouse {
       columns,
       rowCount: await this.rowCount(table, qualifiedSql),
       samples: samples.rows,
+      ...(comment === undefined ? {} : { comment }),
     };
   }
 

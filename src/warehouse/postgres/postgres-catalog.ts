@@ -18,9 +18,10 @@ import type pg from 'pg';
 import type { Row } from '../../domain/index.js';
 import { WarehouseError } from '../../errors/index.js';
 import { deduplicateColumnNames } from '../cells.js';
+import { catalogComment } from '../comments.js';
 import { inferColumnCategory } from '../column-category.js';
 import { SAMPLE_ROW_COUNT } from '../limits.js';
-import type { SampleOptions, TableDescription } from '../port.js';
+import type { ColumnInfo, SampleOptions, TableDescription } from '../port.js';
 import { filteredRelationSql, quoteIdentifier, relationKey, type FilteredRelations, type TenantFilter } from '../tenant-filter.js';
 import { postgresCell } from './postgres-cells.js';
 
@@ -52,6 +53,7 @@ interface RelationRow {
   relkind: string;
   reltuples: number;
   bytes: string | null;
+  comment: string | null;
 }
 
 interface ColumnRow {
@@ -61,6 +63,19 @@ interface ColumnRow {
   type: string;
   attnotnull: boolean;
   primary_key: boolean;
+  comment: string | null;
+}
+
+/** A catalog row as a column: its role inferred from name, type and key, its comment when it has one. */
+export function postgresColumn(row: Pick<ColumnRow, 'attname' | 'type' | 'attnotnull' | 'primary_key' | 'comment'>): ColumnInfo {
+  const comment = catalogComment(row.comment);
+  return {
+    name: row.attname,
+    type: row.type,
+    nullable: !row.attnotnull,
+    category: inferColumnCategory(row.attname, row.type, { primaryKey: row.primary_key }),
+    ...(comment === undefined ? {} : { comment }),
+  };
 }
 
 function keyOf(schema: string, name: string): string {
@@ -90,13 +105,14 @@ export async function readPostgresCatalog(context: PostgresCatalogContext): Prom
   const [relations, columns] = await Promise.all([
     context.pool.query<RelationRow>(
       `SELECT n.nspname, c.relname, c.relkind, c.reltuples,
-              CASE WHEN c.reltuples < 0 THEN pg_relation_size(c.oid)::text END AS bytes
+              CASE WHEN c.reltuples < 0 THEN pg_relation_size(c.oid)::text END AS bytes,
+              obj_description(c.oid, 'pg_class') AS comment
          FROM pg_class c JOIN pg_namespace n ON n.oid = c.relnamespace
         WHERE ${context.relationFilter}`,
     ),
     context.pool.query<ColumnRow>(
       `SELECT n.nspname, c.relname, a.attname, format_type(a.atttypid, a.atttypmod) AS type, a.attnotnull,
-              coalesce(a.attnum = ANY(i.indkey), false) AS primary_key
+              coalesce(a.attnum = ANY(i.indkey), false) AS primary_key, col_description(c.oid, a.attnum) AS comment
          FROM pg_attribute a JOIN pg_class c ON c.oid = a.attrelid JOIN pg_namespace n ON n.oid = c.relnamespace
          LEFT JOIN pg_index i ON i.indrelid = c.oid AND i.indisprimary
         WHERE ${context.relationFilter} AND a.attnum > 0 AND NOT a.attisdropped
@@ -108,12 +124,7 @@ export async function readPostgresCatalog(context: PostgresCatalogContext): Prom
   for (const row of columns.rows) {
     const key = keyOf(row.nspname, row.relname);
     const list = columnsByTable.get(key) ?? [];
-    list.push({
-      name: row.attname,
-      type: row.type,
-      nullable: !row.attnotnull,
-      category: inferColumnCategory(row.attname, row.type, { primaryKey: row.primary_key }),
-    });
+    list.push(postgresColumn(row));
     columnsByTable.set(key, list);
   }
 
@@ -122,12 +133,14 @@ export async function readPostgresCatalog(context: PostgresCatalogContext): Prom
   for (const row of relations.rows) {
     const tableColumns = columnsByTable.get(keyOf(row.nspname, row.relname));
     if (tableColumns === undefined || tableColumns.length === 0) continue;
+    const comment = catalogComment(row.comment);
     const table: TableDescription = {
       schema: row.nspname,
       name: row.relname,
       qualified: `${row.nspname}.${row.relname}`,
       columns: tableColumns,
       rowCount: row.reltuples >= 0 ? Math.round(row.reltuples) : -1,
+      ...(comment === undefined ? {} : { comment }),
     };
     const neverAnalysedAndSmall =
       row.reltuples < 0 &&

@@ -1,9 +1,8 @@
 /** Layer 1 for PostgreSQL: the real PostgreSQL parser (libpg-query) and a walk over every node. */
 import { loadModule, parseSync } from 'libpg-query';
-import { deniedFunctionReason, deniedTableFunctionReason, functionPolicyFor } from '../sql-function-policy.js';
 import { refuse, type GuardVerdict, type RelationReference } from '../sql-guard-verdict.js';
-
-const POLICY = functionPolicyFor('postgres');
+import { functionCallRefusal, type FunctionCallName, type FunctionPosition } from '../sql-functions.js';
+import { POSTGRES_FUNCTIONS } from './functions.js';
 let moduleLoaded: Promise<void> | undefined;
 
 type JsonNode = Record<string, unknown>;
@@ -12,13 +11,37 @@ function isNode(value: unknown): value is JsonNode {
   return typeof value === 'object' && value !== null && !Array.isArray(value);
 }
 
-/** `[{String:{sval:'pg_catalog'}},{String:{sval:'pg_read_file'}}]` → `pg_read_file`. */
-function lastNamePart(nameList: unknown): string {
-  if (!Array.isArray(nameList)) return '';
-  const last: unknown = nameList[nameList.length - 1];
-  if (isNode(last) && isNode(last.String) && typeof last.String.sval === 'string') return last.String.sval;
-  return '';
+/** `[{String:{sval:'pg_catalog'}},{String:{sval:'pg_read_file'}}]` → `['pg_catalog', 'pg_read_file']`. */
+function nameParts(nameList: unknown): string[] {
+  if (!Array.isArray(nameList)) return [];
+  return nameList.map((part: unknown) =>
+    isNode(part) && isNode(part.String) && typeof part.String.sval === 'string' ? part.String.sval : '',
+  );
 }
+
+/** A qualified name as the parser resolved it (quotes removed, unquoted parts folded to lower case). */
+function callName(nameList: unknown): FunctionCallName {
+  const parts = nameParts(nameList);
+  const name = parts[parts.length - 1] ?? '';
+  if (parts.length === 3) return { catalog: parts[0], schema: parts[1], name };
+  if (parts.length === 2) return { schema: parts[0], name };
+  return { name };
+}
+
+function checkCall(nameList: unknown, position: FunctionPosition, state: WalkState): void {
+  const reason = functionCallRefusal(POSTGRES_FUNCTIONS, callName(nameList), position);
+  if (reason !== undefined) state.refusal = reason;
+}
+
+/** Sampling methods are functions too (`TABLESAMPLE tsm_system_time(…)` comes from an extension). */
+const SAMPLING_METHODS = new Set(['bernoulli', 'system']);
+
+/** Expressions that are not function calls in the tree but run code the allow-list does not cover. */
+const REFUSED_EXPRESSIONS: Record<string, string> = {
+  XmlExpr: 'XML functions are not on the PostgreSQL allow-list',
+  XmlSerialize: 'XML functions are not on the PostgreSQL allow-list',
+  RangeTableFunc: 'XMLTABLE is not on the PostgreSQL allow-list',
+};
 
 /** Parser node names whose words do not read as the SQL the user wrote. */
 const STATEMENT_KIND_NAMES: Record<string, string> = {
@@ -50,20 +73,33 @@ interface WalkState {
 
 function visitNode(nodeType: string, body: JsonNode, state: WalkState): void {
   switch (nodeType) {
-    case 'FuncCall': {
-      const reason = deniedFunctionReason(POLICY, lastNamePart(body.funcname));
-      if (reason !== undefined) state.refusal = reason;
+    case 'FuncCall':
+      checkCall(body.funcname, 'expression', state);
       return;
-    }
     case 'RangeFunction': {
       for (const item of Array.isArray(body.functions) ? body.functions : []) {
         const pair = isNode(item) && isNode(item.List) && Array.isArray(item.List.items) ? item.List.items : [];
         const call: unknown = pair[0];
-        const name = isNode(call) && isNode(call.FuncCall) ? lastNamePart(call.FuncCall.funcname) : '';
         // a FROM-clause item that is not a plain function call (SQL-standard special forms) is refused too
-        const reason =
-          name === '' ? 'only plain function calls may appear as FROM-clause functions' : deniedTableFunctionReason(POLICY, name);
-        if (reason !== undefined) state.refusal = reason;
+        if (isNode(call) && isNode(call.FuncCall)) checkCall(call.FuncCall.funcname, 'from', state);
+        else state.refusal = 'only plain function calls may appear as FROM-clause functions';
+        if (state.refusal !== undefined) return;
+      }
+      return;
+    }
+    case 'A_Expr': {
+      // `a OPERATOR(myschema.+) b` calls whatever function that schema's operator names
+      const parts = nameParts(body.name);
+      if (parts.length > 1 && parts[0] !== 'pg_catalog') {
+        state.refusal = `operator ${parts.join('.')} is not on the PostgreSQL allow-list: only built-in operators may be called, qualified with pg_catalog at most`;
+      }
+      return;
+    }
+    case 'RangeTableSample': {
+      const method = nameParts(body.method);
+      const name = method[method.length - 1] ?? '';
+      if (!SAMPLING_METHODS.has(name) || (method.length > 1 && method[0] !== 'pg_catalog')) {
+        state.refusal = `sampling method ${method.join('.')} is not on the PostgreSQL allow-list (${[...SAMPLING_METHODS].join(', ')})`;
       }
       return;
     }
@@ -91,8 +127,11 @@ function visitNode(nodeType: string, body: JsonNode, state: WalkState): void {
       });
       return;
     }
-    default:
+    default: {
+      const refused = REFUSED_EXPRESSIONS[nodeType];
+      if (refused !== undefined) state.refusal = refused;
       return;
+    }
   }
 }
 

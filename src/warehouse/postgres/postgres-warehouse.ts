@@ -10,9 +10,9 @@
  */
 import pg from 'pg';
 import type { Row } from '../../domain/index.js';
-import { CancelledError, NotFoundError, WarehouseError, describeError } from '../../errors/index.js';
+import { CancelledError, ConfigError, NotFoundError, WarehouseError, describeError } from '../../errors/index.js';
 import { deduplicateColumnNames } from '../cells.js';
-import { inferColumnCategory } from '../column-category.js';
+import { catalogComment } from '../comments.js';
 import { SAMPLE_ROW_COUNT } from '../limits.js';
 import type {
   QueryOptions,
@@ -26,7 +26,7 @@ import type {
 } from '../port.js';
 import { assertSafeSql } from '../sql-guard.js';
 import { quoteIdentifier, relationKey, type TenantFilter } from '../tenant-filter.js';
-import { readPostgresCatalog, samplePostgresTables, type PostgresCatalogContext } from './postgres-catalog.js';
+import { postgresColumn, readPostgresCatalog, samplePostgresTables, type PostgresCatalogContext } from './postgres-catalog.js';
 import { postgresCell, postgresTypeParsers } from './postgres-cells.js';
 import { applyPostgresTenantFilter, type PostgresTenantContext } from './postgres-tenant-rewrite.js';
 
@@ -66,6 +66,32 @@ export function readOnlyTransactionSql(timeoutMs: number): string {
 
 function pgErrorCode(error: unknown): string | undefined {
   return typeof error === 'object' && error !== null && 'code' in error && typeof error.code === 'string' ? error.code : undefined;
+}
+
+/**
+ * What to fix when the server refuses a login, by SQLSTATE: no retry can succeed until someone changes
+ * a setting, so these become `ConfigError`s (the run fails at once) instead of retryable warehouse errors.
+ */
+function loginRefusalFix(sqlstate: string | undefined): string | undefined {
+  if (sqlstate === '28P01') return "the password is wrong: fix the warehouse URL's password (or the project's secrets.warehouse_password)";
+  if (sqlstate?.startsWith('28'))
+    return 'the role cannot log in (it does not exist, or no pg_hba.conf entry admits it): fix the user in the warehouse URL';
+  if (sqlstate === '3D000') return 'the database does not exist: fix the database name in the warehouse URL';
+  if (sqlstate === '42501') return 'the role may not connect to this database: grant it CONNECT, or use another role in the warehouse URL';
+  return undefined;
+}
+
+/** A failure to get a connection: a `ConfigError` naming what to fix when the server refused the login, else a retryable `WarehouseError`. */
+export function connectionError(description: string, error: unknown): ConfigError | WarehouseError {
+  const sqlstate = pgErrorCode(error);
+  const fix = loginRefusalFix(sqlstate);
+  if (fix !== undefined) {
+    return new ConfigError(`PostgreSQL at ${description} refused the connection: ${describeError(error)} (SQLSTATE ${sqlstate}); ${fix}`, {
+      cause: error,
+      details: { sqlstate },
+    });
+  }
+  return new WarehouseError(`could not connect to ${description}: ${describeError(error)}`, { cause: error });
 }
 
 class PostgresWarehouse implements Warehouse {
@@ -127,9 +153,17 @@ class PostgresWarehouse implements Warehouse {
   }
 
   async describeTable(table: TableRef): Promise<TableSchema> {
-    const columns = await this.pool.query<{ attname: string; type: string; attnotnull: boolean; primary_key: boolean }>(
+    const columns = await this.pool.query<{
+      attname: string;
+      type: string;
+      attnotnull: boolean;
+      primary_key: boolean;
+      comment: string | null;
+      table_comment: string | null;
+    }>(
       `SELECT a.attname, format_type(a.atttypid, a.atttypmod) AS type, a.attnotnull,
-              EXISTS (SELECT 1 FROM pg_index i WHERE i.indrelid = c.oid AND i.indisprimary AND a.attnum = ANY(i.indkey)) AS primary_key
+              EXISTS (SELECT 1 FROM pg_index i WHERE i.indrelid = c.oid AND i.indisprimary AND a.attnum = ANY(i.indkey)) AS primary_key,
+              col_description(c.oid, a.attnum) AS comment, obj_description(c.oid, 'pg_class') AS table_comment
          FROM pg_attribute a JOIN pg_class c ON c.oid = a.attrelid JOIN pg_namespace n ON n.oid = c.relnamespace
         WHERE n.nspname = $1 AND c.relname = $2 AND a.attnum > 0 AND NOT a.attisdropped AND ${USER_SCHEMAS}
         ORDER BY a.attnum`,
@@ -142,18 +176,15 @@ class PostgresWarehouse implements Warehouse {
     }
     const qualifiedSql = `${quoteIdentifier(table.schema)}.${quoteIdentifier(table.name)}`;
     const samples = await this.query(`SELECT * FROM ${qualifiedSql} LIMIT ${SAMPLE_ROW_COUNT}`);
+    const comment = catalogComment(columns.rows[0]?.table_comment);
     return {
       schema: table.schema,
       name: table.name,
       qualified: `${table.schema}.${table.name}`,
-      columns: columns.rows.map((row) => ({
-        name: row.attname,
-        type: row.type,
-        nullable: !row.attnotnull,
-        category: inferColumnCategory(row.attname, row.type, { primaryKey: row.primary_key }),
-      })),
+      columns: columns.rows.map((row) => postgresColumn(row)),
       rowCount: await this.rowCount(table, qualifiedSql),
       samples: samples.rows,
+      ...(comment === undefined ? {} : { comment }),
     };
   }
 
@@ -225,7 +256,9 @@ class PostgresWarehouse implements Warehouse {
    */
   private async readOnly<T>(timeoutMs: number, signal: AbortSignal | undefined, work: (client: pg.PoolClient) => Promise<T>): Promise<T> {
     if (signal?.aborted) throw new CancelledError('query cancelled before it started');
-    const client = await this.pool.connect();
+    const client = await this.pool.connect().catch((error: unknown) => {
+      throw connectionError(this.description, error);
+    });
     let backendPid: number | undefined;
     let cancelled = false;
     const onAbort = () => {
@@ -290,6 +323,6 @@ export async function openPostgresWarehouse(options: PostgresWarehouseOptions): 
     return warehouse;
   } catch (error) {
     await pool.end().catch(() => undefined);
-    throw new WarehouseError(`could not connect to ${options.description}: ${describeError(error)}`, { cause: error });
+    throw connectionError(options.description, error);
   }
 }

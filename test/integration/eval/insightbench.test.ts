@@ -96,7 +96,7 @@ describe.skipIf(!available)('when a real model is configured (the offline analys
     const analyst = createOfflineAnalyst();
     simulator = await startLlmSimulator({
       brain: (call) => {
-        if (call.system !== JUDGE_INSTRUCTIONS)
+        if (!call.system.startsWith(JUDGE_INSTRUCTIONS))
           return analyst({ system: call.system, messages: call.messages, maxOutputTokens: call.maxOutputTokens });
         // the judge's question: note which ground truth was asked about and name the first finding
         judged.push(call.messages.at(-1)?.content.split('\n')[1] ?? '');

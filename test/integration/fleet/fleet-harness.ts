@@ -12,6 +12,7 @@ import { openProducerConnection, openSubscriberConnection } from '../../../src/f
 import { createBullmqLauncher } from '../../../src/fleet/bullmq/launcher.js';
 import { createQueueSet, type QueueSet } from '../../../src/fleet/bullmq/queue-set.js';
 import type { OfflineBrain } from '../../../src/llm/providers/offline.js';
+import type { ProjectClients } from '../../../src/project-clients.js';
 import { createLogger, silentLogger } from '../../../src/logging/index.js';
 import { startWorkerRegistry, type WorkerRegistry } from '../../../workers/registry.js';
 import { createHarness, type Harness, type HarnessOptions } from '../../support/engine-harness.js';
@@ -23,6 +24,8 @@ export interface FleetWorkersOptions {
   queues?: readonly QueueName[];
   workerOverrides?: Partial<Omit<WorkerDefaults, 'callsLlm'>>;
   workerName?: string;
+  /** Per-project connection sets, as `assay worker` opens them; without it every job runs on the harness's ports. */
+  clients?: ProjectClients;
 }
 
 export interface Fleet {
@@ -64,6 +67,7 @@ export async function createFleet(
         logger: process.env.FLEET_DEBUG ? createLogger({ level: 'debug', format: 'json' }) : silentLogger,
         ...(workerOptions.workerOverrides ? { workerOverrides: workerOptions.workerOverrides } : {}),
         ...(workerOptions.workerName ? { workerName: workerOptions.workerName } : {}),
+        ...(workerOptions.clients ? { clients: workerOptions.clients } : {}),
       });
       const subscriber = openSubscriberConnection(redisUrl);
       await subscribeToCancellations(subscriber, prefix, (runId) => registry.abortRun(runId), silentLogger);

@@ -44,7 +44,7 @@ describe('when assay query is given unsafe SQL', () => {
   it('exits 3 with the reason on stderr and prints nothing', async () => {
     const result = await runQuery('--warehouse', url, "SELECT * FROM read_csv('/etc/passwd')");
     expect(result.code).toBe(3);
-    expect(result.stderr).toContain('refused: function read_csv reads files');
+    expect(result.stderr).toContain('refused: function read_csv is not on the DuckDB allow-list: it reads files or URLs');
     expect(result.stdout).toBe('');
   });
 });

@@ -12,7 +12,8 @@ import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { UnsafeSqlError, SqlSyntaxError } from '../../../src/errors/index.js';
 import { openWarehouse, type SqlDialect, type Warehouse } from '../../../src/warehouse/index.js';
 import { startTestPostgres } from '../../support/postgres.js';
-import { ACCEPT_CORPUS, ATTACK_CORPUS, casesFor, withSandbox } from '../../unit/warehouse/sql-corpus.js';
+import pg from 'pg';
+import { ACCEPT_CORPUS, ATTACK_CORPUS, casesFor, HELD_OUT_PROBES, withSandbox } from '../../unit/warehouse/sql-corpus.js';
 import { createDuckdbFixtureFile, loadPostgresFixture } from './fixtures.js';
 
 const postgres = await startTestPostgres();
@@ -110,6 +111,21 @@ describe.each(TARGETS)('the $dialect warehouse under attack', (target) => {
     expect(tables).not.toContain('hacked');
   });
 
+  it.skipIf(!target.available)(
+    `refuses all ${casesFor(HELD_OUT_PROBES, target.dialect).length} held-out probes in the guard itself`,
+    async () => {
+      const executed: string[] = [];
+      for (const probe of casesFor(HELD_OUT_PROBES, target.dialect)) {
+        const error = await warehouse.query(probe.sql).then(
+          () => undefined,
+          (caught: unknown) => caught,
+        );
+        if (!(error instanceof UnsafeSqlError)) executed.push(`${probe.name}: ${error instanceof Error ? error.message : 'executed'}`);
+      }
+      expect(executed).toEqual([]);
+    },
+  );
+
   it.skipIf(!target.available)('runs every analytical query of the accept corpus', async () => {
     const failures: string[] = [];
     for (const entry of casesFor(ACCEPT_CORPUS, target.dialect)) {
@@ -118,5 +134,76 @@ describe.each(TARGETS)('the $dialect warehouse under attack', (target) => {
         .catch((error: unknown) => failures.push(`${entry.name}: ${error instanceof Error ? error.message : String(error)}`));
     }
     expect(failures).toEqual([]);
+  });
+});
+
+describe.skipIf(!postgres.available)('the PostgreSQL warehouse probed with SQL held in strings (issue 23)', () => {
+  const server = postgres.available ? postgres.server : undefined;
+  let admin: pg.Client;
+  let victim: pg.Client;
+  let warehouse: Warehouse;
+  let logFile: string;
+
+  beforeAll(async () => {
+    if (server === undefined) return;
+    admin = new pg.Client({ connectionString: server.adminUrl });
+    await admin.connect();
+    // every statement the reader's sessions send is written to the server log, so "did not run" is read, not timed
+    await admin.query("ALTER ROLE assay_reader SET log_statement = 'all'");
+    const dataDirectory = (await admin.query<{ data_directory: string }>('SHOW data_directory')).rows[0]?.data_directory ?? '';
+    logFile = path.join(path.dirname(dataDirectory), 'server.log');
+    // another client of the same role: what pg_terminate_backend inside ts_stat ended before
+    victim = new pg.Client({ connectionString: server.readerUrl });
+    await victim.connect();
+    warehouse = await openWarehouse(server.readerUrl);
+  });
+
+  afterAll(async () => {
+    if (server === undefined) return;
+    await warehouse.close();
+    await victim.end().catch(() => undefined);
+    await admin.query('ALTER ROLE assay_reader RESET log_statement');
+    await admin.end();
+  });
+
+  async function serverLog(): Promise<string> {
+    // the superuser may read the server's own log; the agent's path refuses this very function
+    return (await admin.query<{ log: string }>('SELECT pg_read_file($1) AS log', [logFile])).rows[0]?.log ?? '';
+  }
+
+  it('refuses every ts_stat and ts_rewrite case and every held-out probe, and none of them reaches the server', async () => {
+    const sentinel = `SELECT 'sentinel-${Date.now()}' AS s`;
+    await warehouse.query(sentinel);
+    const cases = [
+      ...casesFor(ATTACK_CORPUS, 'postgres').filter((entry) => /ts_stat|ts_rewrite|advisory/.test(entry.sql)),
+      ...casesFor(HELD_OUT_PROBES, 'postgres'),
+    ];
+    expect(cases.length).toBeGreaterThan(30);
+    const notRefusedByTheGuard: string[] = [];
+    for (const entry of cases) {
+      const error = await warehouse.query(entry.sql).then(
+        () => undefined,
+        (caught: unknown) => caught,
+      );
+      if (!(error instanceof UnsafeSqlError)) notRefusedByTheGuard.push(entry.name);
+    }
+    expect(notRefusedByTheGuard).toEqual([]);
+    await warehouse.query(sentinel.replace('sentinel', 'sentinel-after'));
+    const log = await serverLog();
+    // the log does record the reader's statements (the check can fail) …
+    expect(log).toContain(sentinel);
+    expect(log).toContain(sentinel.replace('sentinel', 'sentinel-after'));
+    // … and not one of the refused ones
+    expect(cases.filter((entry) => log.includes(entry.sql)).map((entry) => entry.name)).toEqual([]);
+  });
+
+  it('leaves every other session alive and no advisory lock behind', async () => {
+    await warehouse
+      .query("SELECT ts_stat('SELECT to_tsvector(pg_terminate_backend(pid)::text) FROM pg_stat_activity WHERE pid <> pg_backend_pid()')")
+      .catch(() => undefined);
+    await warehouse.query("SELECT ts_stat('SELECT to_tsvector(pg_advisory_lock(4242)::text)')").catch(() => undefined);
+    expect((await victim.query<{ alive: number }>('SELECT 1 AS alive')).rows).toEqual([{ alive: 1 }]);
+    expect((await admin.query<{ n: string }>("SELECT count(*) AS n FROM pg_locks WHERE locktype = 'advisory'")).rows).toEqual([{ n: '0' }]);
+    expect((await warehouse.query('SELECT id FROM canary')).rows).toEqual([{ id: 1 }]);
   });
 });

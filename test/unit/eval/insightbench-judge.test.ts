@@ -1,3 +1,4 @@
+import { DATA_RULE } from '../../../src/llm/data-fence.js';
 import { describe, expect, it } from 'vitest';
 import type { LlmBinding } from '../../../src/discovery/context.js';
 import { JUDGE_INSTRUCTIONS, judgeFindings, judgePromptSections, parseJudgeReply } from '../../../src/eval/insightbench/judge.js';
@@ -78,7 +79,7 @@ describe('when the judge asks a model about each ground-truth finding', () => {
     const outcome = await judgeFindings({ binding: binding(provider), groundTruth, findings });
     expect(requests).toHaveLength(3);
     expect(requests.map((request) => request.messages.at(-1)?.content.split('\n')[1])).toEqual(groundTruth.map((truth) => truth.insight));
-    expect(requests[0]?.system).toBe(JUDGE_INSTRUCTIONS);
+    expect(requests[0]?.system).toBe(`${JUDGE_INSTRUCTIONS}\n\n${DATA_RULE}`);
     expect(outcome.verdicts).toEqual([
       { ground_truth_index: 0, score: 1, insight_id: 'segments-1', reason: 'same', unusable: false },
       { ground_truth_index: 1, score: 0, insight_id: null, reason: 'no PTO finding', unusable: false },

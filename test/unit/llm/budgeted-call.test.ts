@@ -1,3 +1,4 @@
+import { DATA_RULE } from '../../../src/llm/data-fence.js';
 import { describe, expect, it } from 'vitest';
 import type { LlmCallRecord } from '../../../src/domain/run.js';
 import { LlmContextOverflowError, type LlmError, LlmRateLimitError } from '../../../src/errors/index.js';
@@ -76,7 +77,7 @@ describe('when the prompt fits and the provider answers', () => {
     });
     expect(result.response.text).toBe('{"action":"done"}');
     expect(provider.requests[0]!.maxOutputTokens).toBe(2_000);
-    expect(provider.requests[0]!.system).toBe('You are a data analyst. Answer in JSON.');
+    expect(provider.requests[0]!.system).toBe(`You are a data analyst. Answer in JSON.\n\n${DATA_RULE}`);
     expect(records).toEqual([result.record]);
     const reported = requestTokens(provider.requests[0]!) + 11;
     expect(result.record).toMatchObject({

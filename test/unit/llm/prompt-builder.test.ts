@@ -1,3 +1,4 @@
+import { DATA_RULE } from '../../../src/llm/data-fence.js';
 import fc from 'fast-check';
 import { describe, expect, it } from 'vitest';
 import {
@@ -47,7 +48,7 @@ describe('when everything fits', () => {
       ],
       window(100_000),
     );
-    expect(built.system).toBe('You are Assay.\n\nSELECT only.');
+    expect(built.system).toBe(`You are Assay.\n\nSELECT only.\n\n${DATA_RULE}`);
     expect(built.messages.map((message) => message.role)).toEqual(['user', 'assistant', 'user']);
     expect(built.adjustments).toEqual([]);
     const expected =

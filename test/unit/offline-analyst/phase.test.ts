@@ -7,11 +7,9 @@ const analysis = analysisRequest('conversion', [
   queryStep(1, 'conversion: sessions by device', 'SELECT 1', [{ device_type: 'mobile', sessions: 10 }]),
 ]);
 const recommendations = recommendationsRequest([insight({ id: 'conversion-1', name: 'mobile abandons' })]);
-const sqlFix = sqlFixRequest(
-  'SELECT devic FROM shop.sessions',
-  'Referenced column "devic" not found',
-  '- shop.sessions: device_type VARCHAR',
-);
+const sqlFix = sqlFixRequest('SELECT devic FROM shop.sessions', 'Referenced column "devic" not found', {
+  'shop.sessions': ['device_type VARCHAR'],
+});
 
 describe('when the analyst reads a prompt', () => {
   it.each([

@@ -10,6 +10,7 @@ import {
 } from '../../../src/discovery/packs/prompt-assembly.js';
 import { renderKickoff } from '../../../src/discovery/parsing/turn-format.js';
 import { renderTemplate } from '../../../src/discovery/packs/template.js';
+import { renderSqlFixPrompt } from '../../../src/discovery/sql/sql-fix-prompt.js';
 import { compactInsights, insightsSummary } from '../../../src/discovery/phases/recommend.js';
 import type { ExplorationStep, Insight, Row } from '../../../src/domain/index.js';
 import type { LlmRequest } from '../../../src/llm/port.js';
@@ -150,17 +151,23 @@ export function recommendationsRequest(insights: readonly Insight[]): LlmRequest
   };
 }
 
-const SQL_FIX_TEMPLATE = readFileSync(new URL('../../../src/discovery/prompts/sql_fix.md', import.meta.url), 'utf8');
-
-export function sqlFixRequest(sql: string, error: string, tableColumns: string): LlmRequest {
-  const prompt = renderTemplate(SQL_FIX_TEMPLATE, {
-    DIALECT: 'DuckDB',
-    ORIGINAL_SQL: sql,
-    ERROR_MESSAGE: error,
-    TABLE_COLUMNS: tableColumns,
-    PREVIOUS_ATTEMPTS: '(none)',
-    VERIFICATION_CONTEXT: '(none: this query comes from exploration)',
+/** The engine's sql_fix prompt for `sql` over `tables` (`schema.table` and `name TYPE` columns). */
+export function sqlFixRequest(sql: string, error: string, tables: Record<string, string[]>): LlmRequest {
+  const schemas = Object.entries(tables).map(([qualified, columns]): TableSchema => {
+    const [schema = '', name = ''] = qualified.split('.');
+    return {
+      schema,
+      name,
+      qualified,
+      rowCount: 100,
+      samples: [],
+      columns: columns.map((column) => {
+        const [columnName = '', type = 'VARCHAR'] = column.split(' ');
+        return { name: columnName, type, nullable: true, category: 'dimension' };
+      }),
+    };
   });
+  const prompt = renderSqlFixPrompt({ dialect: 'duckdb', sql, error, tables: schemas, previous: [] });
   return { messages: [{ role: 'user', content: prompt }], maxOutputTokens: 2_000 };
 }
 

@@ -5,6 +5,9 @@
  */
 import { describe, expect, it } from 'vitest';
 import { readCatalog } from '../../../src/llm/offline-analyst/readers/catalog.js';
+import { renderCatalog } from '../../../src/schema/catalog.js';
+import { renderTableDetail } from '../../../src/schema/lookup.js';
+import type { TableSchema } from '../../../src/warehouse/port.js';
 import { readLookupReply } from '../../../src/llm/offline-analyst/readers/lookup-reply.js';
 import {
   isEntity,
@@ -108,24 +111,40 @@ describe('when a column is named like an identifier', () => {
 });
 
 describe('when names hold spaces, accents or multi-word types', () => {
-  it('reads lookup lines from their end and catalog lines up to the first separator', () => {
-    const [parsed] = readLookupReply(
-      [
-        'Schema for `main.Work Items` (1.2K rows):',
-        'Columns (4):',
-        '- Airport Name VARCHAR NULL [dimension]',
-        '- Région VARCHAR NULL [dimension]',
-        '- opened at TIMESTAMP WITH TIME ZONE NOT NULL [time]',
-        '- Unit Price numeric(10,2) NULL [metric]',
-      ].join('\n'),
-    );
+  it('reads lookup replies and catalog lines as the engine renders them, names quoted, comments skipped', () => {
+    const workItems: TableSchema = {
+      schema: 'main',
+      name: 'Work Items',
+      qualified: 'main.Work Items',
+      rowCount: 1_200,
+      comment: 'Tickets | one "row" per item',
+      columns: [
+        { name: 'Airport Name', type: 'VARCHAR', nullable: true, category: 'dimension', comment: 'IATA name [dimension] NULL' },
+        { name: 'Région', type: 'VARCHAR', nullable: true, category: 'dimension' },
+        { name: 'opened at', type: 'TIMESTAMP WITH TIME ZONE', nullable: false, category: 'time' },
+        { name: 'Unit Price', type: 'numeric(10,2)', nullable: true, category: 'metric' },
+        { name: 'item_id', type: 'BIGINT', nullable: false, category: 'primary_key' },
+      ],
+      samples: [],
+    };
+    const { comment: _comment, ...uncommented } = workItems;
+    const items: TableSchema = { ...uncommented, name: 'items', qualified: 'main.items', rowCount: 50 };
+    const [parsed] = readLookupReply(renderTableDetail(workItems));
     expect(parsed?.qualified).toBe('main.Work Items');
     expect(parsed?.columns.map((column) => [column.name, column.type])).toEqual([
       ['Airport Name', 'VARCHAR'],
       ['Région', 'VARCHAR'],
       ['opened at', 'TIMESTAMP WITH TIME ZONE'],
       ['Unit Price', 'numeric(10,2)'],
+      ['item_id', 'BIGINT'],
     ]);
+    const catalog = renderCatalog([workItems, items], { areaKeywords: ['items'] }).text;
+    expect(catalog).toContain('main."Work Items" | 5c | 1.2K rows | items | -> items | comment "Tickets | one \\"row\\" per item"');
+    expect(readCatalog(catalog).map((entry) => [entry.qualified, entry.rows, entry.keywords, entry.joins])).toEqual([
+      ['main.Work Items', 1_200, ['items'], ['items']],
+      ['main.items', 50, ['items'], []],
+    ]);
+    // a catalog written by hand, without quotes, still reads up to the first separator
     expect(readCatalog('main.Work Items | 9c | 1.2K rows | category').map((entry) => [entry.qualified, entry.rows])).toEqual([
       ['main.Work Items', 1_200],
     ]);

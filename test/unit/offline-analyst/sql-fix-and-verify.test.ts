@@ -4,7 +4,7 @@ import { createOfflineAnalyst } from '../../../src/llm/offline-analyst/index.js'
 import { sqlFixRequest } from './prompts.js';
 
 const brain = createOfflineAnalyst();
-const columns = '- shop.sessions: session_id BIGINT, device_type VARCHAR, reached_checkout BOOLEAN';
+const columns = { 'shop.sessions': ['session_id BIGINT', 'device_type VARCHAR', 'reached_checkout BOOLEAN'] };
 
 describe('when a query failed on a misspelt column', () => {
   it('replaces it with the closest listed column and replies with a sql block', async () => {

@@ -45,6 +45,27 @@ describe('the schema cache', () => {
     expect(stale.status !== 'missing' && stale.tables.length).toBe(6);
   });
 
+  it('keeps the comments of tables and columns', async () => {
+    const cache = createSchemaCache({ store, now: () => clock });
+    const [orders, ...rest] = shopTables();
+    const commented = {
+      ...orders!,
+      comment: 'Web orders',
+      columns: orders!.columns.map((column) => ({ ...column, comment: `${column.name}!` })),
+    };
+    await cache.put('shop', hash, [commented, ...rest]);
+    const entry = await cache.get('shop', hash);
+    expect(entry.status !== 'missing' && entry.tables[0]).toEqual(commented);
+  });
+
+  it('rebuilds an entry of the format before comments were kept', async () => {
+    const cache = createSchemaCache({ store, now: () => clock });
+    await cache.put('shop', hash, shopTables());
+    const stored = (await store.cacheGet('schema', `shop:${hash}`))?.value as Record<string, unknown>;
+    await store.cachePut('schema', `shop:${hash}`, { ...stored, version: 1 }, { ttlMs: DAY });
+    expect(await cache.get('shop', hash)).toEqual({ status: 'missing', reason: 'unreadable' });
+  });
+
   it('keys entries by project and warehouse', async () => {
     const cache = createSchemaCache({ store, now: () => clock });
     await cache.put('shop', hash, shopTables());

@@ -184,7 +184,7 @@ describe('the template blurb', () => {
   it('describes rows, columns by category with sample values, joins and keywords', () => {
     const orders = shopTables()[0]!;
     expect(templateBlurb(orders, { keywords: ['revenue'], joins: ['main.customers'] })).toBe(
-      'main.orders: 1.2M rows, 5 columns. Keys: order_id, customer_id. Time: created_at. Metrics: amount. Dimensions: status (e.g. paid). Likely joins: main.customers. Related to: revenue.',
+      'main.orders: 1.2M rows, 5 columns. Keys: order_id, customer_id. Time: created_at. Metrics: amount. Dimensions: status (e.g. "paid"). Likely joins: main.customers. Related to: revenue.',
     );
   });
 

@@ -1,4 +1,5 @@
 import { describe, expect, it } from 'vitest';
+import { DATA_CLOSE, DATA_OPEN } from '../../../src/llm/data-fence.js';
 import { createSchemaBudget } from '../../../src/schema/budget.js';
 import { DEFAULT_MAX_LOOKUPS_PER_RUN, LOOKUP_MAX_COLUMNS, MAX_LOOKUP_TABLES_PER_CALL } from '../../../src/schema/constants.js';
 import { lookupSchema } from '../../../src/schema/lookup.js';
@@ -15,13 +16,13 @@ describe('lookup_schema', () => {
     it('renders columns with type, nullability and category, and sample rows with sorted keys and NULL', () => {
       expect(result.found).toEqual(['main.orders', 'main.customers']);
       expect(result.text).toContain(
-        'Schema for `main.orders` (1.2M rows):\nColumns (5):\n- order_id BIGINT NOT NULL [primary_key]\n- customer_id VARCHAR NULL [primary_key]',
+        `${DATA_OPEN}\nSchema for main.orders (1.2M rows):\nColumns (5):\n- order_id BIGINT NOT NULL [primary_key]\n- customer_id VARCHAR NULL [primary_key]`,
       );
       expect(result.text).toContain(
         'Sample rows (2):\n1. {amount: 12.5, created_at: "2024-01-02", customer_id: 7, order_id: 2, status: "paid"}\n2. {amount: 3, created_at: "2024-01-01", customer_id: 9, order_id: 1, status: NULL}',
       );
-      expect(result.text).toContain('Schema for `main.customers` (50K rows):');
-      expect(result.text).toContain('Sample rows: none available.');
+      expect(result.text).toContain(`${DATA_OPEN}\nSchema for main.customers (50K rows):`);
+      expect(result.text).toContain(`Sample rows: none available.\n${DATA_CLOSE}`);
     });
 
     it('charges one call and records the tables as fetched', () => {
@@ -96,7 +97,7 @@ describe('lookup_schema', () => {
     const result = lookupSchema(['orders'], { tables: twins, budget: createSchemaBudget() });
     expect(result.found).toEqual([]);
     expect(result.notFound).toEqual(['orders']);
-    expect(result.text).toContain('`orders` could be `archive.orders`, `sales.orders`');
+    expect(result.text).toContain(`\`orders\` could be ${DATA_OPEN} archive.orders, sales.orders ${DATA_CLOSE}`);
   });
 
   it('resolves a unique case-insensitive match, exact names first', () => {
@@ -132,5 +133,14 @@ describe('normaliseTableRef', () => {
     expect(
       ['  main.orders ', '`main.orders`', '"main.orders"', '"main"."orders"', '`main`.`orders`', '``x``', '   '].map(normaliseTableRef),
     ).toEqual(['main.orders', 'main.orders', 'main.orders', 'main.orders', 'main.orders', '`x`', '']);
+  });
+
+  it('reads names quoted as prompts show them: a quoted part, doubled quotes inside', () => {
+    expect(['main."Work Items"', '"Sales Data"."Say ""hi"""', '"main".orders', '"unclosed'].map(normaliseTableRef)).toEqual([
+      'main.Work Items',
+      'Sales Data.Say "hi"',
+      'main.orders',
+      '"unclosed',
+    ]);
   });
 });

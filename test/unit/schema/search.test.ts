@@ -52,7 +52,7 @@ describe('search_tables', () => {
     const result = await searchTables('abandoned cart sessions', { embedder, index, collection, budget: createSchemaBudget() });
     expect(result.hits[0]?.table).toBe('main.cart_events');
     expect(result.text).toMatch(
-      /^Search results for "abandoned cart sessions":\n1\. `main\.cart_events` — 2M rows — score=0\.\d{3}\n {3}Cart events: one row/,
+      /^Search results for "abandoned cart sessions":\n<<<WAREHOUSE_DATA\n1\. main\.cart_events — 2M rows — score=0\.\d{3}\n {3}Cart events: one row/,
     );
     expect(result.text).toContain('Call lookup_schema');
     expect(

@@ -165,6 +165,49 @@ export const ATTACK_CORPUS: readonly SqlCase[] = [
   { name: 'table_to_xml', sql: "SELECT table_to_xml('canary', true, true, '')", dialects: POSTGRES },
   { name: 'database_to_xml', sql: "SELECT database_to_xml(true, true, '')", dialects: POSTGRES },
   { name: 'generate_series allowed but a non-allow-listed FROM function', sql: 'SELECT * FROM pg_get_keywords()', dialects: POSTGRES },
+  // functions that run the SQL held in a string (issue 23: a deny-list missed them; the allow-list has no entry for them)
+  { name: 'ts_stat running pg_sleep from a string', sql: "SELECT ts_stat('SELECT to_tsvector(pg_sleep(2)::text)')", dialects: POSTGRES },
+  {
+    name: 'ts_stat ending other sessions',
+    sql: "SELECT ts_stat('SELECT to_tsvector(pg_terminate_backend(pid)::text) FROM pg_stat_activity WHERE pid <> pg_backend_pid()')",
+    dialects: POSTGRES,
+  },
+  {
+    name: 'ts_stat taking a session advisory lock',
+    sql: "SELECT ts_stat('SELECT to_tsvector(pg_advisory_lock(4242)::text)')",
+    dialects: POSTGRES,
+  },
+  { name: 'ts_stat reading a server file', sql: "SELECT ts_stat('SELECT to_tsvector(pg_read_file(''/etc/passwd''))')", dialects: POSTGRES },
+  {
+    name: 'ts_rewrite running a query held in its text argument',
+    sql: "SELECT ts_rewrite('a & b'::tsquery, 'SELECT to_tsquery(pg_sleep(2)::text), ''c''::tsquery')",
+    dialects: POSTGRES,
+  },
+  { name: 'ts_stat in FROM', sql: "SELECT * FROM ts_stat('SELECT to_tsvector(pg_sleep(2)::text)')", dialects: POSTGRES },
+  { name: 'ts_stat schema-qualified', sql: "SELECT pg_catalog.ts_stat('SELECT to_tsvector(pg_sleep(2)::text)')", dialects: POSTGRES },
+  { name: 'ts_stat quoted', sql: `SELECT "ts_stat"('SELECT to_tsvector(pg_sleep(2)::text)')`, dialects: POSTGRES },
+  { name: 'ts_stat with a dollar-quoted query', sql: 'SELECT ts_stat($q$SELECT to_tsvector(pg_sleep(2)::text)$q$)', dialects: POSTGRES },
+  {
+    name: 'ts_stat in LATERAL',
+    sql: "SELECT * FROM canary, LATERAL (SELECT ts_stat('SELECT to_tsvector(pg_sleep(2)::text)')) s",
+    dialects: POSTGRES,
+  },
+  {
+    name: 'ts_stat in a CTE',
+    sql: "WITH s AS (SELECT ts_stat('SELECT to_tsvector(pg_sleep(2)::text)') AS w) SELECT * FROM s",
+    dialects: POSTGRES,
+  },
+  {
+    name: 'ts_stat in a scalar subquery in WHERE',
+    sql: "SELECT * FROM canary WHERE id > (SELECT count(*) FROM ts_stat('SELECT to_tsvector(pg_sleep(2)::text)'))",
+    dialects: POSTGRES,
+  },
+  {
+    name: 'ts_stat in ORDER BY',
+    sql: "SELECT * FROM canary ORDER BY (SELECT ndoc FROM ts_stat('SELECT to_tsvector(pg_sleep(2)::text)') LIMIT 1)",
+    dialects: POSTGRES,
+  },
+  { name: 'pg_advisory_lock schema-qualified', sql: 'SELECT pg_catalog.pg_advisory_lock(4242)', dialects: POSTGRES },
   // PostgreSQL statements that are not queries
   { name: 'COPY TO a file', sql: "COPY canary TO '{{dir}}/out.csv'", dialects: POSTGRES },
   { name: 'COPY TO PROGRAM', sql: "COPY (SELECT 1) TO PROGRAM 'touch {{dir}}/pwned'", dialects: POSTGRES },
@@ -191,6 +234,105 @@ export const ATTACK_CORPUS: readonly SqlCase[] = [
   { name: 'NUL byte', sql: 'SELECT 1\u0000; DELETE FROM canary', dialects: BOTH },
   { name: 'oversized statement', sql: `SELECT ${'1 + '.repeat(40_000)}1`, dialects: BOTH },
   { name: 'unparseable', sql: 'SELEC * FROM canary', dialects: BOTH },
+];
+
+/**
+ * Probes the allow-list was not written against (issue 23): other functions that run SQL or change
+ * session state, in other positions and spellings. Kept apart from the attack corpus to check that the
+ * guard refuses by construction, not by case.
+ */
+export const HELD_OUT_PROBES: readonly SqlCase[] = [
+  {
+    name: 'advisory lock inside FILTER',
+    sql: 'SELECT count(*) FILTER (WHERE pg_try_advisory_lock(77)) AS n FROM canary',
+    dialects: POSTGRES,
+  },
+  {
+    name: 'advisory lock in a window ORDER BY',
+    sql: 'SELECT row_number() OVER (ORDER BY pg_advisory_lock(78)) AS n FROM canary',
+    dialects: POSTGRES,
+  },
+  {
+    name: 'advisory lock in a named WINDOW clause',
+    sql: 'SELECT sum(id) OVER w AS s FROM canary WINDOW w AS (PARTITION BY pg_advisory_lock(79))',
+    dialects: POSTGRES,
+  },
+  { name: 'sleep in a function-syntax cast argument', sql: 'SELECT int4(pg_sleep(2)::text) AS x', dialects: POSTGRES },
+  { name: 'sleep as a named argument', sql: 'SELECT make_interval(secs => (SELECT 1 FROM pg_sleep(2)))', dialects: POSTGRES },
+  { name: 'sleep in GROUP BY', sql: 'SELECT count(*) AS n FROM canary GROUP BY pg_sleep(2)', dialects: POSTGRES },
+  { name: 'sleep in a join condition', sql: 'SELECT * FROM canary a JOIN canary b ON pg_sleep(2) IS NOT NULL', dialects: POSTGRES },
+  {
+    name: 'sleep in a recursive CTE',
+    sql: 'WITH RECURSIVE r(i) AS (SELECT 1 UNION ALL SELECT i + 1 FROM r WHERE pg_sleep(2) IS NULL AND i < 2) SELECT * FROM r',
+    dialects: POSTGRES,
+  },
+  { name: 'sleep in an EXISTS', sql: 'SELECT 1 WHERE EXISTS (SELECT pg_sleep(2))', dialects: POSTGRES },
+  { name: 'sleep in VALUES inside a join', sql: 'SELECT * FROM canary JOIN (VALUES (pg_sleep(2))) v(x) ON true', dialects: POSTGRES },
+  { name: 'backend pid, a function no analysis needs', sql: 'SELECT pg_backend_pid() AS probe_pid', dialects: POSTGRES },
+  {
+    name: 'signal through pg_signal_backend-like helper',
+    sql: 'SELECT pg_log_backend_memory_contexts(pg_backend_pid())',
+    dialects: POSTGRES,
+  },
+  { name: 'statistics reset', sql: 'SELECT pg_stat_reset()', dialects: POSTGRES },
+  { name: 'single-table statistics reset', sql: "SELECT pg_stat_reset_single_table_counters('canary'::regclass)", dialects: POSTGRES },
+  { name: 'notification in a CASE', sql: "SELECT CASE WHEN id = 1 THEN pg_notify('c', 'x') END FROM canary", dialects: POSTGRES },
+  {
+    name: 'setting changed in a subquery',
+    sql: "SELECT * FROM canary WHERE (SELECT set_config('work_mem', '1GB', false)) IS NOT NULL",
+    dialects: POSTGRES,
+  },
+  { name: 'sequence read', sql: 'SELECT lastval()', dialects: POSTGRES },
+  { name: 'large object read', sql: 'SELECT lo_get(1)', dialects: POSTGRES },
+  { name: 'transaction id assigned', sql: 'SELECT pg_current_xact_id()', dialects: POSTGRES },
+  { name: 'xml query runner', sql: "SELECT query_to_xmlschema('SELECT pg_sleep(2)', true, true, '')", dialects: POSTGRES },
+  { name: 'xmlparse', sql: "SELECT xmlparse(document '<a/>')", dialects: POSTGRES },
+  { name: 'xmltable', sql: "SELECT * FROM XMLTABLE('/a' PASSING '<a/>'::xml COLUMNS x int PATH '.')", dialects: POSTGRES },
+  { name: 'function of the warehouse schema', sql: 'SELECT public.lower(name) FROM customers', dialects: POSTGRES },
+  { name: 'quoted upper-case built-in name', sql: `SELECT "LOWER"(name) FROM customers`, dialects: POSTGRES },
+  { name: 'three-part function name', sql: 'SELECT assay_test.pg_catalog.pg_sleep(2)', dialects: POSTGRES },
+  { name: 'operator from another schema', sql: 'SELECT 1 OPERATOR(public.+) 1', dialects: POSTGRES },
+  { name: 'sampling method from an extension', sql: 'SELECT * FROM canary TABLESAMPLE system_time(1000)', dialects: POSTGRES },
+  { name: 'FROM function that is not a table function', sql: 'SELECT * FROM pg_sleep(2)', dialects: POSTGRES },
+  {
+    name: 'ts_stat in ROWS FROM',
+    sql: "SELECT * FROM ROWS FROM (ts_stat('SELECT to_tsvector(pg_sleep(2)::text)')) AS s",
+    dialects: POSTGRES,
+  },
+  { name: 'DuckDB sleep', sql: 'SELECT sleep_ms(2000)', dialects: DUCKDB },
+  { name: 'DuckDB settings read', sql: "SELECT current_setting('threads')", dialects: DUCKDB },
+  { name: 'DuckDB variable read', sql: "SELECT getvariable('x')", dialects: DUCKDB },
+  { name: 'DuckDB environment in a lambda', sql: "SELECT list_transform([1], x -> getenv('HOME')) AS l", dialects: DUCKDB },
+  {
+    name: 'DuckDB environment in FILTER',
+    sql: "SELECT count(*) FILTER (WHERE getenv('HOME') IS NOT NULL) AS n FROM canary",
+    dialects: DUCKDB,
+  },
+  { name: 'DuckDB sequence in a window', sql: "SELECT row_number() OVER (ORDER BY nextval('s')) AS n FROM canary", dialects: DUCKDB },
+  { name: 'DuckDB seed in ORDER BY', sql: 'SELECT * FROM canary ORDER BY setseed(0.5)', dialects: DUCKDB },
+  {
+    name: 'DuckDB plan of a file reader held in a string',
+    sql: "SELECT json_serialize_plan('SELECT * FROM read_csv(''/etc/passwd'')')",
+    dialects: DUCKDB,
+  },
+  { name: 'DuckDB qualified environment read', sql: "SELECT system.main.getenv('HOME')", dialects: DUCKDB },
+  { name: 'DuckDB quoted upper-case environment read', sql: `SELECT "GETENV"('HOME')`, dialects: DUCKDB },
+  { name: 'DuckDB log write', sql: "SELECT write_log('x')", dialects: DUCKDB },
+  { name: 'DuckDB pg_sleep macro', sql: 'SELECT pg_sleep(2)', dialects: DUCKDB },
+  { name: 'DuckDB table function outside the list', sql: 'SELECT * FROM repeat_row(1, num_rows = 3)', dialects: DUCKDB },
+  { name: 'DuckDB memory reader', sql: 'SELECT * FROM duckdb_memory()', dialects: DUCKDB },
+  { name: 'DuckDB function from the warehouse schema', sql: 'SELECT analytics.lower(name) FROM customers', dialects: DUCKDB },
+  {
+    name: 'DuckDB table reader in a scalar subquery default',
+    sql: "SELECT coalesce(NULL, (SELECT count(*) FROM read_text('/etc/passwd'))) AS n",
+    dialects: DUCKDB,
+  },
+  {
+    name: 'DuckDB file reader inside a CTE of a subquery',
+    sql: "SELECT * FROM (WITH f AS (SELECT * FROM read_blob('/etc/passwd')) SELECT * FROM f) t",
+    dialects: DUCKDB,
+  },
+  { name: 'sequence advance in a LATERAL', sql: "SELECT * FROM canary, LATERAL (SELECT nextval('s') AS v) l", dialects: BOTH },
 ];
 
 export const ACCEPT_CORPUS: readonly SqlCase[] = [
@@ -294,6 +436,52 @@ export const ACCEPT_CORPUS: readonly SqlCase[] = [
   { name: 'PostgreSQL dollar-quoted string', sql: 'SELECT $$it is; fine$$ AS s', dialects: POSTGRES },
   { name: 'PostgreSQL current_setting', sql: "SELECT current_setting('TimeZone') AS tz", dialects: POSTGRES },
   { name: 'PostgreSQL jsonb_array_elements', sql: `SELECT value FROM jsonb_array_elements('[1, 2]'::jsonb)`, dialects: POSTGRES },
+  {
+    name: 'PostgreSQL qualified built-in',
+    sql: 'SELECT pg_catalog.lower(name) AS l, pg_catalog.count(*) AS n FROM customers GROUP BY 1',
+    dialects: POSTGRES,
+  },
+  {
+    name: 'PostgreSQL full-text search that takes no SQL',
+    sql: "SELECT ts_rank(to_tsvector('english', name), plainto_tsquery('english', 'ann')) AS rank FROM customers",
+    dialects: POSTGRES,
+  },
+  {
+    name: 'PostgreSQL regex and JSON reading',
+    sql: "SELECT regexp_replace(name, '[aeiou]', '', 'g') AS r, jsonb_build_object('n', name) ->> 'n' AS j FROM customers",
+    dialects: POSTGRES,
+  },
+  {
+    name: 'PostgreSQL LATERAL generate_series',
+    sql: 'SELECT c.id, g.n FROM customers c, LATERAL generate_series(1, 2) AS g(n)',
+    dialects: POSTGRES,
+  },
+  {
+    name: 'PostgreSQL statistics',
+    sql: 'SELECT stddev_samp(amount) AS sd, percentile_cont(0.5) WITHIN GROUP (ORDER BY amount) AS median, corr(amount, customer_id) AS r FROM orders',
+    dialects: POSTGRES,
+  },
+  {
+    name: 'PostgreSQL AT TIME ZONE and EXTRACT',
+    sql: "SELECT extract(hour FROM created_at AT TIME ZONE 'UTC') AS h FROM orders",
+    dialects: POSTGRES,
+  },
+  { name: 'DuckDB qualified built-in', sql: 'SELECT system.main.lower(name) AS l, main.upper(name) AS u FROM customers', dialects: DUCKDB },
+  {
+    name: 'DuckDB statistics and lists',
+    sql: "SELECT median(amount) AS m, quantile_cont(amount, 0.9) AS p90, list(id ORDER BY id) AS ids, string_agg(note, ',') AS notes FROM orders",
+    dialects: DUCKDB,
+  },
+  {
+    name: 'DuckDB regex, strftime and lambdas',
+    sql: "SELECT regexp_matches(name, '^a') AS m, strftime(DATE '2024-01-01', '%Y') AS y, list_transform([1, 2], x -> x * 2) AS l, name || '!' AS bang FROM customers",
+    dialects: DUCKDB,
+  },
+  {
+    name: 'window with FILTER',
+    sql: 'SELECT count(*) FILTER (WHERE amount > 10) OVER (PARTITION BY customer_id) AS big FROM orders',
+    dialects: BOTH,
+  },
 ];
 
 export function casesFor(corpus: readonly SqlCase[], dialect: SqlDialect): SqlCase[] {

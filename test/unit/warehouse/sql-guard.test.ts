@@ -1,7 +1,7 @@
 import { describe, expect, it } from 'vitest';
 import { SqlSyntaxError, UnsafeSqlError } from '../../../src/errors/index.js';
 import { assertSafeSql, guardSql, type SqlDialect } from '../../../src/warehouse/index.js';
-import { ACCEPT_CORPUS, ATTACK_CORPUS, casesFor } from './sql-corpus.js';
+import { ACCEPT_CORPUS, ATTACK_CORPUS, casesFor, HELD_OUT_PROBES } from './sql-corpus.js';
 
 const DIALECTS: SqlDialect[] = ['duckdb', 'postgres'];
 
@@ -11,6 +11,13 @@ describe.each(DIALECTS)('the %s SQL guard', (dialect) => {
       const verdict = await guardSql(sql.replaceAll('{{dir}}', '/tmp/sandbox'), dialect);
       expect(verdict.allowed).toBe(false);
       if (!verdict.allowed) expect(verdict.reason.length).toBeGreaterThan(10);
+    });
+  });
+
+  describe('when given a held-out probe', () => {
+    it.each(casesFor(HELD_OUT_PROBES, dialect).map((entry) => [entry.name, entry.sql] as const))('refuses %s', async (_name, sql) => {
+      const verdict = await guardSql(sql, dialect);
+      expect(verdict.allowed).toBe(false);
     });
   });
 
@@ -58,10 +65,51 @@ describe.each(DIALECTS)('the %s SQL guard', (dialect) => {
 
 describe('the reasons the guard gives', () => {
   it.each([
-    ['duckdb', "SELECT * FROM read_csv('x.csv')", 'function read_csv reads files'],
+    ['duckdb', "SELECT * FROM read_csv('x.csv')", 'function read_csv is not on the DuckDB allow-list: it reads files or URLs'],
     ['duckdb', "SELECT * FROM 'data.csv'", 'table name "data.csv" looks like a file or URL, which DuckDB would read'],
-    ['duckdb', 'SELECT * FROM duckdb_tables()', 'function duckdb_tables reads the server environment or settings'],
-    ['postgres', "SELECT pg_read_file('x')", 'function pg_read_file reads files'],
+    [
+      'duckdb',
+      'SELECT * FROM duckdb_tables()',
+      'function duckdb_tables is not on the DuckDB allow-list: it reads engine metadata and settings',
+    ],
+    [
+      'duckdb',
+      'SELECT lower(name) FROM (SELECT list_sort([3]) AS name) t ORDER BY made_up(name)',
+      'function made_up is not on the DuckDB allow-list of analysis functions',
+    ],
+    [
+      'duckdb',
+      "SELECT * FROM upper('x')",
+      'table function upper is not on the DuckDB allow-list of FROM-clause functions (range, generate_series, unnest, json_each, json_tree) (it may be called in an expression instead)',
+    ],
+    [
+      'duckdb',
+      "SELECT analytics.lower('x')",
+      'function analytics.lower is not on the DuckDB allow-list: only built-in functions may be called, qualified with main or pg_catalog at most',
+    ],
+    ['postgres', "SELECT pg_read_file('x')", 'function pg_read_file is not on the PostgreSQL allow-list: it reads server files'],
+    [
+      'postgres',
+      "SELECT ts_stat('SELECT 1')",
+      'function ts_stat is not on the PostgreSQL allow-list: it runs the SQL held in a string argument',
+    ],
+    [
+      'postgres',
+      "SELECT pg_catalog.ts_rewrite('a'::tsquery, 'SELECT 1')",
+      'function pg_catalog.ts_rewrite is not on the PostgreSQL allow-list: it runs the SQL held in a string argument',
+    ],
+    [
+      'postgres',
+      'SELECT pg_advisory_lock(4242)',
+      'function pg_advisory_lock is not on the PostgreSQL allow-list: it takes an advisory lock that can outlive the statement',
+    ],
+    [
+      'postgres',
+      'SELECT public.lower(x) FROM t',
+      'function public.lower is not on the PostgreSQL allow-list: only built-in functions may be called, qualified with pg_catalog at most',
+    ],
+    ['postgres', 'SELECT "LOWER"(x) FROM t', 'function LOWER is not on the PostgreSQL allow-list of analysis functions'],
+    ['postgres', 'SELECT 1 OPERATOR(public.+) 1', 'operator public.+ is not on the PostgreSQL allow-list'],
     [
       'postgres',
       'WITH d AS (DELETE FROM t RETURNING *) SELECT * FROM d',
@@ -70,7 +118,11 @@ describe('the reasons the guard gives', () => {
     ['postgres', 'SELECT * INTO x FROM t', 'SELECT … INTO creates a table'],
     ['postgres', 'SELECT * FROM t FOR UPDATE', 'FOR UPDATE/SHARE takes row locks'],
     ['postgres', 'DELETE FROM t', 'only a single SELECT statement is allowed (found DELETE)'],
-    ['postgres', 'SELECT * FROM pg_get_keywords()', 'table function pg_get_keywords is not on the allow-list'],
+    [
+      'postgres',
+      'SELECT * FROM pg_get_keywords()',
+      'table function pg_get_keywords is not on the PostgreSQL allow-list of FROM-clause functions',
+    ],
   ] as const)('for %s %s: %s', async (dialect, sql, reason) => {
     const verdict = await guardSql(sql, dialect);
     expect(verdict.allowed).toBe(false);

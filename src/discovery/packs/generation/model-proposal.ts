@@ -8,7 +8,9 @@ import { z } from 'zod';
 import type { LlmCallRecord } from '../../../domain/index.js';
 import { AssayError } from '../../../errors/index.js';
 import { callLlm } from '../../../llm/budgeted-call.js';
+import { fenceData, promptIdentifier, promptTableName } from '../../../llm/data-fence.js';
 import type { PromptSection } from '../../../llm/prompt-builder.js';
+import { estimateTokens, type TokenFamily } from '../../../llm/tokens.js';
 import { renderCatalog } from '../../../schema/index.js';
 import type { TableSchema } from '../../../warehouse/port.js';
 import type { LlmBinding } from '../../context.js';
@@ -66,7 +68,7 @@ function instructions(archetypes: readonly AnalysisArea[]): string {
     ...archetypes.map((area) => `- ${area.id}: ${area.name}. ${area.description}`),
     '',
     'Rules:',
-    `1. keywords: 3 to ${MAX_AREA_KEYWORDS} per area, each exactly a table name or a column name shown below, lower-case. They route the exploration's queries to the area, so choose the names the area's queries will touch.`,
+    `1. keywords: 3 to ${MAX_AREA_KEYWORDS} per area, each exactly a table name or a column name shown below (without the quotes SQL needs around some names), lower-case. They route the exploration's queries to the area, so choose the names the area's queries will touch.`,
     '2. Do not assume a business the names do not show: a table of tickets is not a purchase funnel, a table of sensor readings has no customers.',
     "3. Use durations only where two timestamps bound a record's life (opened, created or started before closed, resolved or completed), or where a column already holds a duration.",
     '4. name: a short title; description: one sentence naming the tables and columns; focus: up to six lines telling the analyst what to measure; context: up to twelve lines about the warehouse for the explorer.',
@@ -74,6 +76,7 @@ function instructions(archetypes: readonly AnalysisArea[]): string {
   ].join('\n');
 }
 
+/** The largest tables' columns with their roles and a few segment values: warehouse data, fenced, names quoted as SQL quotes them. */
 function columnLines(facts: WarehouseFacts): string {
   const lines = facts.tables.map((table) => {
     const columns = table.columns.slice(0, COLUMNS_PER_TABLE).map((column) => {
@@ -85,12 +88,24 @@ function columnLines(facts: WarehouseFacts): string {
               SAMPLE_VALUES_PER_COLUMN,
             )
           : [];
-      return `${column.name} (${role}${column.status ? ', status' : ''}${values.length > 0 ? `: ${values.map((value) => JSON.stringify(value)).join(', ')}` : ''})`;
+      return `${promptIdentifier(column.name)} (${role}${column.status ? ', status' : ''}${values.length > 0 ? `: ${values.map((value) => JSON.stringify(value)).join(', ')}` : ''})`;
     });
     const more = table.columns.length > COLUMNS_PER_TABLE ? `, … ${table.columns.length - COLUMNS_PER_TABLE} more` : '';
-    return `${table.qualified} | ${table.rows < 0 ? 'unknown' : table.rows} rows${table.lookup ? ' | lookup' : ''} | ${columns.join(', ')}${more}`;
+    return `${promptTableName(table.schema)} | ${table.rows < 0 ? 'unknown' : table.rows} rows${table.lookup ? ' | lookup' : ''} | ${columns.join(', ')}${more}`;
   });
-  return `Columns of the ${facts.tables.length} largest live tables (role in parentheses):\n${lines.join('\n')}`;
+  return `Columns of the ${facts.tables.length} largest live tables (role in parentheses):\n${fenceData(lines.join('\n'))}`;
+}
+
+const CATALOG_HEADING = 'The table catalog (one line per table: name | columns | rows | joins | comment):';
+
+/**
+ * The catalog section within `targetTokens`: the catalog is rendered to what is left after its heading, so the
+ * builder need not cut it (a cut would take the closing data marker and the "N more tables" note with it).
+ */
+function catalogSection(tables: readonly TableSchema[], targetTokens: number, family: TokenFamily): string {
+  // +1: the two texts are estimated apart, and each estimate rounds up
+  const headingTokens = estimateTokens(`${CATALOG_HEADING}\n`, family) + 1;
+  return `${CATALOG_HEADING}\n${renderCatalog(tables, { budgetTokens: Math.max(0, targetTokens - headingTokens), tokenFamily: family }).text}`;
 }
 
 export interface ModelProposalInput {
@@ -163,7 +178,6 @@ function parseReply(text: string, input: ModelProposalInput): ParsedReply {
 export async function proposeWithModel(input: ModelProposalInput): Promise<ModelProposalOutcome> {
   const { entry } = input.binding;
   const catalogBudget = catalogBudgetTokens(entry.contextWindow);
-  const catalog = renderCatalog(input.tables, { budgetTokens: catalogBudget, tokenFamily: entry.family });
   const team = [
     input.describe ? `What the team says about the data: ${input.describe}` : 'The team gave no description of the data.',
     input.goal ? `What the team wants to learn: ${input.goal}` : 'The team gave no goal: propose the areas that best fit the data.',
@@ -174,12 +188,9 @@ export async function proposeWithModel(input: ModelProposalInput): Promise<Model
     {
       id: 'catalog',
       role: 'user',
-      text: `The table catalog (one line per table: name | columns | rows | joins):\n${catalog.text}`,
+      text: catalogSection(input.tables, catalogBudget, entry.family),
       priority: 60,
-      shrink: {
-        compact: (_text, targetTokens) =>
-          `The table catalog (one line per table: name | columns | rows | joins):\n${renderCatalog(input.tables, { budgetTokens: targetTokens, tokenFamily: entry.family }).text}`,
-      },
+      shrink: { compact: (_text, targetTokens) => catalogSection(input.tables, targetTokens, entry.family) },
       minTokens: 256,
     },
     { id: 'columns', role: 'user', text: columnLines(input.facts), priority: 50, shrink: 'truncate', minTokens: 128 },

@@ -2,9 +2,10 @@
  * Reads the `{{QUERY_RESULTS}}` block of an analysis prompt: one JSON object per line, as rendered by
  * src/compaction/render.ts (`renderStepDigest`): step, purpose, sql, row_count, columns (one line of
  * statistics per column), row_columns and all_rows (small results) or head_rows/tail_rows (samples of
- * longer ones).
+ * longer ones). The block is fenced as warehouse data; the marker lines are not JSON and are skipped.
  */
 import type { Cell } from '../../../domain/index.js';
+import { readPromptName } from '../../data-fence.js';
 import { compareText } from '../text.js';
 
 export interface ColumnStats {
@@ -48,8 +49,23 @@ function toRows(names: readonly string[], rows: unknown): Array<Record<string, C
     .map((cells: unknown[]) => Object.fromEntries(names.map((name, index) => [name, (cells[index] ?? null) as Cell])));
 }
 
-/** `revenue: number, 3 null, 120 distinct, min 0, p25 4.5, median 30.03, p75 ~91.86, max 412.34` (render.ts `columnCore`). */
+/**
+ * `revenue: number, 3 null, 120 distinct, min 0, p25 4.5, median 30.03, p75 ~91.86, max 412.34` (render.ts
+ * `columnCore`); a name that is not a plain identifier is quoted as SQL quotes it (`"Net Revenue": number, …`).
+ */
 const COLUMN_LINE = /^(.*?): (number|string|boolean|timestamp|null|mixed)(?:, (.*))?$/s;
+const COLUMN_REST = /^: (number|string|boolean|timestamp|null|mixed)(?:, (.*))?$/s;
+
+/** The name, kind and statistics of a column line. */
+function splitColumnLine(column: string): { name: string; kind: string; details: string } | null {
+  if (column.startsWith('"')) {
+    const name = readPromptName(column);
+    const rest = name ? COLUMN_REST.exec(column.slice(name.end)) : null;
+    return name && rest ? { name: name.parts.join('.'), kind: rest[1] as string, details: rest[2] ?? '' } : null;
+  }
+  const match = COLUMN_LINE.exec(column);
+  return match ? { name: match[1] as string, kind: match[2] as string, details: match[3] ?? '' } : null;
+}
 
 function statistic(details: string, label: string): number | undefined {
   const match = new RegExp(`(?:^|, )${label} ~?(-?[0-9][0-9.e+-]*)(?:,|$)`).exec(details);
@@ -58,10 +74,10 @@ function statistic(details: string, label: string): number | undefined {
 
 function readColumn(column: unknown): ColumnStats | null {
   if (typeof column !== 'string') return typeof (column as ColumnStats | null)?.name === 'string' ? (column as ColumnStats) : null;
-  const match = COLUMN_LINE.exec(column);
-  if (!match) return null;
-  const details = match[3] ?? '';
-  const stats: ColumnStats = { name: match[1] as string, kind: match[2] as string };
+  const split = splitColumnLine(column);
+  if (!split) return null;
+  const { details } = split;
+  const stats: ColumnStats = { name: split.name, kind: split.kind };
   for (const label of ['min', 'median', 'max'] as const) {
     const value = statistic(details, label);
     if (value !== undefined) stats[label] = value;

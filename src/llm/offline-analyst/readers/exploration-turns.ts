@@ -4,6 +4,7 @@
  * (canonical compact JSON) and the latest result. Older turns may be shortened, so nothing here
  * depends on them.
  */
+import { DATA_OPEN, readPromptName } from '../../data-fence.js';
 import type { LlmMessage } from '../../port.js';
 
 export interface ExplorationPosition {
@@ -80,12 +81,14 @@ export function readLatestResult(messages: readonly LlmMessage[]): LatestResult 
   return { step: Number(header[1]), action, body, failed: action === 'query' && /^The query failed/m.test(body) };
 }
 
-/** The JSON rows shown after "First N rows:" in a query result turn. */
+/** The JSON rows shown after "First N rows:" in a query result turn (fenced as warehouse data: the opening marker is skipped). */
 export function readShownRows(body: string): Array<Record<string, unknown>> {
   const rows: Array<Record<string, unknown>> = [];
   const start = body.indexOf('rows:\n', body.indexOf('First '));
   if (start < 0) return rows;
-  for (const line of body.slice(start + 'rows:\n'.length).split('\n')) {
+  let lines = body.slice(start + 'rows:\n'.length).split('\n');
+  if (lines[0] === DATA_OPEN) lines = lines.slice(1);
+  for (const line of lines) {
     if (!line.startsWith('{')) break;
     try {
       rows.push(JSON.parse(line) as Record<string, unknown>);
@@ -96,9 +99,19 @@ export function readShownRows(body: string): Array<Record<string, unknown>> {
   return rows;
 }
 
-/** Tables named in a search_tables reply (`1. \`schema.table\` — 1.2K rows — score=0.812`). */
+/** Tables named in a search_tables reply (`1. main."Work Items" — 1.2K rows — score=0.812`, names quoted as SQL quotes them). */
 export function readSearchHits(body: string): string[] {
   const hits: string[] = [];
-  for (const match of body.matchAll(/^\d+\. `([^`]+)` — /gm)) hits.push(match[1] as string);
+  for (const match of body.matchAll(/^\d+\. /gm)) {
+    const start = (match.index ?? 0) + match[0].length;
+    const name = readPromptName(body, start);
+    if (name && body.startsWith(' — ', name.end)) hits.push(name.parts.join('.'));
+    else {
+      // an index built before hits carried their schema and name shows the qualified name as stored
+      const lineEnd = body.indexOf('\n', start);
+      const raw = /^(.+?) — /.exec(body.slice(start, lineEnd < 0 ? body.length : lineEnd));
+      if (raw) hits.push(raw[1] as string);
+    }
+  }
   return hits;
 }

@@ -3,6 +3,7 @@ import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { afterEach, beforeEach, describe, expect, it } from 'vitest';
 import { compactResult } from '../../../../src/compaction/compact-result.js';
+import { DATA_CLOSE, DATA_OPEN } from '../../../../src/llm/data-fence.js';
 import {
   CACHE_KEY_HASH_CHARS,
   MAX_NODES_PER_EXPANSION,
@@ -195,6 +196,8 @@ describe('when a run’s steps are compacted into a telescope tree', () => {
     const tree = await buildTelescopeTree({ steps: demoSteps(), areas: AREAS, compactor: withFast, family: 'default' });
     expect(tree.nodes.get(tree.stepNodes.get(1) ?? '')?.text).toContain('narrative: summary');
     expect(prompts[0]).toContain('volume and resolution time by category');
+    // the evidence a narrative is written from is query results: fenced as data
+    expect(prompts[0]).toMatch(new RegExp(`\\):\\n${DATA_OPEN}\\n[\\s\\S]*\\n${DATA_CLOSE}$`));
     const calls = prompts.length;
     expect(withFast.stats().narrative_summary?.llm_calls).toBe(calls);
     const again = compactor({ fast });
@@ -209,7 +212,8 @@ describe('drilling down', () => {
     const tree = await buildTelescopeTree({ steps: demoSteps(), areas: AREAS, compactor: compactor(), family: 'default' });
     const state = newDrillDownState();
     const roomy = firstView(tree, 'durations', [3, 1], { budgetTokens: 100_000, referenceTokens: 100_000 }, 'default', state);
-    expect(roomy).toContain(`=== ${tree.stepNodes.get(3)} (step 3) ===`);
+    expect(roomy).toContain(`=== ${tree.stepNodes.get(3)} (step 3) ===\n${DATA_OPEN}\n`);
+    expect(roomy.split(DATA_OPEN).length).toBe(roomy.split(DATA_CLOSE).length);
     expect(roomy).toContain(`=== ${tree.stepNodes.get(1)} (step 1) ===`);
     const tight = firstView(tree, 'durations', [3, 1], { budgetTokens: 100_000, referenceTokens: 600 }, 'default', newDrillDownState());
     expect(tight).toContain(`=== ${tree.areaGroups.get('durations')}`);
