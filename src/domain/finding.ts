@@ -38,6 +38,8 @@ export const minedFindingSchema = z.object({
   noun: z.string().default('rows'),
   /** The fact in one sentence, rendered from the claim. */
   statement: z.string().default(''),
+  /** Present when feedback on earlier insights changed the score: the factor, and the rated insights (`liked conversion-1`). */
+  feedback: z.object({ weight: z.number().positive(), insights: z.array(z.string()) }).optional(),
 });
 export type MinedFinding = z.infer<typeof minedFindingSchema>;
 

@@ -46,7 +46,7 @@ export function scoreOf(candidate: ScoredInput): number {
 }
 
 /** The fact's identity: two candidates with the same key say the same thing. */
-function factKey(claim: Claim): string {
+export function factKey(claim: Claim): string {
   const metric = claim.metric;
   return JSON.stringify([
     claim.kind,

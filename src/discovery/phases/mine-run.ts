@@ -9,11 +9,15 @@ import type { MiningState, Project, Run } from '../../domain/index.js';
 import { CancelledError, describeError } from '../../errors/index.js';
 import { assertRunActive, requireProject, type DiscoveryDeps } from '../context.js';
 import { assignAreas } from '../mining/area-assignment.js';
+import { applyFeedback, feedbackSignals } from '../mining/feedback.js';
 import { DEFAULT_MINING_SETTINGS, type MiningSettings, mineWarehouse } from '../mining/mine.js';
 import { rethrowUnlessFinal } from '../pipeline/error-policy.js';
 import { loadRunSchema } from './run-setting.js';
 import { packVocabulary } from '../mining/pack-vocabulary.js';
 import { timedPhase } from './phase-timing.js';
+
+/** Earlier results read for the insights that feedback rates (newest first). */
+const FEEDBACK_RESULTS_LIMIT = 20;
 
 /** What the project says about its data: the goal, a description, and the noun for a row of each table. */
 export interface ProjectBrief {
@@ -78,7 +82,19 @@ async function mineRunUntimed(deps: DiscoveryDeps, runId: string, signal?: Abort
       settings,
       signal,
     });
-    const findings = await assignAreas(deps.embedder, outcome.findings, areas, signal);
+    // what users said about earlier insights of this project re-weights the findings that share their claims
+    const [feedback, results] = await Promise.all([
+      deps.store.listFeedback(project.id),
+      deps.store.listResults(project.id, { limit: FEEDBACK_RESULTS_LIMIT }),
+    ]);
+    const weighed = applyFeedback(
+      outcome.findings,
+      feedbackSignals(
+        feedback,
+        results.filter((result) => result.run_id !== runId),
+      ),
+    );
+    const findings = await assignAreas(deps.embedder, weighed.findings, areas, signal);
     state = {
       status: 'completed',
       queries: outcome.queries.length,
@@ -90,7 +106,7 @@ async function mineRunUntimed(deps: DiscoveryDeps, runId: string, signal?: Abort
       fdr: settings.fdr,
       findings,
       duration_ms: Date.now() - started,
-      notes: outcome.notes,
+      notes: [...outcome.notes, ...weighed.notes],
     };
     deps.logger.info(
       { runId, queries: state.queries, tested: state.tested, significant: state.significant, findings: findings.length },
