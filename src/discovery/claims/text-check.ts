@@ -134,10 +134,15 @@ export function textDisagreements(claim: Claim, text: { name: string; descriptio
     problems.push(`the text does not talk about the claim's measure (${claim.metric.label || claim.metric.column || claim.metric.kind})`);
   const { measured, labels } = claimNumbers(claim);
   // times of day (20:00, 23:59) and dates (2024-02-26, the start of a window's last week) are positions the claim names, not measurements
-  // and so are the digits of a value the claim names (app version 3.4.0)
-  const named = [claim.segment, claim.comparison?.kind === 'group' ? claim.comparison.group : undefined].flatMap((group) =>
-    [group?.value, ...(group?.values ?? [])].filter((value): value is string => typeof value === 'string' && /\d/.test(value)),
-  );
+  // and so are the digits of a value the claim names (app version 3.4.0), in a group or in the measure's condition
+  const conditions = [claim.metric.condition, ...claim.metric.filters];
+  const named = [
+    ...[claim.segment, claim.comparison?.kind === 'group' ? claim.comparison.group : undefined].flatMap((group) => [
+      group?.value,
+      ...(group?.values ?? []),
+    ]),
+    ...conditions.map((condition) => condition?.value),
+  ].filter((value): value is string => typeof value === 'string' && /\d/.test(value));
   const title = named
     .reduce((title, value) => title.replace(tokenPattern(value), ' '), text.name)
     .replace(/\b\d{1,2}:\d{2}\b/g, ' ')

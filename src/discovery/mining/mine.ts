@@ -28,7 +28,7 @@ import { type MiningBudget, type MiningQueryRecord, createMiningQueryRunner } fr
 import { type ColumnRelevance, claimRelevance, columnRelevance, goalAsksVolume, goalNamesValue } from './relevance.js';
 import { rankFindings } from './ranking.js';
 import type { DeclaredOutcome } from './pack-vocabulary.js';
-import { rowNounFromDescription } from './row-noun.js';
+import { rowNounOf } from './row-noun.js';
 
 export interface MiningSettings {
   /** False-discovery level of the Benjamini–Hochberg correction. @defaultValue 0.05 */
@@ -136,17 +136,6 @@ export function derivedUsed(claim: MinedFinding['claim'], derived: readonly Clai
   return derived.filter((item) => names.has(item.name));
 }
 
-/** A table name made a plural noun when it reads as one (`incidents`, `orders`); else undefined. */
-function nounFromName(name: string): string | undefined {
-  const words = name
-    .toLowerCase()
-    .split(/[^a-z]+/)
-    .filter((word) => word.length > 0);
-  const last = words.at(-1);
-  if (!last || /\d/.test(name) || last.length < 3) return undefined;
-  return words.join(' ').replace(/([^s])$/, '$1s');
-}
-
 function chooseTables(tables: readonly TableDescription[], maxTables: number): TableDescription[] {
   return tables
     .filter((table) => table.rowCount !== 0 && !isArchiveShaped(table.name) && table.columns.length >= 2)
@@ -245,12 +234,7 @@ export async function mineWarehouse(input: MiningInput): Promise<MiningOutcome> 
   const profiled: MiningTable[] = [];
   const links = findLinks(input.tables);
   for (const table of chooseTables(input.tables, settings.maxTables)) {
-    const noun =
-      input.nouns[table.qualified] ??
-      input.nouns[table.name] ??
-      nounFromName(table.name) ??
-      rowNounFromDescription(input.description, table.rowCount) ??
-      'rows';
+    const noun = input.nouns[table.qualified] ?? input.nouns[table.name] ?? rowNounOf(table, input.description) ?? 'rows';
     const sampled = table.rowCount > MINING_SAMPLE_THRESHOLD;
     const declared = input.outcomes.filter((outcome) => outcome.table === table.qualified);
     const derived = [...derivedFor(table, links), ...declared.map((outcome) => outcome.derived)];

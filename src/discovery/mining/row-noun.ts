@@ -91,3 +91,19 @@ function namedAfterVague(rest: string): string | undefined {
   }
   return undefined;
 }
+
+/** A table name made a plural noun when it reads as one (`incidents`, `orders`); else undefined. */
+function nounFromName(name: string): string | undefined {
+  const words = name
+    .toLowerCase()
+    .split(/[^a-z]+/)
+    .filter((word) => word.length > 0);
+  const last = words.at(-1);
+  if (!last || /\d/.test(name) || last.length < 3) return undefined;
+  return words.join(' ').replace(/([^s])$/, '$1s');
+}
+
+/** The row noun of a table: its name when it reads as a noun, else what the description counts; undefined when neither says. */
+export function rowNounOf(table: { name: string; rowCount: number }, description: string): string | undefined {
+  return nounFromName(table.name) ?? rowNounFromDescription(description, table.rowCount);
+}

@@ -207,6 +207,25 @@ describe('a generated pack', () => {
     expect(generated.pack.profile_schema).toMatchObject({
       properties: { basic_info: { properties: { description: { default: 'A web shop' } } } },
     });
+    // the row noun of each table, where it reads as one, for the team to correct in pack.json
+    expect(generated.pack.mining.nouns).toEqual({
+      'main.sessions': 'sessions',
+      'main.orders': 'orders',
+      'main.customers': 'customers',
+      'main.refunds': 'refunds',
+    });
+  });
+
+  it('takes a row noun from what the team says the data is when the table name is not one', async () => {
+    const readings = table('main.ds1', 1_470, [
+      ['id', 'BIGINT'],
+      ['department', 'VARCHAR'],
+      ['left_company', 'BOOLEAN'],
+      ['salary', 'DOUBLE'],
+      ['hired_at', 'DATE'],
+    ]);
+    const generated = await generatePack({ tables: [readings], slug: 'people', describe: '1,470 employees with their pay and tenure' });
+    expect(generated.pack.mining.nouns).toEqual({ 'main.ds1': 'employees' });
   });
 
   it('written to a directory, loads by path with its own slug, and equals the document it came from', async () => {

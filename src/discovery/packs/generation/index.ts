@@ -25,6 +25,7 @@ import type { DomainPack } from '../pack-schema.js';
 import { proposeFromFacts, suggestProfile } from './deterministic-proposal.js';
 import { PackGenerationError } from './errors.js';
 import { proposalFailureNote, proposeWithModel } from './model-proposal.js';
+import { rowNounOf } from '../../mining/row-noun.js';
 import { renderPackFiles } from './pack-files.js';
 import { packContentHash } from './project-pack.js';
 import { MAX_NAME_CHARS, cleanLine, type PackProposal, type SuggestedProfile } from './proposal.js';
@@ -48,6 +49,8 @@ export {
 
 /** The base pack every generated pack specialises. */
 export const GENERAL_PACK_SLUG = 'general';
+/** Tables whose row noun a generated pack records (the largest). */
+const NOUN_TABLES = 20;
 /** describe/goal text kept at most this long: it is rendered into every prompt of the pack. */
 export const MAX_TEAM_TEXT_CHARS = 2_000;
 
@@ -122,7 +125,17 @@ export async function generatePack(input: GeneratePackInput): Promise<GeneratedP
   const describe = teamText(input.describe, 'describe');
   const goal = teamText(input.goal, 'goal');
   const facts = readWarehouseFacts(tables);
-  const render = (proposal: PackProposal) => renderPackFiles(base, proposal, { slug: input.slug, describe, goal });
+  // the largest tables are the ones mining reads: their row nouns, for the team to correct in pack.json
+  const nouns = Object.fromEntries(
+    [...tables]
+      .sort((left, right) => right.rowCount - left.rowCount)
+      .slice(0, NOUN_TABLES)
+      .flatMap((table) => {
+        const noun = rowNounOf(table, describe ?? '');
+        return noun ? [[table.qualified, noun] as const] : [];
+      }),
+  );
+  const render = (proposal: PackProposal) => renderPackFiles(base, proposal, { slug: input.slug, describe, goal, nouns });
   const label = `generated:${input.slug}`;
 
   const notes: string[] = [];

@@ -49,6 +49,8 @@ export interface RenderPackOptions {
   slug: string;
   describe?: string | undefined;
   goal?: string | undefined;
+  /** The noun for one row of each table (`main.incidents` → incidents), written to the pack's `mining.nouns` for the team to edit. */
+  nouns?: Readonly<Record<string, string>> | undefined;
 }
 
 export function renderPackFiles(base: DomainPack, proposal: PackProposal, options: RenderPackOptions): Record<string, string> {
@@ -68,6 +70,8 @@ export function renderPackFiles(base: DomainPack, proposal: PackProposal, option
       keywords: area.keywords,
       priority: area.priority,
       prompt_file: promptFile,
+      // the kinds of finding its archetype is evidence for go with it (area-assignment reads them)
+      ...(archetype.finding_kinds && archetype.finding_kinds.length > 0 ? { finding_kinds: archetype.finding_kinds } : {}),
     };
   });
 
@@ -110,6 +114,7 @@ export function renderPackFiles(base: DomainPack, proposal: PackProposal, option
     areas: manifestAreas,
     prompts: { base_context: 'base_context.md', exploration: 'exploration.md', recommendations: 'recommendations.md' },
     profile_schema: profileSchemaWithDefaults(base.profile_schema, proposal.profile),
+    ...(options.nouns && Object.keys(options.nouns).length > 0 ? { mining: { nouns: options.nouns } } : {}),
   };
   return {
     'pack.json': `${JSON.stringify(manifest, null, 2)}\n`,

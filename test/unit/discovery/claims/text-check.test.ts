@@ -167,6 +167,26 @@ describe('a model’s own words', () => {
     expect(
       textDisagreements(version, { name: 'Orders from app version 3.4.0 have a higher cancellation rate: 14.5% vs 3.5%', description: '' }),
     ).toEqual([]);
+    // the value may be the measure's: the share of sessions on app version 3.2.1
+    const share = claimSchema.parse({
+      ...southeast,
+      metric: {
+        kind: 'rate',
+        table: 'main.sessions',
+        condition: { column: 'app_version', op: '=', value: '3.2.1' },
+        label: 'share with app version 3.2.1',
+      },
+      segment: { column: 'started_at', value: 2, grain: 'month_of_year', label: 'started at' },
+      value: 1,
+      comparison_value: 0.157,
+    });
+    expect(textDisagreements(share, rendered(share))).toEqual([]);
+    expect(
+      textDisagreements(share, {
+        name: 'Sessions in February have a higher share with app version 3.2.1: 100% vs 15.7% (6.38×)',
+        description: '',
+      }),
+    ).toEqual([]);
   });
 
   it('read abbreviated numbers to the precision they are written with', () => {
