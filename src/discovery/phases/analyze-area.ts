@@ -10,7 +10,7 @@ import { CancelledError, LlmError, NotFoundError, describeError } from '../../er
 import { promptBudgetTokens, type PromptSection } from '../../llm/prompt-builder.js';
 import { estimateTokens } from '../../llm/tokens.js';
 import { assertRunActive, modelFor, requireProject, type DiscoveryDeps } from '../context.js';
-import { listReformatNudge, parseInsights, type RawInsight } from '../parsing/output-parser.js';
+import { insightsAnswer, type RawInsight } from '../parsing/output-parser.js';
 import type { AnalysisArea } from '../packs/pack-schema.js';
 import { datasetNames, renderAnalysisPrompt } from '../packs/prompt-assembly.js';
 import { rethrowUnlessFinal } from '../pipeline/error-policy.js';
@@ -193,12 +193,7 @@ async function analyzeAreaUntimed(deps: DiscoveryDeps, runId: string, areaId: st
       maxOutputTokens: ANALYSIS_MAX_OUTPUT_TOKENS,
       signal,
       area: areaId,
-      retries: ANALYSIS_REFORMAT_RETRIES,
-      parse: (reply) => {
-        const parsed = parseInsights(reply);
-        return parsed.ok ? { ok: true, value: parsed } : parsed;
-      },
-      nudge: (reason: string) => listReformatNudge('insights', reason),
+      answer: insightsAnswer(ANALYSIS_REFORMAT_RETRIES),
       expansionBudgetTokens: Math.max(500, Math.floor(budgetTokens / 2)),
       family: entry.family,
     });
@@ -214,7 +209,7 @@ async function analyzeAreaUntimed(deps: DiscoveryDeps, runId: string, areaId: st
     }
     if (!answer.ok || answer.value.kind !== 'answer') {
       const reason = answer.ok ? 'the model kept asking to expand nodes' : answer.reason;
-      throw new LlmError(`analysis reply unusable after ${ANALYSIS_REFORMAT_RETRIES + 1} attempts: ${reason}`, {
+      throw new LlmError(`analysis reply unusable after ${answer.retries + 1} attempts: ${reason}`, {
         kind: 'malformed_output',
         isRetryable: false,
         provider: deps.llm.provider.provider,

@@ -14,18 +14,20 @@ import { DEFAULT_SCHEMA_BUDGET_LIMITS } from '../../schema/budget.js';
 import { lookupSchema } from '../../schema/lookup.js';
 import { searchTables } from '../../schema/search.js';
 import { capRowsByBytes } from '../../warehouse/row-cap.js';
-import { EXPLORER_ACTIONS, parseAction, reformatNudge, type ExplorationAction } from '../parsing/action-parser.js';
+import { EXPLORER_ACTIONS, actionAnswer, type ExplorationAction } from '../parsing/action-parser.js';
 import { assertRunActive, modelFor, requireProject, type DiscoveryDeps, type ProjectSchema } from '../context.js';
 import { rethrowUnlessFinal } from '../pipeline/error-policy.js';
-import { askUntilParsed } from '../parsing/ask-until-parsed.js';
+import { askForAnswer } from '../llm-gateway.js';
 import { loadRunSetting, type RunSetting } from './run-setting.js';
 import { createSqlFixer } from '../sql/sql-fix-prompt.js';
 import { executeWithFixes } from '../sql/sql-executor.js';
 import { minStepsNudge, renderAssistantTurn, renderKickoff, renderResultTurn, type ExplorationBudgets } from '../parsing/turn-format.js';
 import { timedPhase } from './phase-timing.js';
 
-/** Reformat nudges per step after an unparseable reply (reference: 3 retries, 4 attempts). */
+/** Reformat nudges per step after an unparseable text reply (reference: 3 retries, 4 attempts); a tool call gets one repair turn. */
 export const MAX_REFORMAT_RETRIES = 3;
+/** One action per step: a tool call where the model has tools, else a JSON object in text. */
+const EXPLORATION_ANSWER = actionAnswer(EXPLORER_ACTIONS, MAX_REFORMAT_RETRIES);
 /** Exploration stops after this many consecutive steps whose replies could not be parsed. */
 const MAX_CONSECUTIVE_PARSE_FAILURES = 3;
 /** Output budget of one exploration turn (reference: 4096). */
@@ -93,7 +95,7 @@ async function askForAction(
   signal?: AbortSignal,
 ): Promise<ActionAttempt> {
   try {
-    const answer = await askUntilParsed(deps, {
+    const answer = await askForAnswer(deps, {
       runId: run.id,
       ...modelFor(deps, 'exploration'),
       phase: 'exploration',
@@ -101,16 +103,9 @@ async function askForAction(
       maxOutputTokens: EXPLORATION_MAX_OUTPUT_TOKENS,
       signal,
       step: stepNumber,
-      retries: MAX_REFORMAT_RETRIES,
-      parse: (reply) => {
-        const parsed = parseAction(reply, EXPLORER_ACTIONS);
-        return parsed.ok ? { ok: true, value: parsed.action } : parsed;
-      },
-      nudge: (reason) => reformatNudge(reason, EXPLORER_ACTIONS),
+      answer: EXPLORATION_ANSWER,
     });
-    return answer.ok
-      ? { action: answer.value }
-      : { error: `no usable action after ${MAX_REFORMAT_RETRIES + 1} attempts: ${answer.reason}` };
+    return answer.ok ? { action: answer.value } : { error: `no usable action after ${answer.retries + 1} attempts: ${answer.reason}` };
   } catch (error) {
     if (error instanceof CancelledError) throw error;
     if (error instanceof LlmError && error.kind === 'aborted') throw new CancelledError('exploration aborted', { cause: error });

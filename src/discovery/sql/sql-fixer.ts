@@ -1,6 +1,6 @@
 /** Self-healing SQL: the fix prompt (grounded on the touched tables' real columns) and reading the fix back. */
 import type { TableSchema } from '../../warehouse/port.js';
-import { parsedObjects } from '../parsing/json-extract.js';
+import { parsedObjects } from '../../common/json-extract.js';
 
 /** Fix attempts per query before giving up (reference: executor MaxRetries = 5). */
 export const MAX_SQL_FIXES = 5;
