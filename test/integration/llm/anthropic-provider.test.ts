@@ -11,6 +11,7 @@ runProviderContract('anthropic', (url, credential) => createAnthropicProvider({ 
   model: MODEL,
   tokenFamily: 'anthropic',
   authStatus: 401,
+  promptCache: 'breakpoints',
 });
 
 describe('when the Anthropic adapter counts tokens', () => {
