@@ -14,6 +14,7 @@ import { insightsAnswer, type RawInsight } from '../parsing/output-parser.js';
 import type { AnalysisArea } from '../packs/pack-schema.js';
 import { datasetNames, renderAnalysisPrompt } from '../packs/prompt-assembly.js';
 import { rethrowUnlessFinal } from '../pipeline/error-policy.js';
+import { areaEvidenceBudget } from './area-evidence-budget.js';
 import { loadRunSetting } from './run-setting.js';
 import { askWithDrillDown, mergeTelescopeTelemetry, openTelescope, telescopeFigures, type TelescopeSession } from './telescope-evidence.js';
 import { timedPhase } from './phase-timing.js';
@@ -141,7 +142,13 @@ async function analyzeAreaUntimed(deps: DiscoveryDeps, runId: string, areaId: st
       estimateTokens(setting.baseContext, entry.family) -
       estimateTokens(skeleton, entry.family) -
       1_000; // room for a reformat exchange
-    const budgetTokens = Math.max(0, Math.min(run.settings.analysis_budget_tokens, room));
+    const budgetTokens = areaEvidenceBudget({
+      area,
+      steps,
+      hits,
+      ceilingTokens: Math.min(run.settings.analysis_budget_tokens, room),
+      family: entry.family,
+    });
     const block = assembleAreaQueryResults({ area, steps, hits, budgetTokens, family: entry.family });
     const telemetry = { analysis_step_search_calls: 1, analysis_steps_dropped: block.dropped_steps.length };
 
