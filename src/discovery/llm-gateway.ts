@@ -69,11 +69,20 @@ export function promptCacheKey(runId: string, phase: LlmPhase): string {
   return `assay:${runId}:${phase}`;
 }
 
+/**
+ * The system prompt ends a cacheable prefix: within a run it repeats (the exploration prompt on every step,
+ * the base context in every area's analysis and in the recommendations). Marking it never changes the text.
+ */
+export function withCachedSystemPrompt(sections: readonly PromptSection[]): PromptSection[] {
+  const lastSystem = sections.findLastIndex((section) => section.role === 'system');
+  return sections.map((section, index) => (index === lastSystem ? { ...section, cacheBreakpoint: true } : section));
+}
+
 async function ask(deps: GatewayDeps, options: AskOptions, answer?: AnswerRequest, attempt?: number): Promise<AskResult> {
   const { response, record } = await callLlm({
     provider: options.binding.provider,
     catalogEntry: options.binding.entry,
-    sections: options.sections,
+    sections: withCachedSystemPrompt(options.sections),
     phase: options.phase,
     signal: options.signal,
     ...(options.maxOutputTokens === undefined ? {} : { maxOutputTokens: options.maxOutputTokens }),

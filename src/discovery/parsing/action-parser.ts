@@ -10,11 +10,13 @@ import { describeIssues, type AnswerSpec, type AnswerTool, type ParseOutcome } f
 
 export type ActionType = 'query' | 'lookup_schema' | 'search_tables' | 'done';
 
-export type ExplorationAction =
+/** `notes`: the model's working notes, when the action replaces them (any action may). */
+export type ExplorationAction = (
   | { type: 'query'; query: string; purpose: string; thinking: string }
   | { type: 'lookup_schema'; tables: string[]; thinking: string }
   | { type: 'search_tables'; query: string; topK: number | undefined; thinking: string }
-  | { type: 'done'; summary: string; thinking: string };
+  | { type: 'done'; summary: string; thinking: string }
+) & { notes?: string };
 
 export type ParseActionResult = { ok: true; action: ExplorationAction } | { ok: false; reason: string };
 
@@ -151,6 +153,12 @@ function hasActionKey(object: Record<string, unknown>): boolean {
 }
 
 function toAction(object: Record<string, unknown>, allowed: ReadonlySet<ActionType>): ParseActionResult {
+  const result = actionOf(object, allowed);
+  const notes = text(object.notes).trim();
+  return result.ok && notes !== '' ? { ok: true, action: { ...result.action, notes } } : result;
+}
+
+function actionOf(object: Record<string, unknown>, allowed: ReadonlySet<ActionType>): ParseActionResult {
   const thinking = text(object.thinking) || text(object.reasoning);
   // precedence: done > query > lookup_schema > search_tables
   if (isTruthyDone(object.done) && allowed.has('done'))
@@ -206,6 +214,10 @@ export function reformatNudge(reason: string, allowed: ReadonlySet<ActionType> =
 }
 
 const thinking = z.string().describe('Why this action, and what you expect to learn from it.');
+const notes = z
+  .string()
+  .optional()
+  .describe('Your working notes, only when you want to replace them: the engine shows your latest notes in every later turn.');
 
 /** The exploration actions as tools: their arguments are the JSON objects the text protocol writes (without `done: true`). */
 const ACTION_TOOLS: Record<ActionType, AnswerTool<ExplorationAction>> = {
@@ -219,6 +231,7 @@ const ACTION_TOOLS: Record<ActionType, AnswerTool<ExplorationAction>> = {
         .string()
         .describe('Short and specific, starting with the area it serves, e.g. "conversion: cart-to-order rate by device".'),
       query: z.string().min(1).describe('The SQL, in the warehouse dialect, with fully qualified table names from the catalog.'),
+      notes,
     }),
     accept: (input) => accepted(input, 'query'),
   },
@@ -228,6 +241,7 @@ const ACTION_TOOLS: Record<ActionType, AnswerTool<ExplorationAction>> = {
     schema: z.object({
       thinking,
       lookup_schema: z.array(z.string().min(1)).min(1).describe('Fully qualified table names exactly as the catalog writes them.'),
+      notes,
     }),
     accept: (input) => accepted(input, 'lookup_schema'),
   },
@@ -238,13 +252,17 @@ const ACTION_TOOLS: Record<ActionType, AnswerTool<ExplorationAction>> = {
       thinking,
       search_tables: z.string().min(1).describe('The concept to find tables for.'),
       search_top_k: z.number().int().min(1).optional().describe('How many tables to return.'),
+      notes,
     }),
     accept: (input) => accepted(input, 'search_tables'),
   },
   done: {
     name: 'done',
     description: 'Finish exploring: the areas are covered or the budget is nearly spent.',
-    schema: z.object({ summary: z.string().describe('What the evidence covers per area, and what could not be measured and why.') }),
+    schema: z.object({
+      summary: z.string().describe('What the evidence covers per area, and what could not be measured and why.'),
+      notes,
+    }),
     accept: (input) => accepted(input, 'done'),
   },
 };
