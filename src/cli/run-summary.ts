@@ -9,6 +9,7 @@ export function printRunSummary(outcome: DiscoveryOutcome): void {
   const input = calls.reduce((sum, call) => sum + (call.prompt_tokens_reported ?? call.prompt_tokens_estimated), 0);
   const output = calls.reduce((sum, call) => sum + call.output_tokens, 0);
   const maxPrompt = calls.reduce((max, call) => Math.max(max, call.prompt_tokens_estimated), 0);
+  const cached = calls.reduce((sum, call) => sum + (call.cache_read_tokens ?? 0), 0);
   process.stdout.write(`\nrun ${run.id}: ${run.status} (${result.run_type}) in ${(result.duration_ms / 1000).toFixed(1)} s\n`);
   process.stdout.write(`${result.summary.text}\n\n`);
   const rows = result.analysis_log.map((area) => {
@@ -30,7 +31,7 @@ export function printRunSummary(outcome: DiscoveryOutcome): void {
     `${renderTable(['area', 'status', 'insights', 'confirmed', 'adjusted', 'rejected', 'other', 'steps used', 'steps dropped'], rows)}\n`,
   );
   process.stdout.write(
-    `recommendations: ${result.recommendations.length} · LLM calls: ${calls.length} · tokens in/out: ${input}/${output} · largest prompt: ${maxPrompt} tokens · cost: $${cost.toFixed(4)}\n`,
+    `recommendations: ${result.recommendations.length} · LLM calls: ${calls.length} · tokens in/out: ${input}/${output}${cached > 0 ? ` (${cached} in read from the prompt cache, ${Math.round((100 * cached) / Math.max(1, input))} %)` : ''} · largest prompt: ${maxPrompt} tokens · cost: $${cost.toFixed(4)}\n`,
   );
   const telescope = result.telemetry.telescope;
   if (telescope) {

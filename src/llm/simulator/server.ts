@@ -48,7 +48,11 @@ export interface LlmSimulatorOptions {
   retryAfterSeconds?: number | undefined;
   /** Delay before every completion answer. @defaultValue 0 */
   latencyMs?: number | undefined;
-  /** Replace every K-th reply with prose (the "model ignored the JSON format" case). @defaultValue never */
+  /**
+   * Replace every K-th reply with prose (the "model ignored the JSON format" case). A reply constrained by a
+   * strict tool or a response format is left as it is, as constrained decoding leaves no room to stray.
+   * @defaultValue never
+   */
   malformedEvery?: number | undefined;
   /** Upper bound on a request body, answered with the API's 413. @defaultValue 32 MiB (Anthropic's limit) */
   maxBodyBytes?: number | undefined;
@@ -317,7 +321,9 @@ export async function startLlmSimulator(options: LlmSimulatorOptions = {}): Prom
     } catch (error) {
       return refuse(dialect, { kind: 'internal', message: error instanceof Error ? error.message : String(error) });
     }
-    if (faults.malformed()) {
+    // constrained decoding: a strict tool or a response format cannot be answered outside its schema
+    const constrained = call.responseFormat !== undefined || ((call.tools?.length ?? 0) > 0 && call.tools?.every((tool) => tool.strict));
+    if (faults.malformed() && !constrained) {
       stats.malformedReplies += 1;
       reply = MALFORMED_REPLY;
     }
