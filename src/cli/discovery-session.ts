@@ -5,6 +5,7 @@
  */
 import { mkdir, writeFile } from 'node:fs/promises';
 import { join, resolve } from 'node:path';
+import { silenceSdkNotices } from '../llm/providers/sdk-warnings.js';
 import { composeRuntime, type Runtime } from '../composition.js';
 import type { AssayConfig } from '../config/index.js';
 import { redactUrl } from '../config/index.js';
@@ -77,6 +78,8 @@ export async function writeRunArtefacts(runtime: Pick<Runtime, 'store' | 'loadPa
 }
 
 export async function runDiscovery(config: AssayConfig, request: DiscoveryRequest, logger: Logger): Promise<DiscoveryOutcome> {
+  // before any SDK client exists: the AWS SDK decides on its Node-version notice when its first client is built
+  if (request.quiet) silenceSdkNotices();
   const runtime = await composeRuntime(config, { logger });
   const controller = new AbortController();
   const onSignal = () => controller.abort(new Error('interrupted'));

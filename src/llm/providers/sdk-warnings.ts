@@ -25,3 +25,14 @@ export function withoutSdkDeprecationNotice<T>(start: () => T): T {
     console.warn = original;
   }
 }
+
+/**
+ * The AWS SDK's switch for its once-per-process `NodeVersionSupportWarning` (releases after January 2027
+ * will need Node 22; Assay supports Node 20). A quiet run sets it, as documented by the SDK, so no SDK
+ * notice reaches a `--quiet` run; an explicit value in the environment is left as it is.
+ */
+export const AWS_NODE_VERSION_NOTICE_SWITCH = 'AWS_SDK_JS_NODE_VERSION_SUPPORT_WARNING_DISABLED';
+
+export function silenceSdkNotices(env: NodeJS.ProcessEnv = process.env): void {
+  env[AWS_NODE_VERSION_NOTICE_SWITCH] ??= 'true';
+}
