@@ -34,10 +34,12 @@ export function jsonSchemaOf(schema: z.ZodType): JsonSchema {
 /** Keywords strict modes do not accept, or that would let the model leave the schema. */
 const NOT_STRICT = ['patternProperties', 'propertyNames', 'not', 'if', 'then', 'else', 'dependentSchemas', 'oneOf'] as const;
 
+/**
+ * `node` or null, as `anyOf` (not a type array): the Anthropic SDK's strict-schema transform reads
+ * `properties` and `items` only where `type` is the single word `object` or `array`.
+ */
 function nullable(node: Record<string, unknown>): Record<string, unknown> {
-  const type = node.type;
-  if (typeof type === 'string' && node.enum === undefined) return { ...node, type: type === 'null' ? 'null' : [type, 'null'] };
-  if (Array.isArray(type) && node.enum === undefined) return type.includes('null') ? node : { ...node, type: [...type, 'null'] };
+  if (node.type === 'null' || (Array.isArray(node.type) && node.type.includes('null'))) return node;
   if (Array.isArray(node.anyOf)) {
     return node.anyOf.some((branch) => isRecord(branch) && branch.type === 'null')
       ? node
@@ -51,6 +53,13 @@ function strictNode(node: unknown): unknown {
   if (Object.keys(node).length === 0) return undefined; // "anything": not expressible strictly
   for (const keyword of NOT_STRICT) if (node[keyword] !== undefined) return undefined;
   const { default: _default, ...rest } = node;
+  // a nullable object or array as anyOf, like `nullable` writes it
+  if (Array.isArray(rest.type) && rest.type.includes('null') && rest.type.some((type) => type === 'object' || type === 'array')) {
+    const others = rest.type.filter((type) => type !== 'null');
+    if (others.length !== 1) return undefined;
+    const inner = strictNode({ ...rest, type: others[0] });
+    return inner === undefined ? undefined : { anyOf: [inner, { type: 'null' }] };
+  }
   if (rest.type === 'object' || rest.properties !== undefined) {
     if (rest.additionalProperties !== undefined && rest.additionalProperties !== false) return undefined;
     const properties = isRecord(rest.properties) ? rest.properties : {};

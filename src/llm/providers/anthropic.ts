@@ -7,6 +7,7 @@ import Anthropic from '@anthropic-ai/sdk';
 import type { LlmProvider, LlmRequest, LlmResponse, LlmToolChoice, UnifiedStopReason } from '../port.js';
 import { classifyAnthropicError } from './anthropic-errors.js';
 import { boundedBreakpoints } from './cache-breakpoints.js';
+import { claudeStrictSchema } from './claude-strict-schema.js';
 import { withoutSdkDeprecationNotice } from './sdk-warnings.js';
 
 export interface AnthropicProviderOptions {
@@ -72,14 +73,14 @@ export function anthropicMessageParams(model: string, request: LlmRequest): Anth
           tools: request.tools.map((tool) => ({
             name: tool.name,
             description: tool.description,
-            input_schema: tool.inputSchema as Anthropic.Tool.InputSchema,
+            input_schema: (tool.strict ? claudeStrictSchema(tool.inputSchema) : tool.inputSchema) as Anthropic.Tool.InputSchema,
             ...(tool.strict ? { strict: true } : {}),
           })),
           tool_choice: toolChoice(request.toolChoice),
         }
       : {}),
     ...(request.responseFormat
-      ? { output_config: { format: { type: 'json_schema' as const, schema: request.responseFormat.schema } } }
+      ? { output_config: { format: { type: 'json_schema' as const, schema: claudeStrictSchema(request.responseFormat.schema) } } }
       : {}),
   };
 }

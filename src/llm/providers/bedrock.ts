@@ -14,6 +14,7 @@ import {
 } from '@aws-sdk/client-bedrock-runtime';
 import type { LlmProvider, LlmRequest, LlmResponse, LlmToolChoice, UnifiedStopReason } from '../port.js';
 import { boundedBreakpoints } from './cache-breakpoints.js';
+import { claudeStrictSchema } from './claude-strict-schema.js';
 import { classifyBedrockError } from './bedrock-errors.js';
 
 export interface BedrockProviderOptions {
@@ -83,7 +84,7 @@ export function converseInput(modelId: string, request: LlmRequest): ConverseCom
                 name: tool.name,
                 description: tool.description,
                 // the SDK's document type is a JSON value; a JSON Schema is one
-                inputSchema: { json: tool.inputSchema as never },
+                inputSchema: { json: (tool.strict ? claudeStrictSchema(tool.inputSchema) : tool.inputSchema) as never },
                 ...(tool.strict ? { strict: true } : {}),
               },
             })),
@@ -100,7 +101,7 @@ export function converseInput(modelId: string, request: LlmRequest): ConverseCom
                 jsonSchema: {
                   name: request.responseFormat.name,
                   ...(request.responseFormat.description ? { description: request.responseFormat.description } : {}),
-                  schema: JSON.stringify(request.responseFormat.schema),
+                  schema: JSON.stringify(claudeStrictSchema(request.responseFormat.schema)),
                 },
               },
             },

@@ -59,3 +59,31 @@ describe('when cache breakpoints go on the wire', () => {
     expect(openAiChatParams('gpt-5.4', plain, 'max_completion_tokens').prompt_cache_key).toBeUndefined();
   });
 });
+
+describe('when a strict schema goes to Claude', () => {
+  const strict = {
+    type: 'object',
+    properties: { query: { type: 'string', minLength: 1 }, notes: { anyOf: [{ type: 'string' }, { type: 'null' }] } },
+    required: ['query', 'notes'],
+    additionalProperties: false,
+  };
+
+  it('moves what constrained decoding cannot enforce into the description, on Anthropic and on Bedrock', () => {
+    const tools = [{ name: 'query', description: 'Run SQL.', inputSchema: strict, strict: true }];
+    const anthropic = anthropicMessageParams('claude-sonnet-5-5', { ...request, cache: undefined, tools }) as {
+      tools?: Array<{ input_schema: unknown }>;
+    };
+    expect(anthropic.tools?.[0]?.input_schema).toMatchObject({
+      properties: { query: { type: 'string', description: '{minLength: 1}' }, notes: { anyOf: [{ type: 'string' }, { type: 'null' }] } },
+      additionalProperties: false,
+    });
+    const bedrock = converseInput('us.anthropic.claude-sonnet-4-6', { ...request, tools });
+    expect(JSON.stringify(bedrock.toolConfig?.tools?.[0])).toContain('{minLength: 1}');
+  });
+
+  it('leaves a non-strict tool schema as it is', () => {
+    const tools = [{ name: 'report', description: 'Report.', inputSchema: { ...strict, additionalProperties: { type: 'number' } } }];
+    const anthropic = anthropicMessageParams('claude-sonnet-5-5', { ...request, tools }) as { tools?: Array<{ input_schema: unknown }> };
+    expect(anthropic.tools?.[0]?.input_schema).toEqual(tools[0]?.inputSchema);
+  });
+});

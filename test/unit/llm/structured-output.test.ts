@@ -52,7 +52,12 @@ describe('when a zod schema becomes a JSON Schema for a provider', () => {
         x: { type: 'number' },
         tags: {
           type: 'array',
-          items: { type: 'object', properties: { t: { type: ['string', 'null'] } }, required: ['t'], additionalProperties: false },
+          items: {
+            type: 'object',
+            properties: { t: { anyOf: [{ type: 'string' }, { type: 'null' }] } },
+            required: ['t'],
+            additionalProperties: false,
+          },
         },
       },
       required: ['x', 'tags'],
