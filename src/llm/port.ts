@@ -88,6 +88,8 @@ export interface LlmResponse {
   text: string;
   /** The tool calls of the reply, in order. @defaultValue none */
   toolCalls?: LlmToolCall[];
+  /** With a response format: the reply's JSON, parsed; absent when the reply is not valid JSON. */
+  parsed?: unknown;
   usage: LlmUsage;
   stopReason: { unified: UnifiedStopReason; raw: string };
   model: string;

@@ -115,17 +115,19 @@ function issues(error: unknown): string {
 export function readAnswer<T>(
   spec: AnswerSpec<T>,
   request: AnswerRequest,
-  response: Pick<LlmResponse, 'text' | 'toolCalls'>,
+  response: Pick<LlmResponse, 'text' | 'toolCalls' | 'parsed'>,
 ): ParseOutcome<T> {
   if (request.protocol === 'text') return spec.fromText(response.text);
   const tools = prepare(spec);
   if (request.protocol === 'structured') {
     const only = tools[0] as PreparedTool<T>;
-    let value: unknown;
-    try {
-      value = JSON.parse(response.text);
-    } catch (error) {
-      return { ok: false, reason: `the structured output is not valid JSON (${issues(error)})` };
+    let value = response.parsed;
+    if (value === undefined) {
+      try {
+        value = JSON.parse(response.text);
+      } catch (error) {
+        return { ok: false, reason: `the structured output is not valid JSON (${issues(error)})` };
+      }
     }
     return only.tool.accept(withoutNullOptionals(value, only.schema));
   }
@@ -178,7 +180,7 @@ export interface AnswerLoopOptions<T> {
   request: AnswerRequest;
   sections: readonly PromptSection[];
   /** One model call with these sections (the budgeted call, recorded by the caller); `attempt` starts at 1. */
-  call(sections: readonly PromptSection[], attempt: number): Promise<Pick<LlmResponse, 'text' | 'toolCalls'>>;
+  call(sections: readonly PromptSection[], attempt: number): Promise<Pick<LlmResponse, 'text' | 'toolCalls' | 'parsed'>>;
   /** Told about every unusable answer before the next attempt. */
   onRejected?(attempt: number, reason: string): void;
 }

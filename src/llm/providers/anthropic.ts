@@ -5,6 +5,7 @@
  */
 import Anthropic from '@anthropic-ai/sdk';
 import type { LlmProvider, LlmRequest, LlmResponse, LlmToolChoice, UnifiedStopReason } from '../port.js';
+import { parsedReply } from './structured-reply.js';
 import { classifyAnthropicError } from './anthropic-errors.js';
 import { boundedBreakpoints } from './cache-breakpoints.js';
 import { claudeStrictSchema } from './claude-strict-schema.js';
@@ -115,6 +116,7 @@ export function createAnthropicProvider(options: AnthropicProviderOptions): Anth
         return {
           text,
           toolCalls,
+          ...parsedReply(request, text),
           // `input_tokens` counts only what follows the last breakpoint; the request's input is all three
           usage: {
             inputTokens: message.usage.input_tokens + cacheRead + cacheWrite,

@@ -13,6 +13,7 @@ import {
   type ToolChoice,
 } from '@aws-sdk/client-bedrock-runtime';
 import type { LlmProvider, LlmRequest, LlmResponse, LlmToolChoice, UnifiedStopReason } from '../port.js';
+import { parsedReply } from './structured-reply.js';
 import { boundedBreakpoints } from './cache-breakpoints.js';
 import { claudeStrictSchema } from './claude-strict-schema.js';
 import { classifyBedrockError } from './bedrock-errors.js';
@@ -134,8 +135,10 @@ export function createBedrockProvider(options: BedrockProviderOptions): BedrockP
         const stopReason = output.stopReason ?? 'null';
         const cacheRead = output.usage?.cacheReadInputTokens ?? 0;
         const cacheWrite = output.usage?.cacheWriteInputTokens ?? 0;
+        const text = blocks.flatMap((block) => (block.text === undefined ? [] : [block.text])).join('');
         return {
-          text: blocks.flatMap((block) => (block.text === undefined ? [] : [block.text])).join(''),
+          text,
+          ...parsedReply(request, text),
           toolCalls: blocks.flatMap((block) =>
             block.toolUse ? [{ id: block.toolUse.toolUseId ?? '', name: block.toolUse.name ?? '', input: block.toolUse.input }] : [],
           ),

@@ -7,6 +7,7 @@
 import { AssayError } from '../../errors/index.js';
 import { nativeAnswer } from '../native-answer.js';
 import type { LlmProvider, LlmRequest, LlmResponse } from '../port.js';
+import { parsedReply } from './structured-reply.js';
 import { estimateTokens } from '../tokens.js';
 import { abortedError, classifyTransportError, unexpectedError } from './errors.js';
 import { estimatePromptTokens } from './prompt-size.js';
@@ -47,6 +48,7 @@ export function createOfflineProvider(options: OfflineProviderOptions): LlmProvi
       return {
         text: native.text,
         toolCalls,
+        ...parsedReply(request, native.text),
         // estimates, not a tokenizer's count: the same numbers the prompt builder budgeted with
         usage: {
           inputTokens: estimatePromptTokens(request, OFFLINE_TOKEN_FAMILY),

@@ -6,6 +6,7 @@
  */
 import OpenAI from 'openai';
 import type { LlmProvider, LlmRequest, LlmResponse, LlmToolCall, LlmToolChoice, UnifiedStopReason } from '../port.js';
+import { parsedReply } from './structured-reply.js';
 import { classifyOpenAiError } from './openai-errors.js';
 import { requestSignal } from '../../common/request-signal.js';
 
@@ -137,9 +138,11 @@ export function createOpenAiProvider(options: OpenAiProviderOptions): LlmProvide
         const choice = completion.choices[0];
         const finishReason = choice?.finish_reason ?? null;
         const details = completion.usage?.prompt_tokens_details;
+        const text = choice?.message.content ?? '';
         return {
-          text: choice?.message.content ?? '',
+          text,
           toolCalls: openAiToolCalls(choice?.message),
+          ...parsedReply(request, text),
           // `prompt_tokens` already includes the cached part
           usage: {
             inputTokens: completion.usage?.prompt_tokens ?? 0,

@@ -229,7 +229,7 @@ export function runProviderContract(name: string, makeProvider: MakeProvider, ex
     });
 
     describe('when a response format is asked for', () => {
-      it('returns exactly the JSON object of the answer as the reply text', async () => {
+      it('returns exactly the JSON object of the answer as the reply text, and parsed', async () => {
         const { url } = await simulator({ brain: () => 'Here you go: {"insights": [{"name": "Mobile converts less"}]} — done.' });
         const response = await provider(url).complete({
           ...ask('Report.'),
@@ -239,6 +239,7 @@ export function runProviderContract(name: string, makeProvider: MakeProvider, ex
           },
         });
         expect(JSON.parse(response.text)).toEqual({ insights: [{ name: 'Mobile converts less' }] });
+        expect(response.parsed).toEqual({ insights: [{ name: 'Mobile converts less' }] });
       });
     });
 
