@@ -4,7 +4,7 @@
  */
 const ADAPTERS = [
   '^src/store/(embedded|postgres|mongo)',
-  '^src/warehouse/(duckdb|postgres)/',
+  '^src/warehouse/(duckdb|postgres|mysql|clickhouse|bigquery|snowflake|files)/',
   '^src/llm/(providers|simulator|offline-analyst)/',
   '^src/llm/factory',
   '^src/embed/(local|openai|bedrock)',
@@ -14,7 +14,7 @@ const ADAPTERS = [
   '^src/project-clients',
   '^src/secrets/',
 ];
-const SDKS = ['@anthropic-ai/sdk', 'openai', '@aws-sdk/', 'bullmq', 'ioredis', '@duckdb/', '^pg$', 'mongodb', '@qdrant/', 'hono', '@bull-board/'];
+const SDKS = ['@anthropic-ai/sdk', 'openai', '@aws-sdk/', 'bullmq', 'ioredis', '@duckdb/', '^pg$', 'mysql2', '@clickhouse/', '@google-cloud/', 'snowflake-sdk', 'mongodb', '@qdrant/', 'hono', '@bull-board/'];
 
 module.exports = {
   forbidden: [
@@ -64,7 +64,7 @@ module.exports = {
       name: 'library-code-does-not-import-drivers',
       severity: 'error',
       comment: 'Only the CLI, the API and the workers drive the engine; lower layers never import them.',
-      from: { path: '^src/(domain|discovery|compaction|schema|llm|embed|vector|warehouse|store|config|errors|logging|report|eval)/' },
+      from: { path: '^src/(domain|discovery|compaction|schema|llm|embed|vector|warehouse|store|config|errors|logging|report|eval|runs|common)/' },
       to: { path: ['^src/cli/', '^src/api/', '^workers/'] },
     },
     {

@@ -6,6 +6,8 @@ export default defineConfig({
     testTimeout: 30_000,
     hookTimeout: 60_000,
     pool: 'forks',
+    // every test file removes the temporary directories it made (test/support/temp-dir.ts)
+    setupFiles: ['test/support/cleanup-setup.ts'],
     projects: [
       {
         extends: true,

@@ -17,7 +17,7 @@ import { createSecretProvider } from './secrets/index.js';
 import { openRunStore } from './store/index.js';
 import type { RunStore } from './store/port.js';
 import { createVectorIndex } from './vector/index.js';
-import { openWarehouse } from './warehouse/index.js';
+import { openWarehouse, warehouseResourcesFrom } from './warehouse/index.js';
 
 export { bindLlm } from './llm/bind.js';
 
@@ -42,6 +42,7 @@ export async function composeRuntime(config: AssayConfig, options: ComposeOption
     maxRows: config.sql.maxRows,
     timeoutMs: config.sql.timeoutMs,
     maxStoredBytes: config.sql.maxStoredBytes,
+    resources: warehouseResourcesFrom(config.sql),
   });
   const store: RunStore = await openRunStore(config.store, { dataDir: config.dataDir });
   const embedder = createEmbedder(config.embedder, config);

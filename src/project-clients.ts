@@ -18,7 +18,7 @@ import { parseLlmSpec } from './llm/factory.js';
 import type { OfflineBrain } from './llm/providers/offline.js';
 import type { SecretProvider } from './secrets/index.js';
 import type { Warehouse } from './warehouse/port.js';
-import { openWarehouse } from './warehouse/index.js';
+import { openWarehouse, warehouseResourcesFrom } from './warehouse/index.js';
 
 /**
  * A project's connections could not be opened (a missing secret, an unreachable warehouse, an
@@ -80,15 +80,35 @@ export function usesServedSettings(project: Project, config: AssayConfig): boole
   );
 }
 
-/** The project's warehouse URL with the password from its secret reference put back. */
+const PASSWORD_SCHEMES = new Set([
+  'postgres',
+  'postgresql',
+  'mysql',
+  'mariadb',
+  'clickhouse',
+  'clickhouse+http',
+  'clickhouse+https',
+  'snowflake',
+  'bigquery',
+]);
+
+/** The project's warehouse URL with the password (BigQuery: the service-account key) from its secret reference put back. */
 export function warehouseUrlWithPassword(url: string, password: string | undefined): string {
   if (password === undefined) return url;
-  if (!url.startsWith('postgres://') && !url.startsWith('postgresql://')) {
-    throw new ConfigError('secrets.warehouse_password is set but the warehouse is not PostgreSQL: only postgres:// URLs take a password');
+  const scheme = /^([a-z+]+):\/\//.exec(url)?.[1] ?? '';
+  if (!PASSWORD_SCHEMES.has(scheme)) {
+    throw new ConfigError(
+      `secrets.warehouse_password is set but a ${scheme || 'file'} warehouse takes no password (postgres, mysql, clickhouse and snowflake URLs take one; bigquery takes a service-account key)`,
+    );
   }
   const parsed = new URL(url);
+  if (scheme === 'bigquery') {
+    // the service-account key travels in the URL's password slot, only in memory (the description never shows it)
+    parsed.password = encodeURIComponent(password);
+    return parsed.toString();
+  }
   if (!parsed.username)
-    throw new ConfigError('secrets.warehouse_password is set but the warehouse URL names no user (postgres://USER@host/db)');
+    throw new ConfigError(`secrets.warehouse_password is set but the warehouse URL names no user (${scheme}://USER@host/…)`);
   parsed.password = encodeURIComponent(password);
   return parsed.toString();
 }
@@ -135,6 +155,7 @@ export function createProjectClients(options: ProjectClientsOptions): ProjectCli
       maxRows: config.sql.maxRows,
       timeoutMs: config.sql.timeoutMs,
       maxStoredBytes: config.sql.maxStoredBytes,
+      resources: warehouseResourcesFrom(config.sql),
     });
     try {
       const llm = bindLlm(

@@ -13,7 +13,12 @@ import type { QueueSet } from '../src/fleet/bullmq/queue-set.js';
 import { composeRuntime } from '../src/composition.js';
 import type { AssayConfig } from '../src/config/index.js';
 import { subscribeToCancellations } from '../src/fleet/bullmq/cancellation.js';
-import { openProducerConnection, openSubscriberConnection } from '../src/fleet/bullmq/connection.js';
+import {
+  assertRedisReachable,
+  openProducerConnection,
+  openSubscriberConnection,
+  reportConnectionErrors,
+} from '../src/fleet/bullmq/connection.js';
 import { createQueueSet } from '../src/fleet/bullmq/queue-set.js';
 import type { Logger } from '../src/logging/index.js';
 import { answersWithin, startHealthServer } from './health.js';
@@ -49,8 +54,10 @@ export async function startWorkerProcess(config: AssayConfig, options: WorkerPro
   const { logger } = options;
   const queues = parseQueueSelection(options.queues ?? config.fleet.queues);
   const prefix = config.fleet.queuePrefix;
+  await assertRedisReachable(config.redisUrl);
   const runtime = await composeRuntime(config, { logger });
   const producerConnection = openProducerConnection(config.redisUrl);
+  reportConnectionErrors(producerConnection, logger, 'producer');
   const producer = createQueueSet({ connection: producerConnection, prefix });
   const concurrency = options.concurrency ?? config.fleet.concurrency;
   // the pod name, so Bull Board and job records show which pod processed a job
@@ -74,6 +81,7 @@ export async function startWorkerProcess(config: AssayConfig, options: WorkerPro
   // a run killed before finalize left its collection behind: sweep once at start, then on the schedule
   await sweepRunCollections(runtime).catch((error: unknown) => logger.warn({ err: error }, 'start-up sweep of run collections failed'));
   const subscriber = openSubscriberConnection(config.redisUrl);
+  reportConnectionErrors(subscriber, logger, 'cancellations');
   await subscribeToCancellations(subscriber, prefix, (runId) => registry.abortRun(runId), logger);
   let health: Server | undefined;
   const isReady = async () =>

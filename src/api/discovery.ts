@@ -10,31 +10,15 @@ import { DEFAULT_CATALOG_TOKENS, estimatePackRunCost } from '../discovery/packs/
 import { resolvePack } from '../discovery/packs/generation/index.js';
 import { resolveAreas } from '../discovery/packs/pack-loader.js';
 import type { AnalysisArea, DomainPack } from '../discovery/packs/pack-schema.js';
+
 import { canStartDiscovery, type Project, type Run } from '../domain/index.js';
-import { ConflictError, ValidationError, describeError } from '../errors/index.js';
+import { ConflictError, describeError } from '../errors/index.js';
+import { assertStepBounds } from '../common/run-limits.js';
+import { selectAreas } from '../runs/area-selection.js';
 import type { ApiDeps } from './context.js';
 import { lookupModel } from '../llm/catalog.js';
 import type { KeyedLock } from '../concurrency/keyed-lock.js';
 import type { DiscoverBody, EstimateBody } from './schemas.js';
-
-/** The areas a request selects, in the pack's order; unknown ids are a 400 naming each offending index. */
-export function selectAreas(
-  packAreas: readonly AnalysisArea[],
-  requested: readonly string[] | undefined,
-  packSlug: string,
-): AnalysisArea[] {
-  if (!requested) return [...packAreas];
-  const known = new Set(packAreas.map((area) => area.id));
-  const issues = requested.flatMap((id, index) => (known.has(id) ? [] : [{ path: `areas.${index}`, message: `unknown area "${id}"` }]));
-  if (issues.length > 0) {
-    throw new ValidationError(
-      `pack "${packSlug}" has no area(s) ${issues.map((issue) => issue.message.slice('unknown area '.length)).join(', ')} (areas: ${[...known].join(', ')})`,
-      issues,
-    );
-  }
-  const wanted = new Set(requested);
-  return packAreas.filter((area) => wanted.has(area.id));
-}
 
 function projectAreas(
   deps: ApiDeps,
@@ -48,11 +32,7 @@ function projectAreas(
 function stepBounds(deps: ApiDeps, body: Pick<DiscoverBody, 'max_steps' | 'min_steps'>): { maxSteps: number; minSteps: number } {
   const maxSteps = body.max_steps ?? deps.config.run.maxSteps;
   const minSteps = body.min_steps ?? Math.min(deps.config.run.minSteps, maxSteps);
-  if (minSteps > maxSteps) {
-    throw new ValidationError(`min_steps (${minSteps}) must not exceed max_steps (${maxSteps})`, [
-      { path: 'min_steps', message: `greater than max_steps (${maxSteps})` },
-    ]);
-  }
+  assertStepBounds(maxSteps, minSteps);
   return { maxSteps, minSteps };
 }
 

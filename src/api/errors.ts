@@ -5,7 +5,7 @@
  */
 import type { Context, ErrorHandler, NotFoundHandler } from 'hono';
 import type { ContentfulStatusCode } from 'hono/utils/http-status';
-import { AssayError, RateLimitedError, ValidationError, httpStatusFor } from '../errors/index.js';
+import { AssayError, RateLimitedError, UnauthorizedError, ValidationError, httpStatusFor } from '../errors/index.js';
 import type { Logger } from '../logging/index.js';
 import type { ErrorBody } from './schemas.js';
 
@@ -52,8 +52,22 @@ export function errorResponseOf(error: unknown): { status: ContentfulStatusCode;
   };
 }
 
+/** A 401 a browser should see as a page (the report route, opened without a link). */
+export class HtmlUnauthorizedError extends UnauthorizedError {
+  constructor(
+    message: string,
+    readonly page: string,
+  ) {
+    super(message);
+  }
+}
+
 export function createErrorHandler(logger: Logger): ErrorHandler {
   return (error: Error, c: Context) => {
+    if (error instanceof HtmlUnauthorizedError) {
+      c.header('WWW-Authenticate', 'Bearer realm="assay"');
+      return c.html(error.page, 401);
+    }
     const { status, body } = errorResponseOf(error);
     if (status >= 500) logger.error({ err: error, method: c.req.method, path: c.req.path }, 'request failed');
     else logger.debug({ code: body.error.code, method: c.req.method, path: c.req.path }, body.error.message);

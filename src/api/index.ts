@@ -20,6 +20,7 @@ import { healthRoutes } from './health/index.js';
 import { KeyedLock } from '../concurrency/keyed-lock.js';
 import { createApiMetrics, type ApiMetrics } from './metrics/index.js';
 import { buildOpenApiDocument } from './openapi/index.js';
+import { packCatalogRoutes } from './packs/index.js';
 import { projectRoutes } from './projects/index.js';
 import { runRoutes, type RunRoutesOptions } from './runs/index.js';
 
@@ -83,11 +84,20 @@ export function createApi(options: CreateApiOptions): Hono {
       now: () => options.runtime.now(),
     }),
   );
-  app.use('*', authMiddleware({ store, publicMetrics: options.config.api.publicMetrics, skipPrefix: BULL_BOARD_PATH }));
+  app.use(
+    '*',
+    authMiddleware({
+      store,
+      publicMetrics: options.config.api.publicMetrics,
+      skipPrefix: BULL_BOARD_PATH,
+      now: () => options.runtime.now(),
+    }),
+  );
   app.onError(createErrorHandler(logger));
   app.notFound(notFoundHandler);
 
   app.route('/', healthRoutes(deps));
+  app.route('/api/v1', packCatalogRoutes(deps));
   app.route('/api/v1', projectRoutes(deps, locks));
   app.route('/api/v1', runRoutes(deps, options.events));
   app.route('/api/v1', apiKeyRoutes(deps));

@@ -9,9 +9,8 @@ import {
   projectStateSchema,
   tenantFilterSchema,
 } from '../domain/index.js';
-
-/** Same bound as the config's run.maxSteps: a run this long already costs real money. */
-export const MAX_STEPS_LIMIT = 500;
+import { STEP_LIMITS, type StepSetting, stepCountRule } from '../common/run-limits.js';
+import { REPORT_LINK_DEFAULT_SECONDS, REPORT_LINK_MAX_SECONDS } from './auth/report-links.js';
 /** More areas than any shipped pack has; stops absurd bodies before the pack is read. */
 const MAX_REQUESTED_AREAS = 100;
 
@@ -28,7 +27,11 @@ const profileBodySchema = z
   .refine((profile) => Buffer.byteLength(JSON.stringify(profile)) <= MAX_PROFILE_BYTES, `at most ${MAX_PROFILE_BYTES} bytes as JSON`);
 /** `provider:model` (or `openai-compatible:URL#model`); checked against the allow-list when it names a URL. */
 const modelSpecSchema = z.string().trim().min(1).max(500);
-const maxStepsSchema = z.number().int().min(1).max(MAX_STEPS_LIMIT);
+/** A step count, with the same bounds and words as `assay run --max-steps` (src/common/run-limits.ts). */
+function stepCountSchema(setting: StepSetting) {
+  const rule = stepCountRule(setting);
+  return z.number({ error: rule }).int(rule).min(STEP_LIMITS[setting].min, rule).max(STEP_LIMITS[setting].max, rule);
+}
 
 export const createProjectBodySchema = z.strictObject({
   /** Chosen by the server from the name when left out. */
@@ -94,9 +97,9 @@ export const discoverBodySchema = z.strictObject({
   /** Selective run: only these areas of the project's pack. Default: every area. */
   areas: areaIdsSchema.optional(),
   /** Default: the server's run.maxSteps. */
-  max_steps: maxStepsSchema.optional(),
+  max_steps: stepCountSchema('max_steps').optional(),
   /** Default: the server's run.minSteps, capped at max_steps. */
-  min_steps: z.number().int().min(0).max(MAX_STEPS_LIMIT).optional(),
+  min_steps: stepCountSchema('min_steps').optional(),
 });
 export type DiscoverBody = z.infer<typeof discoverBodySchema>;
 
@@ -150,6 +153,11 @@ export type CreateApiKeyBody = z.infer<typeof createApiKeyBodySchema>;
 
 /** An API key as listings show it (never its hash). */
 export const apiKeyViewSchema = apiKeyRecordSchema.omit({ secret_hash: true });
+
+/** `?expires_in=` of a report link: seconds it works. */
+export const reportLinkQuerySchema = z.object({
+  expires_in: z.coerce.number().int().min(60).max(REPORT_LINK_MAX_SECONDS).default(REPORT_LINK_DEFAULT_SECONDS),
+});
 
 /** `?limit=` of list endpoints. */
 export const listQuerySchema = z.object({ limit: z.coerce.number().int().min(1).max(100).default(20) });

@@ -1,7 +1,8 @@
 /** The `assay` command: one entry point; each sub-command lives in src/cli/commands/. */
-import { Command, CommanderError } from 'commander';
+import { Command, CommanderError, Option } from 'commander';
 import { describeError, exitCodeFor, AssayError } from '../errors/index.js';
 import { registerCommands } from './commands/index.js';
+import { EXIT_CODES_HELP } from './exit-codes.js';
 
 export function buildProgram(): Command {
   const program = new Command();
@@ -10,7 +11,15 @@ export function buildProgram(): Command {
     .description('Autonomous data discovery: explore a SQL warehouse with an LLM, verify insights, write recommendations.')
     .version('0.1.0')
     .option('-c, --config <file>', 'config file (assay.config.json|yaml); default: ./assay.config.* if present')
+    .addOption(
+      new Option(
+        '--log-format <format>',
+        'log lines on stderr: one readable line each (text) or pino JSON (json); default: ASSAY_LOG_FORMAT, else text',
+      ).choices(['text', 'json']),
+    )
+    .option('--log-file <file>', 'write every log entry to this file (JSON lines) instead of stderr')
     .showHelpAfterError('(run with --help for usage)')
+    .addHelpText('after', `\n${EXIT_CODES_HELP}`)
     .exitOverride();
   registerCommands(program);
   return program;

@@ -4,9 +4,18 @@ import type { RunStore } from '../store/port.js';
 
 export interface ProgressDisplay {
   onEvent(event: RunnerEvent): void;
+  /** A line for the person watching (shown even with --quiet: it says what happens to their run). */
+  notice(line: string): void;
   /** Refreshes tokens and cost from the run document. */
   refresh(): Promise<void>;
   stop(): void;
+}
+
+/** Cents once it is worth cents; below that, "<$0.01" rather than a string of zeros. */
+export function formatUsd(usd: number): string {
+  if (usd === 0) return '$0';
+  if (usd < 0.01) return '<$0.01';
+  return `$${usd.toFixed(2)}`;
 }
 
 function formatTokens(tokens: number): string {
@@ -52,7 +61,9 @@ export function createProgressDisplay(options: {
           break;
         case 'area':
           say(
-            `  area ${event.areaId}: ${event.status}, ${event.insights} insight(s)${event.error ? ` — ${event.error.slice(0, 160)}` : ''}`,
+            event.status === 'skipped'
+              ? `  area ${event.areaId}: skipped (${event.error ?? 'no relevant exploration step'})`
+              : `  area ${event.areaId}: ${event.status}, ${event.insights} insight(s)${event.error ? ` — ${event.error.slice(0, 160)}` : ''}`,
           );
           break;
         case 'verified':
@@ -64,6 +75,11 @@ export function createProgressDisplay(options: {
       }
       draw();
     },
+    notice(line) {
+      if (live) stream.write('\r\x1b[2K');
+      stream.write(`${line}\n`);
+      draw();
+    },
     async refresh() {
       const run = await options.store.getRun(options.runId);
       if (!run) return;
@@ -73,7 +89,8 @@ export function createProgressDisplay(options: {
         0,
       );
       const cost = calls.reduce((sum, call) => sum + call.cost_usd, 0);
-      usage = `${formatTokens(tokens)} tokens · $${cost.toFixed(4)}`;
+      // an offline or unpriced model costs nothing worth a column of zeros
+      usage = `${formatTokens(tokens)} tokens${cost > 0 ? ` · ${formatUsd(cost)}` : ''}`;
       draw();
     },
     stop() {

@@ -1,17 +1,46 @@
-/** The table printed after a run: areas, insights by verification status, recommendations, cost. */
+/** The table printed after a run: areas, insights by verification status, recommendations, cost; then what to do next. */
+import type { DiscoveryResult, Run } from '../domain/index.js';
+import { describeRunCost } from '../report/format.js';
+import { runErrorsWithoutSkips, skippedAreas } from '../report/skipped-areas.js';
+import { whyNotResumable } from '../runs/reopen-run.js';
 import type { DiscoveryOutcome } from './discovery-session.js';
+import { describeSignal } from './interrupts.js';
 import { renderTable } from './output.js';
 
-export function printRunSummary(outcome: DiscoveryOutcome): void {
+/** The run's status said once: `completed`, `completed, partial (4 of 5 areas analysed)`, `failed`, `cancelled`. */
+export function runStatusLabel(run: Pick<Run, 'status' | 'run_type' | 'areas' | 'error'>): string {
+  if (run.status === 'failed' && run.error?.startsWith('interrupted:')) return 'failed (interrupted: its process stopped)';
+  if (run.status !== 'completed' || run.run_type !== 'partial') return run.status;
+  const analysed = run.areas.filter((area) => area.status === 'completed').length;
+  return `completed, partial (${analysed} of ${run.areas.length} areas analysed)`;
+}
+
+function headline(outcome: DiscoveryOutcome): string {
   const { run, result } = outcome;
+  const seconds = `${(result.duration_ms / 1000).toFixed(1)} s`;
+  if (run.status === 'cancelled') {
+    const by = outcome.interruptedBy ? ` by ${describeSignal(outcome.interruptedBy)}` : '';
+    return `run ${run.id}: cancelled${by} after ${run.steps_completed} of ${run.settings.max_steps} exploration steps (${seconds}); the steps are kept`;
+  }
+  return `run ${run.id}: ${runStatusLabel(run)} in ${seconds}`;
+}
+
+function usageLine(run: Run, result: DiscoveryResult): string {
   const calls = result.telemetry.llm_calls;
   const cost = calls.reduce((sum, call) => sum + call.cost_usd, 0);
   const input = calls.reduce((sum, call) => sum + (call.prompt_tokens_reported ?? call.prompt_tokens_estimated), 0);
   const output = calls.reduce((sum, call) => sum + call.output_tokens, 0);
   const maxPrompt = calls.reduce((max, call) => Math.max(max, call.prompt_tokens_estimated), 0);
   const cached = calls.reduce((sum, call) => sum + (call.cache_read_tokens ?? 0), 0);
-  process.stdout.write(`\nrun ${run.id}: ${run.status} (${result.run_type}) in ${(result.duration_ms / 1000).toFixed(1)} s\n`);
-  process.stdout.write(`${result.summary.text}\n\n`);
+  const cachedPart = cached > 0 ? ` (${cached} in read from the prompt cache, ${Math.round((100 * cached) / Math.max(1, input))} %)` : '';
+  return `recommendations: ${result.recommendations.length} · LLM calls: ${calls.length} · tokens in/out: ${input}/${output}${cachedPart} · largest prompt: ${maxPrompt} tokens · cost: ${describeRunCost(cost, run.settings.llm)}`;
+}
+
+export function printRunSummary(outcome: DiscoveryOutcome): void {
+  const { run, result } = outcome;
+  const write = (text: string) => process.stdout.write(text);
+  write(`\n${headline(outcome)}\n`);
+  write(`${result.summary.text}\n\n`);
   const rows = result.analysis_log.map((area) => {
     const insights = result.insights.filter((insight) => insight.analysis_area === area.area_id);
     const count = (status: string) => insights.filter((insight) => insight.validation?.status === status).length;
@@ -27,12 +56,12 @@ export function printRunSummary(outcome: DiscoveryOutcome): void {
       area.dropped_steps.length,
     ];
   });
-  process.stdout.write(
-    `${renderTable(['area', 'status', 'insights', 'confirmed', 'adjusted', 'rejected', 'other', 'steps used', 'steps dropped'], rows)}\n`,
-  );
-  process.stdout.write(
-    `recommendations: ${result.recommendations.length} · LLM calls: ${calls.length} · tokens in/out: ${input}/${output}${cached > 0 ? ` (${cached} in read from the prompt cache, ${Math.round((100 * cached) / Math.max(1, input))} %)` : ''} · largest prompt: ${maxPrompt} tokens · cost: $${cost.toFixed(4)}\n`,
-  );
+  // a run stopped before analysis has nothing per area to show
+  if (rows.length > 0 && result.analysis_log.some((area) => area.status !== 'pending'))
+    write(
+      `${renderTable(['area', 'status', 'insights', 'confirmed', 'adjusted', 'rejected', 'other', 'steps used', 'steps dropped'], rows)}\n`,
+    );
+  write(`${usageLine(run, result)}\n`);
   const telescope = result.telemetry.telescope;
   if (telescope) {
     const areas = Object.values(telescope.areas);
@@ -40,10 +69,16 @@ export function printRunSummary(outcome: DiscoveryOutcome): void {
     const hits = strategies.reduce((sum, stats) => sum + stats.cache_hits, 0);
     const lookups = hits + strategies.reduce((sum, stats) => sum + stats.cache_misses, 0);
     const nodes = areas[0]?.nodes;
-    process.stdout.write(
+    write(
       `telescope: ${nodes ? `${nodes.l1} step abstracts, ${nodes.l2} groups` : 'no tree'} · drill-downs: ${areas.reduce((sum, area) => sum + area.drill_down_calls, 0)} · compaction cache: ${hits}/${lookups} hits\n`,
     );
   }
-  if (result.summary.errors.length > 0)
-    process.stdout.write(`errors:\n${result.summary.errors.map((error) => `  - ${error}`).join('\n')}\n`);
+  const skipped = skippedAreas(result, run);
+  if (skipped.length > 0)
+    write(
+      `skipped (not errors):\n${skipped.map((area) => `  - ${area.id}: ${area.why}; what would let it run: ${area.next}`).join('\n')}\n`,
+    );
+  const errors = run.status === 'cancelled' ? [] : runErrorsWithoutSkips(result);
+  if (errors.length > 0) write(`errors:\n${errors.map((error) => `  - ${error}`).join('\n')}\n`);
+  if (whyNotResumable(run) === undefined) write(`resume it: assay runs resume ${run.id}\n`);
 }

@@ -1,6 +1,7 @@
 import { existsSync, readFileSync } from 'node:fs';
 import { resolve } from 'node:path';
 import YAML from 'yaml';
+import { z } from 'zod';
 import { ConfigError } from '../errors/index.js';
 import { ENV_BINDINGS, configSchema, type AssayConfig } from './schema.js';
 
@@ -36,6 +37,47 @@ function readConfigFile(path: string): Record<string, unknown> {
   } catch (error) {
     throw new ConfigError(`config file ${path} is not valid ${path.endsWith('.json') ? 'JSON' : 'YAML'}: ${(error as Error).message}`);
   }
+}
+
+/** The object shape under defaults and optionals, or undefined for a leaf or a free-form record. */
+function objectShape(schema: z.ZodType): Record<string, z.ZodType> | undefined {
+  let current: z.ZodType = schema;
+  while (current instanceof z.ZodDefault || current instanceof z.ZodOptional) current = current.unwrap() as z.ZodType;
+  return current instanceof z.ZodObject ? (current.shape as Record<string, z.ZodType>) : undefined;
+}
+
+/** Edit distance, for "did you mean" on a mistyped key. */
+function editDistance(left: string, right: string): number {
+  let previous = Array.from({ length: right.length + 1 }, (_, index) => index);
+  for (let i = 1; i <= left.length; i++) {
+    const current = [i];
+    for (let j = 1; j <= right.length; j++)
+      current[j] = Math.min(previous[j]! + 1, current[j - 1]! + 1, previous[j - 1]! + (left[i - 1] === right[j - 1] ? 0 : 1));
+    previous = current;
+  }
+  return previous[right.length]!;
+}
+
+/**
+ * Keys of a config file that no setting has: a typo (`warehous:`) would otherwise be ignored
+ * silently and the default used instead. Each comes with the closest real key when one is close.
+ */
+export function unknownConfigKeys(value: unknown, schema: z.ZodType = configSchema, path: string[] = []): string[] {
+  const shape = objectShape(schema);
+  if (!shape || typeof value !== 'object' || value === null || Array.isArray(value)) return [];
+  const known = Object.keys(shape);
+  return Object.entries(value).flatMap(([key, child]) => {
+    const field = shape[key];
+    if (field) return unknownConfigKeys(child, field, [...path, key]);
+    const closest = known
+      .map((name) => ({ name, distance: editDistance(key.toLowerCase(), name.toLowerCase()) }))
+      .sort((left, right) => left.distance - right.distance)[0];
+    const hint =
+      closest && closest.distance <= Math.max(2, Math.floor(key.length / 3))
+        ? ` (did you mean "${[...path, closest.name].join('.')}"?)`
+        : '';
+    return [`"${[...path, key].join('.')}" is not a setting${hint}`];
+  });
 }
 
 function setPath(target: Record<string, unknown>, path: string[], value: unknown): void {
@@ -88,6 +130,12 @@ export function loadConfig(options: LoadConfigOptions = {}): AssayConfig {
   const env = options.env ?? process.env;
   const file = findConfigFile({ ...options, env });
   let raw: Record<string, unknown> = file ? readConfigFile(file) : {};
+  const unknown = unknownConfigKeys(raw);
+  if (file && unknown.length > 0) {
+    throw new ConfigError(
+      `config file ${file}: ${unknown.join('; ')}. The settings are listed in src/config/schema.ts (README, "Configuration")`,
+    );
+  }
   const fromEnv: Record<string, unknown> = {};
   for (const binding of ENV_BINDINGS) {
     const value = env[binding.env];

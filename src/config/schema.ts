@@ -1,4 +1,5 @@
 import { z } from 'zod';
+import { STEP_LIMITS } from '../common/run-limits.js';
 
 /**
  * Every setting Assay reads, with the default that makes the embedded mode work with no
@@ -7,7 +8,7 @@ import { z } from 'zod';
 export const configSchema = z.object({
   /** Where the embedded store, vector index, schema cache and demo data live. */
   dataDir: z.string().min(1).default('.assay'),
-  /** Warehouse URL: `duckdb:path/to/file.duckdb`, `duckdb::memory:`, `postgres://user@host/db`. */
+  /** Warehouse URL: `duckdb:path/to/file.duckdb`, `duckdb::memory:`, `file:data/*.csv`, `postgres://…`, `mysql://…`, `clickhouse://…`, `bigquery://…`, `snowflake://…` (README). */
   warehouse: z.string().min(1).default('duckdb:.assay/demo-ecommerce.duckdb'),
   /** Files attached to a DuckDB warehouse as tables: `{ "table": "path.csv|parquet|json" }`. */
   warehouseFiles: z.record(z.string(), z.string()).default({}),
@@ -94,15 +95,17 @@ export const configSchema = z.object({
       /**
        * Where a project created through the API may point. The served warehouse is always allowed;
        * anything else must match: DuckDB files under `duckdbRoots` (realpath), PostgreSQL
-       * `host` or `host:port` in `postgresHosts`, LLM and embedder base URLs on `modelHosts`.
+       * `host` or `host:port` in `postgresHosts`, MySQL/MariaDB and ClickHouse `host[:port]`,
+       * `bigquery:PROJECT` and `snowflake:ACCOUNT` in `warehouseHosts`, LLM and embedder base URLs on `modelHosts`.
        */
       allow: z
         .object({
           duckdbRoots: z.array(z.string().min(1)).default([]),
           postgresHosts: z.array(z.string().min(1)).default([]),
+          warehouseHosts: z.array(z.string().min(1)).default([]),
           modelHosts: z.array(z.string().min(1)).default([]),
         })
-        .default({ duckdbRoots: [], postgresHosts: [], modelHosts: [] }),
+        .default({ duckdbRoots: [], postgresHosts: [], warehouseHosts: [], modelHosts: [] }),
     })
     .default({
       publicMetrics: false,
@@ -110,7 +113,7 @@ export const configSchema = z.object({
       runCreatesPerMinute: 10,
       maxStreamsPerKey: 20,
       boardSessionSeconds: 900,
-      allow: { duckdbRoots: [], postgresHosts: [], modelHosts: [] },
+      allow: { duckdbRoots: [], postgresHosts: [], warehouseHosts: [], modelHosts: [] },
     }),
   anthropicApiKey: z.string().optional(),
   anthropicBaseUrl: z.string().url().optional(),
@@ -119,12 +122,12 @@ export const configSchema = z.object({
   awsRegion: z.string().default('us-east-1'),
   bedrockEndpoint: z.string().url().optional(),
   logLevel: z.enum(['trace', 'debug', 'info', 'warn', 'error', 'fatal', 'silent']).default('info'),
-  /** `json`, `pretty`, or `auto` (pretty in a TTY). */
-  logFormat: z.enum(['json', 'pretty', 'auto']).default('auto'),
+  /** `text` (one readable line per entry; `pretty` and `auto` mean the same) or `json` (pino JSON lines, for log collectors). */
+  logFormat: z.enum(['text', 'json', 'pretty', 'auto']).default('auto'),
   run: z
     .object({
-      maxSteps: z.number().int().min(1).max(500).default(40),
-      minSteps: z.number().int().min(0).max(500).default(0),
+      maxSteps: z.number().int().min(STEP_LIMITS.max_steps.min).max(STEP_LIMITS.max_steps.max).default(40),
+      minSteps: z.number().int().min(STEP_LIMITS.min_steps.min).max(STEP_LIMITS.min_steps.max).default(0),
       /** Per-area token budget for the rendered exploration digests (seed: 200,000). */
       analysisBudgetTokens: z.number().int().min(1_000).default(200_000),
       /** Concurrency of area analysis and verification in the in-process runner. */
@@ -141,6 +144,10 @@ export const configSchema = z.object({
         .int()
         .min(1_024)
         .default(256 * 1024),
+      /** Memory one query may use, in MiB (DuckDB `memory_limit` for the instance, ClickHouse `max_memory_usage`); unset: the engine's default. */
+      memoryLimitMb: z.number().int().min(64).optional(),
+      /** Threads one query may use (DuckDB `threads`, ClickHouse `max_threads`); unset: the engine's default (every core). */
+      threads: z.number().int().min(1).max(256).optional(),
     })
     .default({ maxRows: 10_000, timeoutMs: 30_000, maxStoredBytes: 256 * 1024 }),
   /** How analysis sees the exploration evidence, and which model tier each phase uses. */
@@ -236,6 +243,8 @@ export const ENV_BINDINGS: ReadonlyArray<{ env: string; path: string[]; kind: 's
   { env: 'ASSAY_CONCURRENCY', path: ['run', 'concurrency'], kind: 'int' },
   { env: 'ASSAY_SQL_MAX_ROWS', path: ['sql', 'maxRows'], kind: 'int' },
   { env: 'ASSAY_SQL_TIMEOUT_MS', path: ['sql', 'timeoutMs'], kind: 'int' },
+  { env: 'ASSAY_SQL_MEMORY_LIMIT_MB', path: ['sql', 'memoryLimitMb'], kind: 'int' },
+  { env: 'ASSAY_SQL_THREADS', path: ['sql', 'threads'], kind: 'int' },
   { env: 'ASSAY_ENABLE_SYSTEM_TEST', path: ['enableSystemTestPack'], kind: 'bool' },
   { env: 'ASSAY_ANALYSIS_EVIDENCE', path: ['compaction', 'evidence'], kind: 'string' },
   { env: 'ASSAY_MAX_EXPANSIONS', path: ['compaction', 'maxExpansions'], kind: 'int' },

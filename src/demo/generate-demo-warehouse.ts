@@ -29,13 +29,18 @@ export interface GenerateDemoWarehouseOptions {
   scale?: number;
   /** Replace an existing file at `out`. @defaultValue false */
   overwrite?: boolean;
+  /** Write the truths file `<out>.truths.json` beside the warehouse. @defaultValue true */
+  truths?: boolean;
 }
 
 export interface DemoWarehouseSummary {
   /** Absolute path of the DuckDB file. */
   path: string;
   tables: DemoTableCount[];
-  truthsPath: string;
+  /** The planted patterns with their measured evidence. */
+  truths: DemoTruths;
+  /** Where they were written; null when `truths: false`. */
+  truthsPath: string | null;
   elapsedMs: number;
 }
 
@@ -119,9 +124,10 @@ export async function generateDemoWarehouse(options: GenerateDemoWarehouseOption
 
     if (options.overwrite === true) await removeDuckDbFile(path);
     await rename(partialPath, path);
+    if (options.truths === false) return { path, tables, truths, truthsPath: null, elapsedMs: Math.round(performance.now() - startedAt) };
     await writeFile(`${truthsPath}.partial-${process.pid}`, `${JSON.stringify(truths, null, 2)}\n`, 'utf8');
     await rename(`${truthsPath}.partial-${process.pid}`, truthsPath);
-    return { path, tables, truthsPath, elapsedMs: Math.round(performance.now() - startedAt) };
+    return { path, tables, truths, truthsPath, elapsedMs: Math.round(performance.now() - startedAt) };
   } finally {
     await removeDuckDbFile(partialPath);
   }

@@ -18,3 +18,4 @@ export {
 } from './planted-pattern.js';
 export { verifyDemoTruths, readDemoTruths, checksumDemoWarehouse, type PatternCheckResult } from './verify-demo-warehouse.js';
 export type { DemoTableCount } from './table-inventory.js';
+export { loadDemoInto, type LoadedTable } from './demo-loader.js';

@@ -4,6 +4,7 @@ export const ERROR_CODES = [
   'config',
   'validation',
   'unsafe_sql',
+  'sql_syntax',
   'warehouse',
   'llm_context_overflow',
   'llm_rate_limit',
@@ -71,6 +72,13 @@ export class UnsafeSqlError extends AssayError {
   constructor(reason: string, details?: Record<string, unknown>) {
     super('unsafe_sql', `refused: ${reason}`, { details });
     this.reason = reason;
+  }
+}
+
+/** SQL that does not parse: refused before anything ran, like unsafe SQL, but a typo to fix rather than a rule broken. */
+export class SqlSyntaxError extends AssayError {
+  constructor(reason: string, details?: Record<string, unknown>) {
+    super('sql_syntax', `syntax error: ${reason}; nothing was executed`, { details });
   }
 }
 
@@ -219,6 +227,7 @@ export const ERROR_MAPPING: Record<ErrorCode, ErrorMapping> = {
   validation: { exitCode: 2, httpStatus: 400 },
   pack: { exitCode: 78, httpStatus: 422 },
   unsafe_sql: { exitCode: 3, httpStatus: 422 },
+  sql_syntax: { exitCode: 2, httpStatus: 422 },
   warehouse: { exitCode: 4, httpStatus: 502 },
   llm_context_overflow: { exitCode: 5, httpStatus: 502 },
   llm_rate_limit: { exitCode: 5, httpStatus: 429 },

@@ -1,4 +1,5 @@
-/** pino loggers: JSON by default, pretty in a TTY, secrets and large bodies redacted. */
+/** pino loggers: one readable line per entry by default, JSON when asked, secrets and large bodies redacted. */
+import { createRequire } from 'node:module';
 import { pino, stdSerializers, type Logger, type LoggerOptions } from 'pino';
 
 export type { Logger } from 'pino';
@@ -51,26 +52,62 @@ function errorSerializer(error: unknown): unknown {
   return out;
 }
 
+export type LogFormat = 'json' | 'text' | 'pretty' | 'auto';
+
 export interface CreateLoggerOptions {
   level?: LoggerOptions['level'];
-  format?: 'json' | 'pretty' | 'auto';
+  /** `json`: one pino JSON object per line. `text` (`pretty` and `auto` too): one readable line per entry. @defaultValue auto */
+  format?: LogFormat;
   /** Where to write; defaults to stderr so CLI output on stdout stays clean. */
   destination?: NodeJS.WritableStream;
+  /** Write to this file instead (JSON lines, appended; the directory is created). */
+  file?: string;
+}
+
+const require = createRequire(import.meta.url);
+
+/** `key=value` for the bound fields a reader needs to tell lines apart; objects and arrays stay out. */
+function boundFields(entry: Record<string, unknown>): string {
+  const skip = new Set(['level', 'time', 'msg', 'pid', 'hostname', 'err', 'error']);
+  const parts = Object.entries(entry)
+    .filter(([key, value]) => !skip.has(key) && value !== undefined && (typeof value !== 'object' || value === null))
+    .map(([key, value]) => `${key}=${String(value)}`);
+  return parts.length > 0 ? ` (${parts.join(', ')})` : '';
+}
+
+/** One line per entry: the level, the message, an error's message (never its stack) and the scalar fields. */
+function textMessage(entry: Record<string, unknown>, messageKey: string): string {
+  const error = (entry.err ?? entry.error) as { message?: unknown } | string | undefined;
+  const errorText = typeof error === 'string' ? error : typeof error?.message === 'string' ? error.message : '';
+  return `${String(entry[messageKey] ?? '')}${errorText ? `: ${errorText}` : ''}${boundFields(entry)}`;
+}
+
+function textStream(destination: NodeJS.WritableStream | undefined): pino.DestinationStream {
+  // loaded only for text logs: JSON-only processes (the fleet in containers) never pay for it
+  const pretty = require('pino-pretty') as typeof import('pino-pretty');
+  const messageFormat: import('pino-pretty').MessageFormatFunc = (entry, messageKey) => textMessage(entry, messageKey);
+  const colorize = destination === undefined && process.stderr.isTTY === true && !process.env.NO_COLOR;
+  return pretty({
+    colorize,
+    sync: true,
+    destination: destination ?? 2,
+    hideObject: true,
+    ignore: 'pid,hostname,time',
+    messageFormat,
+  }) as unknown as pino.DestinationStream;
 }
 
 export function createLogger(options: CreateLoggerOptions = {}): Logger {
   const format = options.format ?? 'auto';
-  const pretty = format === 'pretty' || (format === 'auto' && process.stderr.isTTY === true && !options.destination);
   const base: LoggerOptions = {
     level: options.level ?? 'info',
     base: undefined,
     redact: { paths: REDACT_PATHS, censor: '[redacted]' },
     serializers: { err: errorSerializer, error: errorSerializer },
   };
-  if (pretty) {
-    return pino({ ...base, transport: { target: 'pino-pretty', options: { destination: 2, colorize: true, ignore: 'pid,hostname' } } });
-  }
-  return pino(base, (options.destination as pino.DestinationStream | undefined) ?? pino.destination(2));
+  if (options.file !== undefined) return pino(base, pino.destination({ dest: options.file, sync: true, mkdir: true, append: true }));
+  if (format === 'json') return pino(base, (options.destination as pino.DestinationStream | undefined) ?? pino.destination(2));
+  return pino(base, textStream(options.destination));
 }
 
 /** The fields bound on every line of a job's log. */

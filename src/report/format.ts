@@ -41,6 +41,12 @@ export function formatCost(usd: number): string {
   return `$${groupThousands(whole)}.${cents}`;
 }
 
+/** Cost of a run's model calls; an offline model costs nothing, which "$0.0000" would not say. */
+export function describeRunCost(usd: number, llm: string): string {
+  if (usd === 0 && llm.startsWith('offline:')) return 'none (offline model)';
+  return formatCost(usd);
+}
+
 export function formatPercent(ratio: number): string {
   return `${formatNumber(ratio * 100, 1)}%`;
 }

@@ -92,6 +92,7 @@ svg.chart { display: block; width: 100%; height: auto; }
 .banner ul { margin: 4px 0 0; }
 .banner-error { background: #fef2f2; color: var(--bad-ink); border-color: var(--bad-line); border-left: 5px solid #dc2626; }
 .banner-warn { background: #fffbeb; color: var(--warn-ink); border-color: var(--warn-line); border-left: 5px solid #f59e0b; }
+.banner-note { background: #f8fafc; color: inherit; border-color: #e2e8f0; border-left: 5px solid #94a3b8; }
 .error-text { color: var(--bad-ink); }
 pre.sql { font-family: var(--mono); font-size: 12px; line-height: 1.45; background: var(--soft); border: 1px solid var(--line); border-radius: 6px; padding: 8px 12px; margin: 6px 0; white-space: pre-wrap; overflow-wrap: anywhere; color: var(--ink); }
 pre.sql-original { background: #fff7ed; border-color: #fed7aa; }

@@ -62,6 +62,7 @@ export function lockStoreDirectory(dir: string): () => void {
       throw new ConfigError(
         `the embedded store in ${dir} is in use by process ${owner}: it serves one process only. ` +
           'To run several processes (API and workers), use a shared store: ASSAY_STORE=postgres://… (or MONGO_URL=mongodb://…)',
+        { details: { storeHeldBy: owner } },
       );
     }
     // left by a process that is gone (or by this one before a restart of the same pid): take it over

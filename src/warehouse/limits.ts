@@ -28,3 +28,22 @@ export function resolveWarehouseLimits(partial: {
     maxStoredBytes: partial.maxStoredBytes ?? DEFAULT_MAX_STORED_BYTES,
   };
 }
+
+/**
+ * What one query may take from the machine it runs on (layer 3): DuckDB's `memory_limit` and
+ * `threads` for the whole instance, ClickHouse's `max_memory_usage` and `max_threads` per query.
+ * Unset: the engine's own default (DuckDB: 80 % of RAM and every core).
+ */
+export interface WarehouseResources {
+  /** Bytes of memory, e.g. 1 GiB = 1073741824. */
+  memoryLimitBytes?: number | undefined;
+  threads?: number | undefined;
+}
+
+/** The resource limits of the `sql` config section, in the adapters' terms. */
+export function warehouseResourcesFrom(sql: { memoryLimitMb?: number | undefined; threads?: number | undefined }): WarehouseResources {
+  return {
+    memoryLimitBytes: sql.memoryLimitMb === undefined ? undefined : sql.memoryLimitMb * 1_048_576,
+    threads: sql.threads,
+  };
+}

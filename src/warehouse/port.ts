@@ -1,4 +1,5 @@
 import type { Cell, Row } from '../domain/index.js';
+import type { SqlDialect } from './dialect.js';
 
 /** Inferred role of a column, used in lookups, blurbs and the catalog. */
 export type ColumnCategory = 'primary_key' | 'time' | 'metric' | 'dimension';
@@ -65,7 +66,7 @@ export interface WarehouseLimits {
  * (parser allow-list), runs on a read-only connection, and respects the row/time limits.
  */
 export interface Warehouse {
-  readonly dialect: 'duckdb' | 'postgres';
+  readonly dialect: SqlDialect;
   /** A description safe to print and to hash (no credentials). */
   readonly description: string;
   /** The limits in force (the adapters set it; optional so simple test doubles need not). */

@@ -4,7 +4,9 @@
  * by exact name and by prefix (files, network, sequences, settings, sleeping, signalling backends,
  * executing SQL held in a string).
  */
-export type SqlDialect = 'duckdb' | 'postgres';
+import type { SqlDialect } from './dialect.js';
+
+export type { SqlDialect };
 
 export interface FunctionPolicy {
   /** Functions allowed in FROM. Everything else there is refused. */
@@ -132,7 +134,7 @@ const POSTGRES_POLICY: FunctionPolicy = {
   ],
 };
 
-export function functionPolicyFor(dialect: SqlDialect): FunctionPolicy {
+export function functionPolicyFor(dialect: 'duckdb' | 'postgres'): FunctionPolicy {
   return dialect === 'duckdb' ? DUCKDB_POLICY : POSTGRES_POLICY;
 }
 

@@ -27,10 +27,12 @@ export interface RefusedSql {
   dialect: SqlDialect;
   /** Why, as a sentence fragment after "refused: ". */
   reason: string;
+  /** The statement does not parse: a typo to fix, not a rule it broke. */
+  syntaxError?: true;
 }
 
 export type GuardVerdict = AllowedSql | RefusedSql;
 
-export function refuse(dialect: SqlDialect, reason: string): RefusedSql {
-  return { allowed: false, dialect, reason };
+export function refuse(dialect: SqlDialect, reason: string, options: { syntaxError?: boolean } = {}): RefusedSql {
+  return { allowed: false, dialect, reason, ...(options.syntaxError ? { syntaxError: true as const } : {}) };
 }

@@ -3,12 +3,18 @@
  * SELECT (WITH … SELECT, set operations and VALUES included), no data-modifying CTE, no
  * SELECT … INTO, no locking clause, and no function that reads files or the network, executes SQL
  * from a string or has side effects. The engine's own parser decides; a statement it cannot parse
- * is refused. Layers 2 (read-only engine) and 3 (time, row and byte limits) live in the adapters.
+ * is refused. DuckDB and PostgreSQL are read by their engines' own parsers; MySQL/MariaDB, ClickHouse,
+ * BigQuery and Snowflake by sqlparser-rs (sql-tree/) with one function allow-list per dialect.
+ * Layers 2 (read-only engine) and 3 (time, row and byte limits) live in the adapters.
  */
-import { UnsafeSqlError } from '../errors/index.js';
+import { SqlSyntaxError, UnsafeSqlError } from '../errors/index.js';
+import { guardBigquerySql } from './bigquery/bigquery-sql-guard.js';
+import { guardClickhouseSql } from './clickhouse/clickhouse-sql-guard.js';
 import { guardDuckdbSql } from './duckdb/duckdb-sql-guard.js';
 import { MAX_SQL_LENGTH } from './limits.js';
+import { guardMysqlSql } from './mysql/mysql-sql-guard.js';
 import { guardPostgresSql } from './postgres/postgres-sql-guard.js';
+import { guardSnowflakeSql } from './snowflake/snowflake-sql-guard.js';
 import type { SqlDialect } from './sql-function-policy.js';
 import { refuse, type AllowedSql, type GuardVerdict } from './sql-guard-verdict.js';
 
@@ -27,13 +33,29 @@ function precheck(sql: string, dialect: SqlDialect): GuardVerdict | undefined {
 export async function guardSql(sql: string, dialect: SqlDialect): Promise<GuardVerdict> {
   const early = precheck(sql, dialect);
   if (early !== undefined) return early;
-  if (dialect === 'postgres') return guardPostgresSql(sql);
-  return guardDuckdbSql(sql);
+  switch (dialect) {
+    case 'duckdb':
+      return guardDuckdbSql(sql);
+    case 'postgres':
+      return guardPostgresSql(sql);
+    case 'mysql':
+      return guardMysqlSql(sql);
+    case 'clickhouse':
+      return guardClickhouseSql(sql);
+    case 'bigquery':
+      return guardBigquerySql(sql);
+    case 'snowflake':
+      return guardSnowflakeSql(sql);
+  }
 }
 
-/** `guardSql` that throws `UnsafeSqlError` on refusal and returns the allowed statement. */
+/**
+ * `guardSql` that throws on refusal and returns the allowed statement: `SqlSyntaxError` when the SQL
+ * does not parse (a typo: the SQL fixer may correct it), `UnsafeSqlError` when it breaks a rule.
+ */
 export async function assertSafeSql(sql: string, dialect: SqlDialect): Promise<AllowedSql> {
   const verdict = await guardSql(sql, dialect);
+  if (!verdict.allowed && verdict.syntaxError) throw new SqlSyntaxError(verdict.reason, { dialect });
   if (!verdict.allowed) throw new UnsafeSqlError(verdict.reason, { dialect });
   return verdict;
 }

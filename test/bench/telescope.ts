@@ -15,7 +15,7 @@ import { composeRuntime } from '../../src/composition.js';
 import { loadConfig } from '../../src/config/index.js';
 import { scoreRun } from '../../src/eval/score.js';
 import { silentLogger } from '../../src/logging/index.js';
-import { generateDemoWarehouse, readDemoTruths } from '../../src/demo/index.js';
+import { generateDemoWarehouse } from '../../src/demo/index.js';
 import { type Bench, round, writeBenchResult } from './bench.js';
 
 const KINDS = ['ecommerce', 'gaming', 'social'] as const;
@@ -51,7 +51,7 @@ export const telescopeBench: Bench = {
       const workDir = await mkdtemp(join(tmpdir(), `assay-bench-telescope-${kind}-`));
       try {
         const demo = await generateDemoWarehouse({ kind, out: join(workDir, `${kind}.duckdb`) });
-        const truths = await readDemoTruths(demo.truthsPath);
+        const truths = demo.truths;
         for (const evidence of MODES) {
           const runs = evidence === 'telescope' ? 2 : 1;
           const compaction =

@@ -1,5 +1,3 @@
-import { mkdtempSync } from 'node:fs';
-import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { compareEstimateWithUsage } from '../../src/discovery/cost-estimate.js';
@@ -12,6 +10,7 @@ import { startLlmSimulator, type LlmSimulator } from '../../src/llm/simulator/in
 import { runDiscoveryLocally } from '../../src/fleet/local/runner.js';
 import { generateDemoWarehouse } from '../../src/demo/index.js';
 import { createHarness, type Harness } from '../support/engine-harness.js';
+import { tempDir } from '../support/temp-dir.js';
 
 /**
  * The whole run through an official SDK over real HTTP: the OpenAI adapter talks to the LLM
@@ -31,7 +30,7 @@ describe('a discovery run through the OpenAI SDK against the LLM simulator', () 
       brain: (call) =>
         analyst({ ...(call.system ? { system: call.system } : {}), messages: call.messages, maxOutputTokens: call.maxOutputTokens }),
     });
-    const dir = mkdtempSync(join(tmpdir(), 'assay-sim-run-'));
+    const dir = tempDir('assay-sim-run-');
     const demo = await generateDemoWarehouse({ kind: 'ecommerce', out: join(dir, 'shop.duckdb') });
     harness = await createHarness(analyst, {
       warehousePath: demo.path,

@@ -2,8 +2,7 @@
  * Builds real discovery dependencies for tests — embedded store, DuckDB warehouse file, local
  * embedder, embedded vector index, the shipped packs — around a model brain the test chooses.
  */
-import { copyFileSync, mkdtempSync, rmSync } from 'node:fs';
-import { tmpdir } from 'node:os';
+import { copyFileSync, existsSync } from 'node:fs';
 import { join } from 'node:path';
 import { DuckDBInstance } from '@duckdb/node-api';
 import { loadConfig } from '../../src/config/index.js';
@@ -19,6 +18,7 @@ import { silentLogger } from '../../src/logging/index.js';
 import { createEmbeddedRunStore } from '../../src/store/index.js';
 import { createEmbeddedVectorIndex } from '../../src/vector/index.js';
 import { openWarehouse } from '../../src/warehouse/index.js';
+import { tempDir } from './temp-dir.js';
 
 /**
  * A small shop: sessions by device with a planted mobile checkout problem, and orders. Built once per
@@ -26,6 +26,8 @@ import { openWarehouse } from '../../src/warehouse/index.js';
  * and a copy costs a few milliseconds where building it costs a DuckDB instance and two CREATE TABLEs.
  */
 export async function createShopWarehouse(path: string): Promise<void> {
+  // the template goes with the temporary directories of the test file that built it: the next file builds it again
+  if (shopTemplate && !existsSync(await shopTemplate)) shopTemplate = undefined;
   shopTemplate ??= buildShopTemplate();
   copyFileSync(await shopTemplate, path);
 }
@@ -33,8 +35,7 @@ export async function createShopWarehouse(path: string): Promise<void> {
 let shopTemplate: Promise<string> | undefined;
 
 async function buildShopTemplate(): Promise<string> {
-  const dir = mkdtempSync(join(tmpdir(), 'assay-shop-template-'));
-  process.once('exit', () => rmSync(dir, { recursive: true, force: true }));
+  const dir = tempDir('assay-shop-template-');
   const path = join(dir, 'shop.duckdb');
   await buildShopWarehouse(path);
   return path;
@@ -76,7 +77,7 @@ export interface HarnessOptions {
 }
 
 export async function createHarness(brain: OfflineBrain, options: HarnessOptions = {}): Promise<Harness> {
-  const dir = mkdtempSync(join(tmpdir(), 'assay-engine-'));
+  const dir = tempDir('assay-engine-');
   const warehousePath = options.warehousePath ?? join(dir, 'shop.duckdb');
   if (!options.warehousePath) await createShopWarehouse(warehousePath);
   const config = loadConfig({ env: { ASSAY_DATA_DIR: dir, ASSAY_WAREHOUSE: `duckdb:${warehousePath}` }, cwd: dir });

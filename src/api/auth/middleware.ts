@@ -11,6 +11,8 @@ import { ForbiddenError, UnauthorizedError } from '../../errors/index.js';
 import type { RunStore } from '../../store/port.js';
 import { OPERATIONS, type RouteAccess } from '../openapi/index.js';
 import { authenticateKey, type Principal, scopeAllows } from './keys.js';
+import { principalOfReportLink } from './report-links.js';
+import { HtmlUnauthorizedError } from '../errors.js';
 
 const ACCESS_BY_ROUTE: ReadonlyMap<string, RouteAccess> = new Map(
   OPERATIONS.map((operation) => [`${operation.method.toUpperCase()} ${operation.path.replace(/\{([^}]+)\}/g, ':$1')}`, operation.access]),
@@ -57,8 +59,48 @@ export async function authenticateRequest(c: Context, store: Pick<RunStore, 'get
   return principal;
 }
 
+const REPORT_PATH = /^\/api\/v1\/runs\/([^/]+)\/report$/;
+
+function signInPage(origin: string, runId: string): string {
+  const escaped = runId.replace(/[^A-Za-z0-9_-]/g, '');
+  return `<!doctype html>
+<html lang="en"><head><meta charset="utf-8"><title>Assay report: a link is needed</title>
+<style>body{font-family:system-ui,sans-serif;max-width:40rem;margin:4rem auto;padding:0 1rem;line-height:1.5}code{background:#f1f5f9;padding:.1rem .3rem}</style>
+</head><body>
+<h1>This report needs a signed link</h1>
+<p>A browser cannot send an API key, so reports open from a link that carries its own signature and expires.</p>
+<p>Get one with any key that may read the run, then open the <code>url</code> it returns:</p>
+<pre><code>curl -H "Authorization: Bearer $ASSAY_KEY" ${origin.replace(/[<>&"]/g, '')}/api/v1/runs/${escaped}/report-link</code></pre>
+</body></html>`;
+}
+
+/**
+ * A request for a report without a bearer key: the principal of its signed link, or — for a browser
+ * with no link at all — a page saying how to get one instead of a JSON 401.
+ */
+async function reportLinkPrincipal(c: Context, options: AuthMiddlewareOptions): Promise<Principal | null> {
+  const runId = decodeURIComponent(REPORT_PATH.exec(c.req.path)?.[1] ?? '');
+  const query = { key: c.req.query('key'), expires: c.req.query('expires'), signature: c.req.query('signature') };
+  if (query.signature === undefined) {
+    if ((c.req.header('accept') ?? '').includes('text/html'))
+      throw new HtmlUnauthorizedError(
+        'this report needs a signed link (GET /api/v1/runs/{runId}/report-link) or an API key',
+        signInPage(new URL(c.req.url).origin, runId),
+      );
+    return null;
+  }
+  const principal = await principalOfReportLink(options.store, runId, query, (options.now ?? (() => new Date()))());
+  if (!principal)
+    throw new UnauthorizedError(
+      `this report link is expired, revoked or not valid: ask for a new one (GET /api/v1/runs/${runId}/report-link)`,
+    );
+  return principal;
+}
+
 export interface AuthMiddlewareOptions {
   store: Pick<RunStore, 'getApiKey'>;
+  /** The clock report links are checked against. @defaultValue () => new Date() */
+  now?: () => Date;
   /** Serve /metrics without a key. */
   publicMetrics: boolean;
   /** Paths handled by their own guard (the queue dashboard). */
@@ -73,8 +115,15 @@ export function authMiddleware(options: AuthMiddlewareOptions): MiddlewareHandle
       .at(-1);
     const access = accessFor(c.req.method, handler?.path);
     if (access === 'public' || (access === 'public_metrics' && options.publicMetrics)) return next();
+    if (access === 'read_or_link' && bearerToken(c) === undefined) {
+      const linked = await reportLinkPrincipal(c, options);
+      if (linked) {
+        setPrincipal(c, linked);
+        return next();
+      }
+    }
     const principal = await authenticateRequest(c, options.store);
-    const need: ApiKeyScope = access === 'public_metrics' ? 'read' : access;
+    const need: ApiKeyScope = access === 'public_metrics' || access === 'read_or_link' ? 'read' : access;
     if (!scopeAllows(principal.scope, need)) {
       throw new ForbiddenError(
         `${c.req.method} ${handler?.path ?? c.req.path} needs a key with scope "${need}" (this key has "${principal.scope}")`,

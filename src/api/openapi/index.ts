@@ -13,6 +13,8 @@ import {
   projectSchema,
   runSchema,
 } from '../../domain/index.js';
+import { packSummarySchema } from '../../runs/pack-summary.js';
+import { reportLinkSchema } from '../runs/report-link-view.js';
 import { runProgressSchema, runSummarySchema } from '../runs/run-summary.js';
 import {
   apiKeyViewSchema,
@@ -78,6 +80,8 @@ const COMPONENTS: Record<string, { schema: z.ZodType; io: 'input' | 'output' }> 
   RunProgress: { schema: runProgressSchema, io: 'output' },
   Estimate: { schema: estimateResponseSchema, io: 'output' },
   Error: { schema: errorBodySchema, io: 'output' },
+  PackSummary: { schema: packSummarySchema, io: 'output' },
+  ReportLink: { schema: reportLinkSchema, io: 'output' },
   CreateProjectBody: { schema: createProjectBodySchema, io: 'input' },
   UpdateProjectBody: { schema: updateProjectBodySchema, io: 'input' },
   DiscoverBody: { schema: discoverBodySchema, io: 'input' },
@@ -90,8 +94,11 @@ const COMPONENTS: Record<string, { schema: z.ZodType; io: 'input' | 'output' }> 
   CreateApiKeyBody: { schema: createApiKeyBodySchema, io: 'input' },
 };
 
-/** Who may call a route: anyone (`public`), or a key of at least this scope (docs/api.md, "Authentication"). */
-export type RouteAccess = 'public' | 'public_metrics' | ApiKeyScope;
+/**
+ * Who may call a route: anyone (`public`), or a key of at least this scope (docs/api.md,
+ * "Authentication"); `read_or_link` also admits a signed report link instead of a key.
+ */
+export type RouteAccess = 'public' | 'public_metrics' | 'read_or_link' | ApiKeyScope;
 
 interface Operation {
   method: 'get' | 'post' | 'put' | 'delete';
@@ -161,6 +168,14 @@ export const OPERATIONS: readonly Operation[] = [
     summary: 'This document',
     tag: 'operations',
     responses: { 200: { description: 'OpenAPI 3.1 document', json: { type: 'object' } } },
+  },
+  {
+    method: 'get',
+    access: 'read',
+    path: '/api/v1/packs',
+    summary: 'The domain packs a project can use: areas and categories in analysis order (what `assay packs list` shows)',
+    tag: 'packs',
+    responses: { 200: { description: 'packs', json: listOf('packs', 'PackSummary') } },
   },
   {
     method: 'post',
@@ -314,14 +329,35 @@ export const OPERATIONS: readonly Operation[] = [
   },
   {
     method: 'get',
-    access: 'read',
+    access: 'read_or_link',
     path: '/api/v1/runs/{runId}/report',
-    summary: 'The self-contained HTML report of a finished run',
+    summary:
+      'The self-contained HTML report of a finished run (a bearer key, or the signed `key`, `expires`, `signature` of a report link)',
     tag: 'runs',
+    query: [
+      { name: 'key', description: 'report link: the id of the key that signed it', schema: { type: 'string' } },
+      { name: 'expires', description: 'report link: expiry, Unix seconds', schema: { type: 'integer' } },
+      { name: 'signature', description: 'report link: HMAC of the key id, run id and expiry', schema: { type: 'string' } },
+    ],
     responses: {
       200: { description: 'HTML page', media: { type: 'text/html', schema: { type: 'string' } } },
       404: missing('the run or its result'),
     },
+  },
+  {
+    method: 'get',
+    access: 'read',
+    path: '/api/v1/runs/{runId}/report-link',
+    summary: 'A link to the report that opens in a browser: signed with this key, expiring (default 1 h, `expires_in` up to 7 days)',
+    tag: 'runs',
+    query: [
+      {
+        name: 'expires_in',
+        description: 'seconds the link works (60-604800, default 3600)',
+        schema: { type: 'integer', minimum: 60, maximum: 604800 },
+      },
+    ],
+    responses: { 200: { description: 'the link', json: ref('ReportLink') }, 400: invalid, 404: missing('the run') },
   },
   {
     method: 'get',
@@ -379,6 +415,7 @@ export const OPERATIONS: readonly Operation[] = [
 /** `security` of an operation, and the scope it needs as `x-required-scope`. */
 function securityOf(access: RouteAccess): JsonSchema {
   if (access === 'public') return { security: [] };
+  if (access === 'read_or_link') return { security: [{}, { bearer: [] }], 'x-required-scope': 'read (or a signed report link)' };
   if (access === 'public_metrics')
     return { security: [{}, { bearer: [] }], 'x-required-scope': 'read (none when api.publicMetrics is on)' };
   return { security: [{ bearer: [] }], 'x-required-scope': access };
@@ -389,7 +426,7 @@ function authResponses(access: RouteAccess): Record<string, JsonSchema> {
   return {
     401: { description: 'no key, or an unknown or revoked one', content: { 'application/json': { schema: ref('Error') } } },
     403: {
-      description: `the key's scope is below "${access === 'public_metrics' ? 'read' : access}"`,
+      description: `the key's scope is below "${access === 'public_metrics' || access === 'read_or_link' ? 'read' : access}"`,
       content: { 'application/json': { schema: ref('Error') } },
     },
   };

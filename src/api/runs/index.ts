@@ -7,8 +7,10 @@ import { renderRunReport } from '../../report/index.js';
 import { visibleRun } from '../auth/access.js';
 import { principalOf } from '../auth/middleware.js';
 import type { ApiDeps } from '../context.js';
-import { readJsonBody } from '../request.js';
-import { feedbackBodySchema } from '../schemas.js';
+import { readJsonBody, readQuery } from '../request.js';
+import { feedbackBodySchema, reportLinkQuerySchema } from '../schemas.js';
+import { signReportLink } from '../auth/report-links.js';
+import type { ReportLink } from './report-link-view.js';
 import { streamRunEvents, type RunEventsOptions } from './events.js';
 import { feedbackFor } from './feedback.js';
 import { runSummary } from './run-summary.js';
@@ -47,6 +49,21 @@ export function runRoutes(deps: ApiDeps, options: RunRoutesOptions = {}): Hono {
     const steps = await runtime.store.listSteps(run.id);
     const areas = runAreaSummaries(runtime.loadPack, run);
     return c.html(renderRunReport({ run, result, steps, ...(areas ? { areas } : {}) }));
+  });
+
+  app.get('/runs/:runId/report-link', async (c) => {
+    const run = await visibleRun(c, runtime, c.req.param('runId'));
+    const { expires_in: seconds } = readQuery(c, reportLinkQuerySchema);
+    const principal = principalOf(c);
+    const record = principal ? await runtime.store.getApiKey(principal.keyId) : null;
+    if (!record) throw new NotFoundError('the key of this request no longer exists');
+    const expires = Math.floor(runtime.now().getTime() / 1000) + seconds;
+    const link = signReportLink(record.secret_hash, record.id, run.id, expires);
+    return c.json({
+      url: `${new URL(c.req.url).origin}${link.path}`,
+      path: link.path,
+      expires_at: new Date(expires * 1000).toISOString(),
+    } satisfies ReportLink);
   });
 
   app.delete('/runs/:runId', async (c) => {

@@ -21,7 +21,7 @@ export type RunSummary = z.infer<typeof runSummarySchema>;
 
 /** A list row: no areas, insights or telemetry (a list of full runs can weigh megabytes). */
 export function runSummary(run: Run): RunSummary {
-  return runSummarySchema.parse(run);
+  return runSummarySchema.parse({ ...run, progress: Math.round(run.progress) });
 }
 
 /** What a progress event carries; sent whenever any field changes. */
@@ -30,7 +30,8 @@ export const runProgressSchema = z.object({
   status: runSchema.shape.status,
   phase: runSchema.shape.phase,
   phase_detail: z.string(),
-  progress: z.number(),
+  /** Percent done, a whole number from 0 to 100. */
+  progress: z.number().int().min(0).max(100),
   steps_completed: z.number().int(),
   max_steps: z.number().int(),
   insights_found: z.number().int(),
@@ -46,7 +47,7 @@ export function runProgress(run: Run): RunProgress {
     status: run.status,
     phase: run.phase,
     phase_detail: run.phase_detail,
-    progress: run.progress,
+    progress: Math.round(run.progress),
     steps_completed: run.steps_completed,
     max_steps: run.settings.max_steps,
     insights_found: run.areas.reduce((sum, area) => sum + area.insights.length, 0),

@@ -65,22 +65,57 @@ export function checkWarehouseUrl(url: string, allow: TargetAllowList, field = '
   try {
     target = parseWarehouseUrl(url);
   } catch (error) {
-    if (error instanceof AssayError) refuse(field, 'not a warehouse URL this server understands (duckdb:FILE or postgres://HOST/DB)');
+    if (error instanceof AssayError) refuse(field, 'not a warehouse URL this server understands (see the accepted forms in the README)');
     throw error;
   }
-  if (target.engine === 'duckdb') {
-    if (target.path === ':memory:') return;
-    checkLocalFile(target.path, allow, field);
-    return;
+  switch (target.engine) {
+    case 'duckdb':
+      if (target.path !== ':memory:') checkLocalFile(target.path, allow, field);
+      // a glob is checked by its directory: every file it can match lies below it
+      for (const file of target.files ?? []) checkLocalFile(globBase(file), allow, field);
+      return;
+    case 'postgres': {
+      const parsed = new URL(target.connectionString);
+      for (const key of parsed.searchParams.keys()) {
+        if (!SAFE_POSTGRES_PARAMS.has(key)) refuse(field, `the connection parameter "${key}" is not allowed from API callers`);
+      }
+      if (parsed.hostname.includes(',')) refuse(field, 'one host per warehouse URL');
+      if (!hostAllowed(target.host, target.port, allow.postgresHosts, POSTGRES_DEFAULT_PORT)) {
+        refuse(field, `host ${target.host}:${target.port} is not on the allowed list (config api.allow.postgresHosts)`);
+      }
+      return;
+    }
+    case 'mysql':
+    case 'clickhouse': {
+      const parsed = new URL(target.connectionString);
+      // driver options in the query string could load files or redirect the connection
+      if ([...parsed.searchParams.keys()].length > 0) refuse(field, 'connection parameters are not allowed from API callers');
+      if (!hostAllowed(target.host, target.port, allow.warehouseHosts, target.port)) {
+        refuse(field, `host ${target.host}:${target.port} is not on the allowed list (config api.allow.warehouseHosts)`);
+      }
+      return;
+    }
+    case 'bigquery':
+      if (!allow.warehouseHosts.includes(`bigquery:${target.project}`))
+        refuse(
+          field,
+          `BigQuery project ${target.project} is not on the allowed list (config api.allow.warehouseHosts: "bigquery:${target.project}")`,
+        );
+      return;
+    case 'snowflake':
+      if (!allow.warehouseHosts.map((entry) => entry.toLowerCase()).includes(`snowflake:${target.account.toLowerCase()}`))
+        refuse(
+          field,
+          `Snowflake account ${target.account} is not on the allowed list (config api.allow.warehouseHosts: "snowflake:${target.account}")`,
+        );
+      return;
   }
-  const parsed = new URL(target.connectionString);
-  for (const key of parsed.searchParams.keys()) {
-    if (!SAFE_POSTGRES_PARAMS.has(key)) refuse(field, `the connection parameter "${key}" is not allowed from API callers`);
-  }
-  if (parsed.hostname.includes(',')) refuse(field, 'one host per warehouse URL');
-  if (!hostAllowed(target.host, target.port, allow.postgresHosts, POSTGRES_DEFAULT_PORT)) {
-    refuse(field, `host ${target.host}:${target.port} is not on the allowed list (config api.allow.postgresHosts)`);
-  }
+}
+
+/** The directory part of a path before its first glob character. */
+function globBase(file: string): string {
+  const wildcard = file.search(/[*?[]/);
+  return wildcard < 0 ? file : path.dirname(file.slice(0, wildcard + 1));
 }
 
 /** `openai-compatible:URL#model` must point at a listed host; the named providers' endpoints are the operator's. */

@@ -52,10 +52,12 @@ async function bindLauncher(
 ): Promise<LauncherBinding> {
   if (kind === 'bullmq') {
     // loaded only when selected: the local mode needs neither Redis nor the fleet modules
-    const [{ createBullmqLauncher }, { QUEUE_NAMES }] = await Promise.all([
+    const [{ createBullmqLauncher }, { QUEUE_NAMES }, { assertRedisReachable }] = await Promise.all([
       import('../../fleet/bullmq/launcher.js'),
       import('../../../queues/index.js'),
+      import('../../fleet/bullmq/connection.js'),
     ]);
+    await assertRedisReachable(config.redisUrl);
     const launcher = createBullmqLauncher({ store: runtime.store, prefix: config.fleet.queuePrefix, redisUrl: config.redisUrl, logger });
     return { launcher, queues: QUEUE_NAMES.map((name) => launcher.queues.queue(name)), inFlight: () => [], detach: () => launcher.close() };
   }
@@ -158,7 +160,7 @@ export function register(program: Command): void {
     .action(async (options: ApiCommandOptions, command: Command) => {
       const { cliConfig, cliLogger } = await import('../context.js');
       const config = cliConfig(command);
-      const logger = cliLogger(config);
+      const logger = cliLogger(config, command, 'server');
       const served = await serveApi(config, options, logger);
       const activeKeys = (await served.runtime.store.listApiKeys()).filter((key) => !key.revoked_at);
       if (activeKeys.length === 0) {

@@ -1,4 +1,4 @@
-import { mkdtempSync } from 'node:fs';
+import { mkdtempSync, rmSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import type { Command } from 'commander';
@@ -13,25 +13,33 @@ interface EvalOptions {
   kind?: string;
   insightbench?: string;
   llm?: string;
-  maxSteps: number;
+  maxSteps: string;
   json?: boolean;
-  out?: string;
+  out: string;
   minRecall?: number;
 }
 
-async function evalDemo(kind: EvalKind, options: EvalOptions, command: Command): Promise<void> {
-  const [{ scoreRun }, { composeRuntime }, { generateDemoWarehouse, readDemoTruths }, { cliConfig, cliLogger }, { runDiscovery }] =
-    await Promise.all([
-      import('../../eval/score.js'),
-      import('../../composition.js'),
-      import('../../demo/index.js'),
-      import('../context.js'),
-      import('../discovery-session.js'),
-    ]);
-  // an isolated data directory: no previous context or feedback from other runs may help or hurt
+async function evalDemo(kind: EvalKind, maxSteps: number, options: EvalOptions, command: Command): Promise<void> {
+  // an isolated data directory: no previous context or feedback from other runs may help or hurt. It
+  // holds the warehouse and the store only, and goes when the score is out; the artefacts go to --out.
   const workDir = mkdtempSync(join(tmpdir(), `assay-eval-${kind}-`));
-  const demo = await generateDemoWarehouse({ kind, out: join(workDir, `${kind}.duckdb`) });
-  const truths = await readDemoTruths(demo.truthsPath);
+  try {
+    await scoreDemo(kind, maxSteps, workDir, options, command);
+  } finally {
+    rmSync(workDir, { recursive: true, force: true });
+  }
+}
+
+async function scoreDemo(kind: EvalKind, maxSteps: number, workDir: string, options: EvalOptions, command: Command): Promise<void> {
+  const [{ scoreRun }, { composeRuntime }, { generateDemoWarehouse }, { cliConfig, cliLogger }, { runDiscovery }] = await Promise.all([
+    import('../../eval/score.js'),
+    import('../../composition.js'),
+    import('../../demo/index.js'),
+    import('../context.js'),
+    import('../discovery-session.js'),
+  ]);
+  const demo = await generateDemoWarehouse({ kind, out: join(workDir, `${kind}.duckdb`), truths: false });
+  const { truths } = demo;
   const config = cliConfig(command, {
     dataDir: join(workDir, 'data'),
     warehouse: `duckdb:${demo.path}`,
@@ -43,14 +51,14 @@ async function evalDemo(kind: EvalKind, options: EvalOptions, command: Command):
       projectId: `eval-${kind}`,
       projectName: `eval ${kind}`,
       pack: kind,
-      maxSteps: options.maxSteps,
+      maxSteps,
       minSteps: 0,
-      outDir: options.out ?? join(workDir, 'output'),
+      outDir: options.out,
       quiet: options.json === true,
     },
-    cliLogger(config),
+    cliLogger(config, command),
   );
-  const runtime = await composeRuntime(config, { logger: cliLogger(config) });
+  const runtime = await composeRuntime(config, { logger: cliLogger(config, command) });
   const steps = await runtime.store.listSteps(outcome.run.id).finally(() => runtime.close());
   const score = scoreRun(kind, truths.patterns, outcome.result, steps);
   const belowThreshold = options.minRecall !== undefined && score.recall < options.minRecall;
@@ -163,18 +171,18 @@ function printInsightBenchReport(report: InsightBenchReport): void {
   process.stdout.write(`report: ${report.report_path}\n`);
 }
 
-async function evalInsightBench(flagPath: string, options: EvalOptions, command: Command): Promise<void> {
+async function evalInsightBench(flagPath: string, maxSteps: number, options: EvalOptions, command: Command): Promise<void> {
   const [{ runInsightBenchFlag }, { cliConfig, cliLogger }, { runDiscovery }] = await Promise.all([
     import('../../eval/insightbench/index.js'),
     import('../context.js'),
     import('../discovery-session.js'),
   ]);
   const config = cliConfig(command, options.llm ? { llm: options.llm } : {});
-  const logger = cliLogger(config);
+  const logger = cliLogger(config, command);
   const report = await runInsightBenchFlag({
     flagPath,
     config,
-    maxSteps: options.maxSteps,
+    maxSteps,
     outDir: options.out,
     discover: runDiscovery,
     logger,
@@ -197,9 +205,13 @@ export function register(program: Command): void {
     .option('--kind <kind>', `demo kind: ${EVAL_KINDS.join(', ')}`)
     .option('--insightbench <flag.json>', 'an InsightBench flag file; its CSVs are read from beside it')
     .option('--llm <provider:model>', 'model for the run (default: config); with --insightbench a real model also judges the findings')
-    .option('--max-steps <n>', 'exploration steps', (value) => Number.parseInt(value, 10), 24)
+    .option('--max-steps <n>', 'exploration steps, 1-500', '24')
     .option('--json', 'print one JSON object instead of tables')
-    .option('--out <dir>', 'where to keep the run artefacts (default: a temporary directory)')
+    .option(
+      '--out <dir>',
+      "where the run artefacts go (report.html, run.json, result.json under <dir>/<runId>/; with --insightbench also the flag's warehouse and pack)",
+      'assay-output',
+    )
     .option('--min-recall <share>', 'with --kind: exit with code 1 when recall is below this share (0-1)', (value) => Number(value))
     .action(async (options: EvalOptions, command: Command) => {
       if ((options.kind === undefined) === (options.insightbench === undefined)) {
@@ -207,11 +219,10 @@ export function register(program: Command): void {
           { path: 'kind', message: 'exactly one of --kind and --insightbench' },
         ]);
       }
-      if (!Number.isInteger(options.maxSteps) || options.maxSteps < 0) {
-        throw new ValidationError(`--max-steps must be a whole number ≥ 0, got "${String(options.maxSteps)}"`, [
-          { path: 'max-steps', message: 'not a whole number ≥ 0' },
-        ]);
-      }
+      const { parseStepCount } = await import('../../common/run-limits.js');
+      const maxSteps = parseStepCount('max_steps', '--max-steps', options.maxSteps);
+      const { checkOutputDir } = await import('../output-dir.js');
+      await checkOutputDir(options.out);
       if (options.minRecall !== undefined && !(options.minRecall >= 0 && options.minRecall <= 1)) {
         throw new ValidationError(`--min-recall must be a share between 0 and 1, got "${String(options.minRecall)}"`, [
           { path: 'min-recall', message: 'between 0 and 1' },
@@ -220,7 +231,7 @@ export function register(program: Command): void {
       if (options.insightbench !== undefined) {
         if (options.minRecall !== undefined)
           throw new ValidationError('--min-recall applies to --kind only', [{ path: 'min-recall', message: 'only with --kind' }]);
-        await evalInsightBench(options.insightbench, options, command);
+        await evalInsightBench(options.insightbench, maxSteps, options, command);
         return;
       }
       if (!(EVAL_KINDS as readonly string[]).includes(options.kind ?? '')) {
@@ -228,6 +239,6 @@ export function register(program: Command): void {
           { path: 'kind', message: 'unknown kind' },
         ]);
       }
-      await evalDemo(options.kind as EvalKind, options, command);
+      await evalDemo(options.kind as EvalKind, maxSteps, options, command);
     });
 }

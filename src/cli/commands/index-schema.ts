@@ -51,7 +51,7 @@ export function register(program: Command): void {
         import('../../warehouse/index.js'),
       ]);
       const config = cliConfig(command);
-      const logger = cliLogger(config);
+      const logger = cliLogger(config, command);
       const url = options.warehouse ?? config.warehouse;
       const files = url === config.warehouse ? config.warehouseFiles : {};
       const areaKeywords = options.pack

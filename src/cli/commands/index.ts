@@ -6,6 +6,7 @@ import { register as registerDemo } from './demo.js';
 import { register as registerDemoData } from './demo-data.js';
 import { register as registerEstimate } from './estimate.js';
 import { register as registerEval } from './eval.js';
+import { register as registerFleet } from './fleet.js';
 import { register as registerIndexSchema } from './index-schema.js';
 import { register as registerLlmSimulator } from './llm-simulator.js';
 import { register as registerPack } from './pack.js';
@@ -13,6 +14,7 @@ import { register as registerPacks } from './packs.js';
 import { register as registerQuery } from './query.js';
 import { register as registerReport } from './report.js';
 import { register as registerRun } from './run.js';
+import { register as registerRuns } from './runs.js';
 import { register as registerWorker } from './worker.js';
 
 /** Each command module exports `register(program)`. One line per command; keep alphabetical. */
@@ -24,6 +26,7 @@ const registrations: Array<(program: Command) => void> = [
   registerDemoData,
   registerEstimate,
   registerEval,
+  registerFleet,
   registerIndexSchema,
   registerLlmSimulator,
   registerPack,
@@ -31,6 +34,7 @@ const registrations: Array<(program: Command) => void> = [
   registerQuery,
   registerReport,
   registerRun,
+  registerRuns,
   registerWorker,
 ];
 

@@ -96,7 +96,7 @@ export function register(program: Command): void {
       const overrides: Record<string, unknown> = {};
       if (options.llm) overrides.llm = options.llm;
       const config = cliConfig(command, overrides);
-      const logger = cliLogger(config);
+      const logger = cliLogger(config, command);
       const url = options.warehouse ?? config.warehouse;
       const directory = resolve(options.out);
       const slug = options.slug ?? packSlugFrom(basename(directory));

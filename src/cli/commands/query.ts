@@ -29,14 +29,14 @@ function summaryLine(result: QueryResult): string {
 export function register(program: Command): void {
   program
     .command('query')
-    .description('run one read-only SQL query through the same guarded path the agent uses (exit 3 when refused)')
+    .description('run one read-only SQL query through the same guarded path the agent uses (exit 3 when refused, 2 when it does not parse)')
     .argument('<sql>', 'a single SELECT statement (WITH … SELECT, UNION and VALUES included)')
     .option('-w, --warehouse <url>', 'warehouse URL (duckdb:file.duckdb, duckdb::memory:, postgres://…); default: the configured warehouse')
     .option('--json', 'print the result as JSON (columns, rows, rowCount, truncated, elapsedMs)')
     .option('--max-rows <n>', 'rows to fetch at most; default: the configured sql.maxRows')
     .addHelpText(
       'after',
-      `\nA refused statement (anything but one SELECT, file or network readers, side-effecting functions) is not executed;\nthe reason goes to stderr and the exit code is 3.\n\nExamples:\n  assay query "SELECT count(*) FROM orders"\n  assay query --warehouse duckdb:shop.duckdb --json --max-rows 5 "SELECT * FROM customers"`,
+      `\nA refused statement (anything but one SELECT, file or network readers, side-effecting functions) is not executed;\nthe reason goes to stderr and the exit code is 3. SQL that does not parse is reported as a syntax error (exit 2), not run either.\n\nExamples:\n  assay query "SELECT count(*) FROM orders"\n  assay query --warehouse duckdb:shop.duckdb --json --max-rows 5 "SELECT * FROM customers"`,
     )
     .action(async (sql: string, options: QueryCommandOptions, command: Command) => {
       const [{ cliConfig }, { assertSafeSql, openWarehouse, parseWarehouseUrl }] = await Promise.all([

@@ -13,7 +13,7 @@ export function register(program: Command): void {
         import('../discovery-session.js'),
       ]);
       const config = cliConfig(command);
-      const runtime = await composeRuntime(config, { logger: cliLogger(config) });
+      const runtime = await composeRuntime(config, { logger: cliLogger(config, command) });
       try {
         const reportPath = await writeRunArtefacts(runtime, runId, resolve(options.out, runId));
         process.stdout.write(`${reportPath}\n`);

@@ -1,42 +1,21 @@
-import { resolve } from 'node:path';
 import type { Command } from 'commander';
-import type { AssayConfig } from '../../config/index.js';
-import { ValidationError } from '../../errors/index.js';
-import type { Logger } from '../../logging/index.js';
+import { EXIT_CODES_HELP } from '../exit-codes.js';
 
-function positiveInt(name: string) {
-  return (value: string): number => {
-    const number = Number(value);
-    if (!Number.isInteger(number) || number < 0)
-      throw new ValidationError(`${name} must be a whole number ≥ 0, got "${value}"`, [{ path: name, message: 'not a whole number' }]);
-    return number;
-  };
+/** Commander parser of a step count: the same limits and words as the API's `max_steps` / `min_steps`. */
+export function stepCountOption(setting: 'max_steps' | 'min_steps', flag: string) {
+  return async (value: string): Promise<number> => (await import('../../common/run-limits.js')).parseStepCount(setting, flag, value);
 }
 
-/**
- * The pack of a run that names none: the shipped domain pack whose areas the warehouse's table and
- * column names match, else the general pack. Says which and why on stdout.
- */
-async function packForWarehouse(config: AssayConfig, logger: Logger): Promise<string> {
-  const [{ GENERAL_PACK_SLUG, choosePackForTables }, { loadPacks }, { discoverSchema }, { openWarehouse }] = await Promise.all([
-    import('../../discovery/packs/generation/index.js'),
-    import('../../discovery/packs/pack-loader.js'),
-    import('../../schema/index.js'),
-    import('../../warehouse/index.js'),
-  ]);
-  const warehouse = await openWarehouse(config.warehouse, { files: config.warehouseFiles, timeoutMs: config.sql.timeoutMs });
-  const tables = await discoverSchema(warehouse, {
-    onTableError: (table, error) => logger.warn({ table: `${table.schema}.${table.name}`, error: error.message }, 'table skipped'),
-  }).finally(() => warehouse.close());
-  const choice = choosePackForTables(tables, loadPacks({ includeHidden: config.enableSystemTestPack }), GENERAL_PACK_SLUG);
-  const best = choice.scores[0];
-  const bestText = best ? `best: ${best.slug}, ${best.matchedAreas} of ${best.areas} areas` : 'no domain packs';
-  process.stdout.write(
-    choice.fallback
-      ? `no --pack given and no domain pack matches this warehouse (${bestText}): using the general pack "${GENERAL_PACK_SLUG}"\n`
-      : `no --pack given: using the "${choice.slug}" pack (${best?.matchedAreas} of ${best?.areas} of its areas match the warehouse's tables)\n`,
-  );
-  return choice.slug;
+export interface RunCommandOptions {
+  pack?: string;
+  warehouse?: string;
+  llm?: string;
+  maxSteps?: number;
+  minSteps?: number;
+  areas?: string;
+  project?: string;
+  out: string;
+  quiet?: boolean;
 }
 
 export function register(program: Command): void {
@@ -49,58 +28,58 @@ export function register(program: Command): void {
     )
     .option('--warehouse <url>', 'duckdb:FILE, duckdb::memory: or postgres://user@host/db (default: config)')
     .option('--llm <provider:model>', 'e.g. anthropic:claude-sonnet-4-6, openai:gpt-5.4-mini, offline:analyst (default: config)')
-    .option('--max-steps <n>', 'exploration steps', positiveInt('--max-steps'))
-    .option('--min-steps <n>', 'reject "done" before this step', positiveInt('--min-steps'))
+    .option('--max-steps <n>', 'exploration steps, 1-500 (default: config, 40)')
+    .option('--min-steps <n>', 'reject "done" before this step, 0-500 (default: config, 0)')
     .option('--areas <ids>', 'comma-separated area ids (default: every area of the pack)')
-    .option('--project <id>', 'project id (runs of one project share previous context and feedback)')
-    .option('--out <dir>', 'output directory', 'assay-output')
+    .option(
+      '--project <id>',
+      'project id; default: the project of this warehouse and pack (created on first use). Runs of one project share previous context and feedback',
+    )
+    .option('--out <dir>', 'output directory (files go to <dir>/<runId>/)', 'assay-output')
     .option('--quiet', 'no progress output')
+    .addHelpText(
+      'after',
+      `\nEvery input (--out, limits, pack, areas, warehouse, model, project) is checked before anything is created.\nctrl-C or SIGTERM cancels the run cleanly: its steps are kept and \`assay runs resume <runId>\` continues it.\n\n${EXIT_CODES_HELP}`,
+    )
     .action(
-      async (
-        options: {
-          pack?: string;
-          warehouse?: string;
-          llm?: string;
-          maxSteps?: number;
-          minSteps?: number;
-          areas?: string;
-          project?: string;
-          out: string;
-          quiet?: boolean;
-        },
-        command: Command,
-      ) => {
-        const [{ cliConfig, cliLogger }, { isPackPath, loadPack }, { parsePackArgument, runDiscovery }, { printRunSummary }] =
-          await Promise.all([
-            import('../context.js'),
-            import('../../discovery/packs/pack-loader.js'),
-            import('../discovery-session.js'),
-            import('../run-summary.js'),
-          ]);
+      async (options: Omit<RunCommandOptions, 'maxSteps' | 'minSteps'> & { maxSteps?: string; minSteps?: string }, command: Command) => {
+        const [
+          { parseStepCount },
+          { cliConfig, cliLogger },
+          { parsePackArgument, runDiscovery },
+          { printRunSummary },
+          { exitCodeForSignal },
+        ] = await Promise.all([
+          import('../../common/run-limits.js'),
+          import('../context.js'),
+          import('../discovery-session.js'),
+          import('../run-summary.js'),
+          import('../interrupts.js'),
+        ]);
+        // the limits first: nothing else is read while a flag is wrong
+        const maxSteps = options.maxSteps === undefined ? undefined : parseStepCount('max_steps', '--max-steps', options.maxSteps);
+        const minSteps = options.minSteps === undefined ? undefined : parseStepCount('min_steps', '--min-steps', options.minSteps);
         const overrides: Record<string, unknown> = {};
         if (options.warehouse) overrides.warehouse = options.warehouse;
         if (options.llm) overrides.llm = options.llm;
         const config = cliConfig(command, overrides);
-        const logger = cliLogger(config);
-        const { pack, category } = parsePackArgument(options.pack ?? (await packForWarehouse(config, logger)));
-        // a pack directory is recorded by its absolute path, and names the project by its slug
-        const packRef = isPackPath(pack) ? resolve(pack) : pack;
-        const packSlug = isPackPath(pack) ? loadPack(packRef).slug : pack;
+        const logger = cliLogger(config, command);
+        const pack = options.pack === undefined ? undefined : parsePackArgument(options.pack);
         const areas = options.areas
           ? options.areas
               .split(',')
               .map((area) => area.trim())
               .filter(Boolean)
           : [];
+        const effectiveMax = maxSteps ?? config.run.maxSteps;
         const outcome = await runDiscovery(
           config,
           {
-            projectId: options.project ?? `${packSlug}-project`,
-            projectName: options.project ?? packSlug,
-            pack: packRef,
-            category,
-            maxSteps: options.maxSteps ?? config.run.maxSteps,
-            minSteps: options.minSteps ?? config.run.minSteps,
+            projectId: options.project,
+            pack: pack?.pack,
+            category: pack?.category,
+            maxSteps: effectiveMax,
+            minSteps: minSteps ?? Math.min(config.run.minSteps, effectiveMax),
             areas,
             outDir: options.out,
             ...(options.quiet ? { quiet: true } : {}),
@@ -109,7 +88,8 @@ export function register(program: Command): void {
         );
         printRunSummary(outcome);
         process.stdout.write(`\nreport: ${outcome.reportPath}\n`);
-        if (outcome.run.status === 'failed') process.exitCode = 1;
+        if (outcome.interruptedBy) process.exitCode = exitCodeForSignal(outcome.interruptedBy);
+        else if (outcome.run.status === 'failed') process.exitCode = 1;
       },
     );
 }

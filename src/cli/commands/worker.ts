@@ -27,7 +27,7 @@ export function register(program: Command): void {
       }
       const { cliConfig, cliLogger } = await import('../context.js');
       const config = cliConfig(command);
-      const logger = cliLogger(config);
+      const logger = cliLogger(config, command, 'server');
       // loaded on demand: only this command needs BullMQ and the full runtime
       const { runWorkerProcess } = await import('../../../workers/main.js');
       await runWorkerProcess(config, {

@@ -7,16 +7,15 @@ import {
   MAX_LOOKUP_TABLES_PER_CALL,
   MAX_SEARCH_TOP_K,
 } from '../../schema/constants.js';
+import { DIALECT_DISPLAY_NAMES } from '../../warehouse/dialect.js';
 import type { TableSchema, Warehouse } from '../../warehouse/port.js';
 import { ALLOWED_VARIABLES } from './pack-schema.js';
 import type { AnalysisArea, DomainPack } from './pack-schema.js';
 import { categoryContext } from './pack-loader.js';
 import { renderTemplate } from './template.js';
 
-const DIALECT_NAMES: Record<Warehouse['dialect'], string> = { duckdb: 'DuckDB', postgres: 'PostgreSQL' };
-
 export function dialectName(dialect: Warehouse['dialect']): string {
-  return DIALECT_NAMES[dialect];
+  return DIALECT_DISPLAY_NAMES[dialect];
 }
 
 /** The schemas the catalog spans, for `{{DATASET}}`. */

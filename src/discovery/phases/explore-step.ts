@@ -367,7 +367,7 @@ async function recordStep(
     return {
       ...current,
       steps_completed: stepNumber,
-      progress: Math.max(current.progress, Math.min(60, 10 + (50 * stepNumber) / current.settings.max_steps)),
+      progress: Math.max(current.progress, Math.min(60, Math.round(10 + (50 * stepNumber) / current.settings.max_steps))),
       phase_detail: `exploration step ${stepNumber} of ${current.settings.max_steps}`,
       ...(budget ? { schema_budget: budget } : {}),
       ...(finished && doneReason ? { exploration_done_reason: doneReason } : {}),

@@ -46,9 +46,9 @@ export function summaryText(run: Run, insights: readonly Insight[]): string {
 function runErrors(run: Run): string[] {
   const errors: string[] = [];
   if (run.exploration_done_reason === 'llm_error' && run.error) errors.push(run.error);
+  // a skipped area is not an error (no exploration step was relevant to it): the analysis log explains it
   for (const area of run.areas)
-    if (area.status === 'failed' || area.status === 'skipped')
-      errors.push(`area ${area.area_id} ${area.status}: ${area.error ?? 'no reason recorded'}`);
+    if (area.status === 'failed') errors.push(`area ${area.area_id} ${area.status}: ${area.error ?? 'no reason recorded'}`);
   if (run.recommendation_log.status === 'failed') errors.push(`recommendations failed: ${run.recommendation_log.error ?? 'unknown error'}`);
   return errors;
 }

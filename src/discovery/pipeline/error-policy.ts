@@ -9,7 +9,15 @@
 import { AssayError, CancelledError, LlmError, describeError, type ErrorCode } from '../../errors/index.js';
 
 /** Failures no retry can fix: bad input, a missing run, a broken pack or config, refused SQL. */
-const PERMANENT_CODES: ReadonlySet<ErrorCode> = new Set(['validation', 'not_found', 'conflict', 'pack', 'config', 'unsafe_sql']);
+const PERMANENT_CODES: ReadonlySet<ErrorCode> = new Set([
+  'validation',
+  'not_found',
+  'conflict',
+  'pack',
+  'config',
+  'unsafe_sql',
+  'sql_syntax',
+]);
 
 /** Pause after a 429 that did not say how long to wait. */
 export const DEFAULT_RATE_LIMIT_PAUSE_MS = 30_000;

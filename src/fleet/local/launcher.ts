@@ -17,71 +17,38 @@
  *   and insight, so finished work is kept — up to MAX_LOCAL_RESUMES times, after which the run is
  *   finalized as failed with an error that says why; a settled run's lease is simply removed.
  */
-import { randomBytes } from 'node:crypto';
-import { mkdir, readdir, rename, rm } from 'node:fs/promises';
-import { hostname } from 'node:os';
+import { mkdir, rename, rm } from 'node:fs/promises';
 import { join } from 'node:path';
-import { z } from 'zod';
 import { isTerminal } from '../../domain/index.js';
 import { type ProjectClients, ProjectClientsUnavailableError } from '../../project-clients.js';
 import type { DiscoveryDeps } from '../../discovery/context.js';
 import { finalizeRun } from '../../discovery/phases/finalize.js';
 import { ConflictError, NotFoundError, describeError } from '../../errors/index.js';
-import { readJsonFile, writeFileAtomic } from '../../common/atomic-file.js';
+import { readJsonFile } from '../../common/atomic-file.js';
+import { finalizeInterruptedRun } from './interrupted-run.js';
 import { createLimiter } from './limiter.js';
+import {
+  LEASE_HEARTBEAT_MS,
+  LEASE_STALE_AFTER_MS,
+  currentHolder,
+  holderKindOf,
+  isLeaseOrphaned,
+  isPidAlive,
+  leaseDirOf,
+  leasePath as leaseFile,
+  listLeaseFiles,
+  runLeaseSchema,
+  writeRunLease,
+} from './run-lease.js';
 import type { RunLauncher } from '../port.js';
 import { runDiscoveryLocally } from './runner.js';
 
 /** A run interrupted more often than this is failed instead of resumed: something in it keeps killing the process. */
 export const MAX_LOCAL_RESUMES = 2;
-/** How often a live launcher refreshes the leases of its runs. */
-export const LEASE_HEARTBEAT_MS = 10_000;
-/** A lease not refreshed for three heartbeats belongs to a process that is gone. */
-export const LEASE_STALE_AFTER_MS = 3 * LEASE_HEARTBEAT_MS;
 /** How often leases of other (possibly dead) processes are checked after the start-up sweep. */
 export const LEASE_SWEEP_INTERVAL_MS = 60_000;
 
-const leaseSchema = z.object({
-  run_id: z.string(),
-  instance_id: z.string(),
-  pid: z.number().int(),
-  host: z.string(),
-  heartbeat_at: z.string(),
-  /** How many times this run has been resumed after its owner disappeared. */
-  resumes: z.number().int().min(0),
-});
-export type RunLease = z.infer<typeof leaseSchema>;
-
-export interface LeaseHolder {
-  instanceId: string;
-  pid: number;
-  host: string;
-}
-
-/** Whether a lease's holder is gone. Pure: the clock and the pid probe are passed in. */
-export function isLeaseOrphaned(
-  lease: RunLease,
-  self: LeaseHolder,
-  nowMs: number,
-  staleAfterMs: number,
-  isPidAlive: (pid: number) => boolean,
-): boolean {
-  if (lease.instance_id === self.instanceId) return false;
-  const heartbeat = Date.parse(lease.heartbeat_at);
-  if (!Number.isFinite(heartbeat) || nowMs - heartbeat > staleAfterMs) return true;
-  if (lease.host !== self.host) return false;
-  return lease.pid === self.pid || !isPidAlive(lease.pid);
-}
-
-export function isPidAlive(pid: number): boolean {
-  try {
-    process.kill(pid, 0);
-    return true;
-  } catch (error) {
-    // EPERM: the process exists but belongs to someone else
-    return (error as NodeJS.ErrnoException).code === 'EPERM';
-  }
-}
+export { LEASE_HEARTBEAT_MS, LEASE_STALE_AFTER_MS, isLeaseOrphaned, isPidAlive, type LeaseHolder, type RunLease } from './run-lease.js';
 
 export type RecoveryAction = 'resumed' | 'failed' | 'released';
 
@@ -139,24 +106,20 @@ interface InFlightRun {
 export async function startLocalRunLauncher(options: LocalRunLauncherOptions): Promise<LocalRunLauncher> {
   const { runtime } = options;
   const logger = runtime.logger.child({ component: 'local-launcher' });
-  const leaseDir = options.leaseDir ?? join(runtime.config.dataDir, 'local-runs');
+  const leaseDir = options.leaseDir ?? leaseDirOf(runtime.config.dataDir);
   const heartbeatMs = options.heartbeatMs ?? LEASE_HEARTBEAT_MS;
   const staleAfterMs = options.staleAfterMs ?? LEASE_STALE_AFTER_MS;
   const sweepIntervalMs = options.sweepIntervalMs ?? LEASE_SWEEP_INTERVAL_MS;
   const concurrency = options.concurrency ?? runtime.config.run.concurrency;
   const probePid = options.isPidAlive ?? isPidAlive;
-  const self: LeaseHolder = { instanceId: options.instanceId ?? randomBytes(6).toString('hex'), pid: process.pid, host: hostname() };
+  const self = currentHolder(options.instanceId);
   const limit = createLimiter(options.maxConcurrentRuns ?? 2);
   const runs = new Map<string, InFlightRun>();
   let stopped = false;
 
   await mkdir(leaseDir, { recursive: true });
-  const leasePath = (runId: string): string => join(leaseDir, `${runId}.json`);
-  const writeLease = (runId: string, resumes: number): Promise<void> =>
-    writeFileAtomic(
-      leasePath(runId),
-      `${JSON.stringify({ run_id: runId, instance_id: self.instanceId, pid: self.pid, host: self.host, heartbeat_at: new Date().toISOString(), resumes } satisfies RunLease)}\n`,
-    );
+  const leasePath = (runId: string): string => leaseFile(leaseDir, runId);
+  const writeLease = (runId: string, resumes: number): Promise<void> => writeRunLease(leaseDir, runId, self, { kind: 'api', resumes });
 
   async function execute(runId: string, controller: AbortController): Promise<void> {
     try {
@@ -189,7 +152,7 @@ export async function startLocalRunLauncher(options: LocalRunLauncherOptions): P
 
   async function claimOrphan(fileName: string): Promise<RecoveredRun | null> {
     const path = join(leaseDir, fileName);
-    const parsed = leaseSchema.safeParse(await readJsonFile(path).catch(() => null));
+    const parsed = runLeaseSchema.safeParse(await readJsonFile(path).catch(() => null));
     if (!parsed.success) return null;
     const lease = parsed.data;
     if (runs.has(lease.run_id) || !isLeaseOrphaned(lease, self, Date.now(), staleAfterMs, probePid)) return null;
@@ -206,6 +169,11 @@ export async function startLocalRunLauncher(options: LocalRunLauncherOptions): P
       if (!run || isTerminal(run.status))
         return { runId, action: 'released', reason: run ? `already ${run.status}` : 'run no longer exists' };
       const owner = `process ${lease.pid} on ${lease.host}`;
+      if (holderKindOf(lease) === 'cli') {
+        // an `assay run` that died is marked, not taken over: its user resumes it (`assay runs resume`) or starts anew
+        const fatalError = await finalizeInterruptedRun(runtime, runId, lease);
+        return { runId, action: 'failed', reason: fatalError };
+      }
       if (lease.resumes >= MAX_LOCAL_RESUMES) {
         const fatalError = `the local runner stopped while this run was in flight (${owner}) ${lease.resumes + 1} times; not resuming it again — start a new run`;
         await finalizeRun(runtime, runId, { fatalError });
@@ -220,7 +188,7 @@ export async function startLocalRunLauncher(options: LocalRunLauncherOptions): P
   }
 
   async function recoverOrphans(): Promise<RecoveredRun[]> {
-    const names = (await readdir(leaseDir)).filter((name) => name.endsWith('.json')).sort();
+    const names = await listLeaseFiles(leaseDir);
     const recovered: RecoveredRun[] = [];
     for (const name of names) {
       if (stopped) break;

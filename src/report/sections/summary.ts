@@ -2,9 +2,10 @@
 import { validationStatusSchema, type ValidationStatus } from '../../domain/index.js';
 import { runTypeBadge, statusBadge } from '../badges.js';
 import { html, type SafeHtml } from '../escape.js';
-import { formatCost, formatDuration, formatNumber, formatTimestamp } from '../format.js';
+import { describeRunCost, formatDuration, formatNumber, formatTimestamp } from '../format.js';
 import { anchors, type ReportContext } from '../report-context.js';
 import { totalUsage } from '../usage-totals.js';
+import { runErrorsWithoutSkips, skippedAreas } from '../skipped-areas.js';
 
 /** Every problem worth a banner, without repeating the same message from two sources. */
 export function collectRunErrors(context: ReportContext): string[] {
@@ -12,7 +13,7 @@ export function collectRunErrors(context: ReportContext): string[] {
   const areaErrors = result.analysis_log
     .filter((area) => area.status === 'failed')
     .map((area) => `Area "${area.area_name}" failed: ${area.error ?? 'no error message recorded'}`);
-  const messages = [...areaErrors, run.error ?? '', ...result.summary.errors, result.recommendation_log.error ?? ''];
+  const messages = [...areaErrors, run.error ?? '', ...runErrorsWithoutSkips(result), result.recommendation_log.error ?? ''];
   const seen = new Set<string>();
   // A summary error often repeats an area's message verbatim; keep the more specific area line.
   const areaMessages = new Set(result.analysis_log.map((area) => area.error ?? '').filter((message) => message !== ''));
@@ -28,6 +29,15 @@ function renderErrorBanner(context: ReportContext): SafeHtml {
   if (errors.length === 0) return html``;
   const severe = context.result.analysis_log.some((area) => area.status === 'failed') || context.run.status === 'failed';
   return html`<div class="banner ${severe ? 'banner-error' : 'banner-warn'}" role="alert"><strong>${errors.length === 1 ? 'This run had an error' : `This run had ${formatNumber(errors.length)} errors`}</strong><ul>${errors.map((message) => html`<li>${message}</li>`)}</ul></div>`;
+}
+
+/** Skipped areas are explained, not reported as errors: why each was skipped and what would let it run. */
+function renderSkippedNote(context: ReportContext): SafeHtml {
+  const skipped = skippedAreas(context.result, context.run);
+  if (skipped.length === 0) return html``;
+  return html`<div class="banner banner-note"><strong>${skipped.length === 1 ? '1 area was skipped' : `${formatNumber(skipped.length)} areas were skipped`}</strong><ul>${skipped.map(
+    (area) => html`<li>${area.name}: ${area.why}. What would let it run: ${area.next}.</li>`,
+  )}</ul></div>`;
 }
 
 function verificationBreakdown(context: ReportContext): string {
@@ -75,6 +85,7 @@ export function renderSummarySection(context: ReportContext): SafeHtml {
   ];
   return html`<section id="summary">
 ${renderErrorBanner(context)}
+${renderSkippedNote(context)}
 <div class="tiles">
 ${tile('Run type and status', html`${runTypeBadge(runType)} ${statusBadge(run.status)}`, run.phase_detail)}
 ${tile('Duration', formatDuration(result.duration_ms))}
@@ -83,7 +94,7 @@ ${tile('Queries', formatNumber(counters.total_queries), `${formatNumber(counters
 ${tile('Insights', formatNumber(result.insights.length), verificationBreakdown(context))}
 ${tile('Recommendations', formatNumber(result.recommendations.length))}
 ${tile('Tokens', formatNumber(usage.input_tokens + usage.output_tokens), `${formatNumber(usage.input_tokens)} in · ${formatNumber(usage.output_tokens)} out · ${formatNumber(usage.calls)} calls`)}
-${tile('Cost', formatCost(usage.cost_usd))}
+${tile('Cost', describeRunCost(usage.cost_usd, run.settings.llm))}
 </div>
 <div class="two-columns summary-columns">
 <div class="card"><h4>Summary</h4>${result.summary.text ? html`<p>${result.summary.text}</p>` : html`<p class="muted">No summary text.</p>`}${result.summary.key_findings.length > 0 && html`<h5>Key findings</h5><ul>${result.summary.key_findings.map((finding) => html`<li>${finding}</li>`)}</ul>`}</div>

@@ -74,13 +74,13 @@ function walk(value: unknown, state: WalkState): void {
   }
 }
 
-/** Turns DuckDB's parser messages for constructs it rejects outright into the guard's reasons. */
-function parserRefusal(message: string): string {
-  if (/only select statements/i.test(message)) return 'only a single SELECT statement is allowed';
-  if (/SELECT INTO/i.test(message)) return 'SELECT … INTO creates a table';
-  if (/locking clause/i.test(message)) return 'FOR UPDATE/SHARE takes row locks';
-  if (/CTE needs a SELECT/i.test(message)) return 'a WITH clause may only hold SELECT queries';
-  return `the SQL could not be parsed (${message.replace(/^Failed to extract statements: /, '')})`;
+/** Turns DuckDB's parser messages for constructs it rejects outright into the guard's reasons; anything else is a syntax error. */
+function parserRefusal(message: string): GuardVerdict {
+  if (/only select statements/i.test(message)) return refuse('duckdb', 'only a single SELECT statement is allowed');
+  if (/SELECT INTO/i.test(message)) return refuse('duckdb', 'SELECT … INTO creates a table');
+  if (/locking clause/i.test(message)) return refuse('duckdb', 'FOR UPDATE/SHARE takes row locks');
+  if (/CTE needs a SELECT/i.test(message)) return refuse('duckdb', 'a WITH clause may only hold SELECT queries');
+  return refuse('duckdb', `the SQL does not parse (${message.replace(/^Failed to extract statements: /, '')})`, { syntaxError: true });
 }
 
 export async function guardDuckdbSql(sql: string): Promise<GuardVerdict> {
@@ -88,17 +88,16 @@ export async function guardDuckdbSql(sql: string): Promise<GuardVerdict> {
   try {
     statementCount = await countDuckdbStatements(sql);
   } catch (error) {
-    return refuse('duckdb', parserRefusal(error instanceof Error ? (error.message.split('\n')[0] ?? '') : String(error)));
+    return parserRefusal(error instanceof Error ? (error.message.split('\n')[0] ?? '') : String(error));
   }
   if (statementCount !== 1) {
     return refuse('duckdb', `only a single SELECT statement is allowed (found ${statementCount} statements)`);
   }
   const tree = await serializeDuckdbSql(sql);
   if (tree.error || !Array.isArray(tree.statements) || tree.statements.length !== 1) {
-    return refuse(
-      'duckdb',
-      tree.error ? parserRefusal(tree.error_message ?? 'unknown parser error') : 'only a single SELECT statement is allowed',
-    );
+    return tree.error
+      ? parserRefusal(tree.error_message ?? 'unknown parser error')
+      : refuse('duckdb', 'only a single SELECT statement is allowed');
   }
   const root = tree.statements[0]?.node;
   if (!isNode(root) || !QUERY_NODE_TYPES.has(String(root.type))) {

@@ -20,7 +20,7 @@ import type { Row } from '../../domain/index.js';
 import { CancelledError, ConfigError, NotFoundError, UnsafeSqlError, WarehouseError, describeError } from '../../errors/index.js';
 import { deduplicateColumnNames } from '../cells.js';
 import { inferColumnCategory } from '../column-category.js';
-import { SAMPLE_ROW_COUNT } from '../limits.js';
+import { SAMPLE_ROW_COUNT, type WarehouseResources } from '../limits.js';
 import type {
   QueryOptions,
   QueryResult,
@@ -46,6 +46,8 @@ export interface DuckdbWarehouseOptions {
   files?: Record<string, string>;
   limits: WarehouseLimits;
   tenantFilter?: TenantFilter | undefined;
+  /** Memory and threads of the agent's instance; unset: DuckDB's defaults (80 % of RAM, every core). */
+  resources?: WarehouseResources | undefined;
 }
 
 const SYSTEM_SCHEMAS = ['information_schema', 'pg_catalog'];
@@ -85,7 +87,13 @@ async function materialisePrivateDatabase(
         throw new ConfigError(`warehouse file table name ${JSON.stringify(table)} must be a plain identifier (letters, digits, _)`);
       const absolute = path.resolve(tableFile);
       if (!existsSync(absolute)) throw new ConfigError(`warehouse file for table ${table} does not exist: ${absolute}`);
-      await connection.run(`CREATE TABLE ${quoteIdentifier(table)} AS SELECT * FROM ${fileReader(absolute)}($1)`, [absolute]);
+      try {
+        await connection.run(`CREATE TABLE ${quoteIdentifier(table)} AS SELECT * FROM ${fileReader(absolute)}($1)`, [absolute]);
+      } catch (error) {
+        throw new ConfigError(`warehouse file ${absolute} (table ${table}) could not be read: ${describeError(error).split('\n')[0]}`, {
+          cause: error,
+        });
+      }
     }
     await connection.run('CHECKPOINT');
     connection.closeSync();
@@ -307,7 +315,16 @@ export interface LockedDuckdb {
   cleanup: () => Promise<void>;
 }
 
-export async function openLockedDuckdb(options: Pick<DuckdbWarehouseOptions, 'path' | 'files'>): Promise<LockedDuckdb> {
+/** DuckDB settings for the resource limits (set before the configuration is locked). */
+export function duckdbResourceSettings(resources: WarehouseResources | undefined): Record<string, string> {
+  const settings: Record<string, string> = {};
+  if (resources?.memoryLimitBytes !== undefined)
+    settings.memory_limit = `${Math.max(1, Math.floor(resources.memoryLimitBytes / 1_048_576))}MiB`;
+  if (resources?.threads !== undefined) settings.threads = String(Math.max(1, Math.floor(resources.threads)));
+  return settings;
+}
+
+export async function openLockedDuckdb(options: Pick<DuckdbWarehouseOptions, 'path' | 'files' | 'resources'>): Promise<LockedDuckdb> {
   const inMemory = options.path === ':memory:';
   if (!inMemory && !existsSync(options.path)) {
     throw new ConfigError(`DuckDB file ${options.path} does not exist (create it first, or use duckdb::memory: with warehouse files)`);
@@ -327,7 +344,11 @@ export async function openLockedDuckdb(options: Pick<DuckdbWarehouseOptions, 'pa
   }
   let instance: DuckDBInstance | undefined;
   try {
-    instance = await DuckDBInstance.create(storage.file, { access_mode: 'READ_ONLY', autoinstall_known_extensions: 'false' });
+    instance = await DuckDBInstance.create(storage.file, {
+      access_mode: 'READ_ONLY',
+      autoinstall_known_extensions: 'false',
+      ...duckdbResourceSettings(options.resources),
+    });
     const connection = await instance.connect();
     await lockDown(connection);
     return { instance, connection, cleanup: storage.cleanup };

@@ -126,7 +126,7 @@ export async function guardPostgresSql(sql: string): Promise<GuardVerdict> {
   try {
     parsed = parseSync(sql);
   } catch (error) {
-    return refuse('postgres', `the SQL could not be parsed (${error instanceof Error ? error.message : String(error)})`);
+    return refuse('postgres', `the SQL does not parse (${error instanceof Error ? error.message : String(error)})`, { syntaxError: true });
   }
   const statements = parsed.stmts ?? [];
   if (statements.length !== 1) {

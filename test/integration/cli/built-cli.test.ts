@@ -5,19 +5,19 @@
  * analyst. Skipped, with the reason, when dist/ holds no fresh build (sources edited since).
  */
 import { spawnSync } from 'node:child_process';
-import { mkdtempSync, rmSync } from 'node:fs';
-import { tmpdir } from 'node:os';
+import { rmSync } from 'node:fs';
 import { join, resolve } from 'node:path';
 import { fileURLToPath } from 'node:url';
 import { afterAll, describe, expect, it } from 'vitest';
 import { isFreshBuild } from '../../../bin/fresh-build.js';
+import { tempDir } from '../../support/temp-dir.js';
 
 const REPO_ROOT = resolve(fileURLToPath(new URL('../../..', import.meta.url)));
 const fresh = isFreshBuild(REPO_ROOT);
 if (!fresh) console.info('skipping the built-CLI checks: dist/ holds no build of the current sources (npm run build makes one)');
 
 describe.skipIf(!fresh)('when bin/assay.js runs the built CLI', () => {
-  const workDir = mkdtempSync(join(tmpdir(), 'assay-built-cli-'));
+  const workDir = tempDir('assay-built-cli-');
   afterAll(() => rmSync(workDir, { recursive: true, force: true }));
 
   function assay(args: readonly string[]) {

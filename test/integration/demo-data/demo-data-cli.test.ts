@@ -1,4 +1,4 @@
-import { mkdtemp, readFile, rm, stat } from 'node:fs/promises';
+import { mkdtemp, readdir, readFile, rm, stat } from 'node:fs/promises';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { afterAll, afterEach, beforeAll, describe, expect, it, vi } from 'vitest';
@@ -22,9 +22,17 @@ function runDemoData(...args: string[]): Promise<CliOutcome> {
 }
 
 describe('when assay demo-data writes a new warehouse', () => {
+  it('writes the warehouse and nothing else beside it unless --truths is given', async () => {
+    const dir = await mkdtemp(join(workDir, 'plain-'));
+    const result = await runDemoData('--kind', 'gaming', '--out', join(dir, 'gaming.duckdb'), '--scale', '0.2');
+    expect(result.code).toBe(0);
+    expect(result.stdout).not.toContain('truths:');
+    expect(await readdir(dir)).toEqual(['gaming.duckdb']);
+  });
+
   it('prints the tables with their rows, the truths path and the elapsed seconds', async () => {
     const out = join(workDir, 'shop.duckdb');
-    const result = await runDemoData('--kind', 'ecommerce', '--out', out, '--seed', '3', '--scale', '0.2');
+    const result = await runDemoData('--kind', 'ecommerce', '--out', out, '--seed', '3', '--scale', '0.2', '--truths');
     expect(result.code).toBe(0);
     expect(result.stdout).toContain('main.customers');
     expect(result.stdout).toContain('1,000');
@@ -49,7 +57,7 @@ describe('when the output file already exists', () => {
   it('replaces it with --force', async () => {
     const out = join(workDir, 'forced.duckdb');
     expect((await runDemoData('--kind', 'gaming', '--out', out, '--scale', '0.2')).code).toBe(0);
-    const replaced = await runDemoData('--kind', 'gaming', '--out', out, '--scale', '0.2', '--seed', '9', '--force', '--json');
+    const replaced = await runDemoData('--kind', 'gaming', '--out', out, '--scale', '0.2', '--seed', '9', '--force', '--json', '--truths');
     expect(replaced.code).toBe(0);
     const summary = JSON.parse(replaced.stdout) as { tables: Array<{ name: string; rows: number }> };
     expect(summary.tables.find((table) => table.name === 'main.players')?.rows).toBe(1600);

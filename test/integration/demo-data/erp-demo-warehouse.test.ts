@@ -54,7 +54,7 @@ describe('when the ERP demo is generated at full size', () => {
   });
 
   it("passes every planted pattern's check when re-run read-only", async () => {
-    const truths = await readDemoTruths(summary.truthsPath);
+    const truths = await readDemoTruths(summary.truthsPath!);
     const results = await verifyDemoTruths(summary.path, truths);
     expect(results.map((result) => [result.id, result.passed])).toEqual(truths.patterns.map((pattern) => [pattern.id, true]));
     expect(results).toHaveLength(3);

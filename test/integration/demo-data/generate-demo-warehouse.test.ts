@@ -42,7 +42,7 @@ describe('when the ecommerce demo is generated twice with the same seed', () => 
   });
 
   it('writes a byte-identical truths file', async () => {
-    const [truthsA, truthsB] = await Promise.all([readFile(first.truthsPath, 'utf8'), readFile(second.truthsPath, 'utf8')]);
+    const [truthsA, truthsB] = await Promise.all([readFile(first.truthsPath!, 'utf8'), readFile(second.truthsPath!, 'utf8')]);
     expect(truthsB).toBe(truthsA);
   });
 
@@ -89,7 +89,7 @@ describe.each<[DemoKind]>([['ecommerce'], ['gaming'], ['social']])('when the %s 
 
   it('writes a truths file that matches the truths schema, next to the data', async () => {
     expect(summary.truthsPath).toBe(`${summary.path}.truths.json`);
-    const truths = await readDemoTruths(summary.truthsPath);
+    const truths = await readDemoTruths(summary.truthsPath!);
     expect(truths.kind).toBe(kind);
     expect(truths.seed).toBe(42);
     expect(truths.patterns.length).toBeGreaterThanOrEqual(3);
@@ -97,14 +97,14 @@ describe.each<[DemoKind]>([['ecommerce'], ['gaming'], ['social']])('when the %s 
   });
 
   it("passes every planted pattern's check when re-run read-only against the file", async () => {
-    const truths = await readDemoTruths(summary.truthsPath);
+    const truths = await readDemoTruths(summary.truthsPath!);
     const results = await verifyDemoTruths(summary.path, truths);
     expect(results.map((result) => [result.id, result.passed])).toEqual(truths.patterns.map((pattern) => [pattern.id, true]));
     for (const [index, result] of results.entries()) expect(result.numbers).toEqual(truths.patterns[index]?.evidence_numbers);
   });
 
   it('names only tables that exist in the warehouse', async () => {
-    const truths = await readDemoTruths(summary.truthsPath);
+    const truths = await readDemoTruths(summary.truthsPath!);
     const existing = new Set(summary.tables.map((table) => table.name));
     for (const pattern of truths.patterns) for (const table of pattern.tables) expect(existing.has(table)).toBe(true);
   });
@@ -134,7 +134,7 @@ describe('when the output file already exists', () => {
     await generateDemoWarehouse({ kind: 'gaming', out, scale: 0.2 });
     const replaced = await generateDemoWarehouse({ kind: 'gaming', out, scale: 0.3, overwrite: true });
     expect(replaced.tables.find((table) => table.name === 'main.players')?.rows).toBe(2400);
-    expect((await readDemoTruths(replaced.truthsPath)).scale).toBe(0.3);
+    expect((await readDemoTruths(replaced.truthsPath!)).scale).toBe(0.3);
   });
 });
 

@@ -61,7 +61,10 @@ describe.skipIf(!postgres.available)('projects with their own warehouses and sec
     app = createApi({
       runtime,
       launcher,
-      config: { ...config, api: { ...config.api, allow: { duckdbRoots: [], postgresHosts: [postgresHost], modelHosts: [] } } },
+      config: {
+        ...config,
+        api: { ...config.api, allow: { duckdbRoots: [], postgresHosts: [postgresHost], warehouseHosts: [], modelHosts: [] } },
+      },
       logger: silentLogger,
     });
     admin = (await createApiKey(runtime.store, { name: 'admin', scope: 'admin' }, new Date())).key;

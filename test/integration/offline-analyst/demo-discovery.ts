@@ -3,8 +3,6 @@
  * and scores it against the planted truths. Shared by the integration test and by hand:
  * `npx tsx test/integration/offline-analyst/demo-discovery.ts ecommerce 24`.
  */
-import { mkdtempSync } from 'node:fs';
-import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { runDiscovery } from '../../../src/cli/discovery-session.js';
 import { composeRuntime } from '../../../src/composition.js';
@@ -12,7 +10,8 @@ import { loadConfig } from '../../../src/config/index.js';
 import type { DiscoveryResult, ExplorationStep, Run } from '../../../src/domain/index.js';
 import { scoreRun, type EvalScore } from '../../../src/eval/score.js';
 import { silentLogger } from '../../../src/logging/index.js';
-import { generateDemoWarehouse, readDemoTruths } from '../../../src/demo/index.js';
+import { generateDemoWarehouse } from '../../../src/demo/index.js';
+import { tempDir } from '../../support/temp-dir.js';
 
 export type DemoKind = 'ecommerce' | 'gaming' | 'social';
 
@@ -27,9 +26,9 @@ export interface DemoDiscovery {
 /** `llm` defaults to the in-process offline analyst; pass e.g. an `openai-compatible:` spec to go over HTTP. */
 export async function runDemoDiscovery(kind: DemoKind, maxSteps: number, llm = 'offline:analyst'): Promise<DemoDiscovery> {
   const started = performance.now();
-  const workDir = mkdtempSync(join(tmpdir(), `assay-offline-analyst-${kind}-`));
+  const workDir = tempDir(`assay-offline-analyst-${kind}-`);
   const demo = await generateDemoWarehouse({ kind, out: join(workDir, `${kind}.duckdb`) });
-  const truths = await readDemoTruths(demo.truthsPath);
+  const truths = demo.truths;
   const config = loadConfig({
     env: {},
     cwd: workDir,

@@ -4,8 +4,6 @@
  * strictly against the planted truths (src/eval/score.ts). Shared by the integration test and by hand:
  * `npx tsx test/integration/pack-generation/generated-vs-builtin.ts ecommerce 24`.
  */
-import { mkdtempSync } from 'node:fs';
-import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { writePackDirectory } from '../../../src/cli/commands/pack.js';
 import { runDiscovery } from '../../../src/cli/discovery-session.js';
@@ -16,6 +14,7 @@ import { scoreRun, type EvalScore } from '../../../src/eval/score.js';
 import { silentLogger } from '../../../src/logging/index.js';
 import { generateDemoWarehouse, readDemoTruths, truthsPathFor } from '../../../src/demo/index.js';
 import { openWarehouse } from '../../../src/warehouse/index.js';
+import { tempDir } from '../../support/temp-dir.js';
 
 export type DemoKind = 'ecommerce' | 'gaming' | 'social';
 
@@ -60,7 +59,7 @@ async function scoredRun(
 }
 
 export async function compareGeneratedWithBuiltIn(kind: DemoKind, maxSteps: number): Promise<PackComparison> {
-  const workDir = mkdtempSync(join(tmpdir(), `assay-pack-generation-${kind}-`));
+  const workDir = tempDir(`assay-pack-generation-${kind}-`);
   const demo = await generateDemoWarehouse({ kind, out: join(workDir, `${kind}.duckdb`) });
   const warehouse = await openWarehouse(`duckdb:${demo.path}`);
   const pack = await generatePack({ warehouse, slug: `${kind}-generated` }).finally(() => warehouse.close());

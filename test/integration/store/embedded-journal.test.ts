@@ -3,8 +3,7 @@
  * a fold, a store written by an older version, and a process killed while it writes.
  */
 import { spawn } from 'node:child_process';
-import { appendFileSync, copyFileSync, existsSync, mkdirSync, mkdtempSync, readFileSync, writeFileSync } from 'node:fs';
-import { tmpdir } from 'node:os';
+import { appendFileSync, copyFileSync, existsSync, mkdirSync, readFileSync, writeFileSync } from 'node:fs';
 import { join } from 'node:path';
 import { fileURLToPath } from 'node:url';
 import { describe, expect, it } from 'vitest';
@@ -12,10 +11,11 @@ import { runSchema } from '../../../src/domain/index.js';
 import { createEmbeddedRunStore } from '../../../src/store/index.js';
 import { realisticLlmCall, realisticRun, realisticStep } from '../../support/realistic-run.js';
 import { makeRun } from './contract.js';
+import { tempDir } from '../../support/temp-dir.js';
 
 const CHILD = fileURLToPath(new URL('./embedded-crash-child.ts', import.meta.url));
 
-const freshDir = () => mkdtempSync(join(tmpdir(), 'assay-store-journal-'));
+const freshDir = () => tempDir('assay-store-journal-');
 const runFile = (dir: string, id: string, name: string) => join(dir, 'runs', id, name);
 const addCall = (index: number) => (run: ReturnType<typeof realisticRun>) => ({
   ...run,

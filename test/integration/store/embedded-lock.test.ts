@@ -1,17 +1,16 @@
 import { spawn } from 'node:child_process';
-import { mkdtempSync } from 'node:fs';
-import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { fileURLToPath } from 'node:url';
 import { describe, expect, it } from 'vitest';
 import { ConfigError } from '../../../src/errors/index.js';
 import { createEmbeddedRunStore } from '../../../src/store/index.js';
+import { tempDir } from '../../support/temp-dir.js';
 
 const CHILD = fileURLToPath(new URL('./hold-embedded-child.ts', import.meta.url));
 
 describe('when a second process opens the embedded store', () => {
   it('is refused with the fix named, and may open it once the first process is gone', async () => {
-    const dir = mkdtempSync(join(tmpdir(), 'assay-store-lock-'));
+    const dir = tempDir('assay-store-lock-');
     const child = spawn(process.execPath, ['--import', 'tsx', CHILD, dir], { stdio: ['ignore', 'pipe', 'inherit'] });
     await new Promise<void>((resolve, reject) => {
       child.stdout.on('data', (chunk: Buffer) => chunk.toString().includes('ready') && resolve());

@@ -1,8 +1,7 @@
-import { mkdtempSync } from 'node:fs';
-import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { createEmbeddedRunStore, type RunStore } from '../../../src/store/index.js';
 import { runStoreContract } from './contract.js';
+import { tempDir } from '../../support/temp-dir.js';
 
 const directories = new WeakMap<RunStore, string>();
 
@@ -12,7 +11,7 @@ function openIn(dir: string): RunStore {
   return store;
 }
 
-runStoreContract('embedded files', async () => openIn(mkdtempSync(join(tmpdir(), 'assay-store-'))), {
+runStoreContract('embedded files', async () => openIn(tempDir('assay-store-')), {
   async reopen(store) {
     const dir = directories.get(store) as string;
     await store.close();

@@ -6,8 +6,6 @@
  */
 import { spawn } from 'node:child_process';
 import { randomBytes } from 'node:crypto';
-import { mkdtempSync } from 'node:fs';
-import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { fileURLToPath } from 'node:url';
 import { MongoClient } from 'mongodb';
@@ -17,6 +15,7 @@ import { openRunStore } from '../../../src/store/index.js';
 import { createMongoRunStore, mongoDatabaseName } from '../../../src/store/mongo.js';
 import type { RunStore } from '../../../src/store/port.js';
 import { makeRun, runStoreContract } from './contract.js';
+import { tempDir } from '../../support/temp-dir.js';
 
 const MONGO_URL = process.env.MONGO_URL || undefined;
 const SKIP_REASON = 'MONGO_URL is not set (no MongoDB server can be installed on this machine)';
@@ -153,7 +152,7 @@ describe('MongoDB run store without a server', () => {
   });
 
   it('is what openRunStore opens for mongodb:// (no longer "not built yet"), and a failed open names no password', async () => {
-    const dataDir = mkdtempSync(join(tmpdir(), 'assay-mongo-'));
+    const dataDir = tempDir('assay-mongo-');
     const error = await openRunStore(UNREACHABLE, { dataDir }).then(
       () => undefined,
       (caught: unknown) => caught,

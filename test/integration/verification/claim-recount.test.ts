@@ -3,8 +3,6 @@
  * wrong magnitudes adjusted, wrong directions and missing segments rejected, every metric kind and
  * grain measured, identifiers with spaces and reserved words quoted.
  */
-import { mkdtempSync } from 'node:fs';
-import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { DuckDBInstance } from '@duckdb/node-api';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
@@ -13,6 +11,7 @@ import { judgeClaim } from '../../../src/discovery/claims/claim-verdict.js';
 import { claimSchema, type Claim } from '../../../src/domain/index.js';
 import type { TableSchema, Warehouse } from '../../../src/warehouse/port.js';
 import { openWarehouse } from '../../../src/warehouse/index.js';
+import { tempDir } from '../../support/temp-dir.js';
 
 let warehouse: Warehouse;
 
@@ -21,7 +20,7 @@ let warehouse: Warehouse;
  * 50 Network tickets are still open; priority "High" has a 75 % escalation rate against 25 % elsewhere.
  */
 beforeAll(async () => {
-  const path = join(mkdtempSync(join(tmpdir(), 'assay-claims-')), 'tickets.duckdb');
+  const path = join(tempDir('assay-claims-'), 'tickets.duckdb');
   const instance = await DuckDBInstance.create(path);
   const connection = await instance.connect();
   await connection.run(`

@@ -9,6 +9,16 @@ export interface WarehouseContractFixture {
   runUnguarded(sql: string): Promise<unknown>;
   /** NOT NULL and PRIMARY KEY survive into the warehouse (false for file-born tables). */
   declaresConstraints: boolean;
+  /** A statement that runs for minutes in this dialect (default: a generate_series cross join). */
+  endlessQuery?: string;
+  /** The dialect's spelling of the cell-conversion query (default: the DuckDB/PostgreSQL one). */
+  cellsQuery?: string;
+  /** The engine has no boolean type and answers a comparison with 1 (MySQL, ClickHouse). */
+  booleansAreIntegers?: boolean;
+  /** ClickHouse refuses two columns with one alias ("different expressions with the same alias"). */
+  refusesRepeatedAliases?: boolean;
+  /** The engine's names for the fixture's column types where they differ from the portable ones (ClickHouse). */
+  columnTypes?: Partial<Record<'id' | 'amount' | 'big_total' | 'created_at' | 'note', RegExp>>;
   close(): Promise<void>;
 }
 
@@ -53,11 +63,12 @@ export function runWarehouseContract(
         expect(schema.qualified).toBe(`${schema.schema}.orders`);
         expect(schema.columns.map((column) => column.name)).toEqual(['id', 'customer_id', 'amount', 'big_total', 'created_at', 'note']);
         const byName = Object.fromEntries(schema.columns.map((column) => [column.name, column]));
-        expect(byName.id?.type).toMatch(/^int/i);
-        expect(byName.amount?.type).toMatch(/^(decimal|numeric)\(10,\s?2\)$/i);
-        expect(byName.big_total?.type).toMatch(/^bigint$/i);
-        expect(byName.created_at?.type).toMatch(/^timestamp/i);
-        expect(byName.note?.type).toMatch(/char/i);
+        const types = fixture.columnTypes ?? {};
+        expect(byName.id?.type).toMatch(types.id ?? /^int/i);
+        expect(byName.amount?.type).toMatch(types.amount ?? /^(decimal|numeric)\(10,\s?2\)$/i);
+        expect(byName.big_total?.type).toMatch(types.big_total ?? /^bigint$/i);
+        expect(byName.created_at?.type).toMatch(types.created_at ?? /^timestamp/i);
+        expect(byName.note?.type).toMatch(types.note ?? /char/i);
         expect(byName.id?.category).toBe('primary_key');
         expect(byName.customer_id?.category).toBe('dimension');
         expect(byName.amount?.category).toBe('metric');
@@ -114,17 +125,40 @@ export function runWarehouseContract(
         expect(exact).toMatchObject({ rowCount: 4, truncated: false });
       });
 
+      it('leaves no cap behind: catalog reads after capped queries see every table', async () => {
+        const before = (await warehouse.listTables()).length;
+        const catalogBefore = (await warehouse.describeCatalog?.())?.length;
+        expect(before).toBeGreaterThanOrEqual(3);
+        for (let round = 0; round < 6; round += 1) await warehouse.query('SELECT id FROM orders', { maxRows: 1 });
+        expect((await warehouse.listTables()).length).toBe(before);
+        expect((await warehouse.describeCatalog?.())?.length).toBe(catalogBefore);
+        expect((await warehouse.query('SELECT id FROM orders ORDER BY id')).rowCount).toBe(4);
+      });
+
       it('converts dates, timestamps, big integers, decimals, booleans and nulls to JSON-safe cells', async () => {
         const result = await warehouse.query(
-          `SELECT CAST('2024-03-01' AS DATE) AS d, CAST('2024-03-01 10:11:12' AS TIMESTAMP) AS ts, CAST(9007199254740993 AS BIGINT) AS big,
+          fixture.cellsQuery ??
+            `SELECT CAST('2024-03-01' AS DATE) AS d, CAST('2024-03-01 10:11:12' AS TIMESTAMP) AS ts, CAST(9007199254740993 AS BIGINT) AS big,
                   CAST(42 AS BIGINT) AS small, CAST(12.34 AS DECIMAL(10,2)) AS amount, CAST(NULL AS INTEGER) AS nothing, 1 = 1 AS yes`,
         );
         expect(result.rows).toEqual([
-          { d: '2024-03-01', ts: '2024-03-01T10:11:12.000Z', big: '9007199254740993', small: 42, amount: 12.34, nothing: null, yes: true },
+          {
+            d: '2024-03-01',
+            ts: '2024-03-01T10:11:12.000Z',
+            big: '9007199254740993',
+            small: 42,
+            amount: 12.34,
+            nothing: null,
+            yes: fixture.booleansAreIntegers ? 1 : true,
+          },
         ]);
       });
 
       it('keeps every value of repeated column names', async () => {
+        if (fixture.refusesRepeatedAliases) {
+          await expect(warehouse.query('SELECT 1 AS x, 2 AS x')).rejects.toBeInstanceOf(WarehouseError);
+          return;
+        }
         const result = await warehouse.query('SELECT 1 AS x, 2 AS x');
         expect(result.rows).toEqual([{ x: 1, x_2: 2 }]);
       });
@@ -147,7 +181,7 @@ export function runWarehouseContract(
     describe('when a query runs too long', () => {
       it('stops it at the timeout with a WarehouseError and stays usable', async () => {
         const started = Date.now();
-        const error = await warehouse.query(ENDLESS_QUERY, { timeoutMs: 300 }).catch((caught: unknown) => caught);
+        const error = await warehouse.query(fixture.endlessQuery ?? ENDLESS_QUERY, { timeoutMs: 300 }).catch((caught: unknown) => caught);
         expect(error).toBeInstanceOf(WarehouseError);
         expect((error as Error).message).toMatch(/timed out after 300 ms/);
         expect(Date.now() - started).toBeLessThan(10_000);
@@ -160,7 +194,9 @@ export function runWarehouseContract(
         const controller = new AbortController();
         setTimeout(() => controller.abort(), 300);
         const started = Date.now();
-        await expect(warehouse.query(ENDLESS_QUERY, { signal: controller.signal })).rejects.toBeInstanceOf(CancelledError);
+        await expect(warehouse.query(fixture.endlessQuery ?? ENDLESS_QUERY, { signal: controller.signal })).rejects.toBeInstanceOf(
+          CancelledError,
+        );
         expect(Date.now() - started).toBeLessThan(10_000);
         expect((await warehouse.query('SELECT 2 AS ok')).rows).toEqual([{ ok: 2 }]);
       });

@@ -9,7 +9,7 @@ import { mkdir, mkdtemp, rm } from 'node:fs/promises';
 import os from 'node:os';
 import path from 'node:path';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { UnsafeSqlError } from '../../../src/errors/index.js';
+import { UnsafeSqlError, SqlSyntaxError } from '../../../src/errors/index.js';
 import { openWarehouse, type SqlDialect, type Warehouse } from '../../../src/warehouse/index.js';
 import { startTestPostgres } from '../../support/postgres.js';
 import { ACCEPT_CORPUS, ATTACK_CORPUS, casesFor, withSandbox } from '../../unit/warehouse/sql-corpus.js';
@@ -93,7 +93,8 @@ describe.each(TARGETS)('the $dialect warehouse under attack', (target) => {
       );
       outcomes.push({
         name: attack.name,
-        refused: error instanceof UnsafeSqlError,
+        // a statement that does not parse is refused too, as the syntax error it is
+        refused: error instanceof UnsafeSqlError || error instanceof SqlSyntaxError,
         detail: error instanceof Error ? error.message : 'executed',
       });
     }

@@ -229,7 +229,7 @@ describe('where a project may point', () => {
   function allowing(root: string, postgresHosts: string[] = []) {
     return (config: Parameters<NonNullable<Parameters<typeof createApiHarness>[0]>['config'] & object>[0]) => ({
       ...config,
-      api: { ...config.api, allow: { duckdbRoots: [root], postgresHosts, modelHosts: [] } },
+      api: { ...config.api, allow: { duckdbRoots: [root], postgresHosts, warehouseHosts: [], modelHosts: [] } },
     });
   }
 
@@ -248,7 +248,10 @@ describe('where a project may point', () => {
         ['postgres://u:p@169.254.169.254/db', /not on the allowed list/],
         ['postgres://u:p@db.internal:6432/db', /not on the allowed list/],
         ['postgres://u:p@db.internal/db?hostaddr=10.0.0.1', /"hostaddr" is not allowed/],
-        ['mysql://db.internal/db', /not a warehouse URL/],
+        ['mysql://db.internal/db', /not on the allowed list \(config api.allow.warehouseHosts\)/],
+        ['clickhouse://u@db.internal/db?user_files_path=/etc', /connection parameters are not allowed/],
+        ['bigquery://someone-elses-project/ds', /BigQuery project someone-elses-project is not on the allowed list/],
+        ['sqlite:/etc/passwd', /not a warehouse URL/],
       ];
       for (const [url, rule] of cases) {
         const response = await create(url);

@@ -1,11 +1,11 @@
-import { mkdtempSync, writeFileSync } from 'node:fs';
-import { tmpdir } from 'node:os';
+import { writeFileSync } from 'node:fs';
 import { join } from 'node:path';
 import { describe, expect, it } from 'vitest';
 import { describeConfig, loadConfig, redactUrl } from '../../../src/config/index.js';
 import { ConfigError } from '../../../src/errors/index.js';
+import { tempDir } from '../../support/temp-dir.js';
 
-const emptyDir = () => mkdtempSync(join(tmpdir(), 'assay-config-'));
+const emptyDir = () => tempDir('assay-config-');
 
 describe('loadConfig', () => {
   describe('when nothing is configured', () => {
@@ -67,6 +67,17 @@ describe('loadConfig', () => {
       const dir = emptyDir();
       writeFileSync(join(dir, 'assay.config.json'), '{ nope');
       expect(() => loadConfig({ env: {}, cwd: dir })).toThrowError(/assay\.config\.json is not valid JSON/);
+    });
+
+    it('refuses a mistyped key, naming it and the setting it was probably meant to be', () => {
+      const dir = emptyDir();
+      writeFileSync(
+        join(dir, 'assay.config.yaml'),
+        'warehous: duckdb:shop.duckdb\nrun:\n  maxStep: 7\nwarehouseFiles:\n  events: events.csv\n',
+      );
+      expect(() => loadConfig({ env: {}, cwd: dir })).toThrowError(
+        /"warehous" is not a setting \(did you mean "warehouse"\?\); "run\.maxStep" is not a setting \(did you mean "run\.maxSteps"\?\)/,
+      );
     });
 
     it('fails when an explicitly named file is missing', () => {

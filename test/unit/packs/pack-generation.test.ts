@@ -3,8 +3,7 @@
  * proposal, the pack it renders (loaded by the same loader as the shipped packs), and the model path
  * with its one reformat retry, its fallback and its prompt budget on a 1,500-table warehouse.
  */
-import { mkdtempSync, mkdirSync, writeFileSync } from 'node:fs';
-import { tmpdir } from 'node:os';
+import { mkdirSync, writeFileSync } from 'node:fs';
 import { dirname, join } from 'node:path';
 import { describe, expect, it } from 'vitest';
 import type { LlmCallRecord, Row } from '../../../src/domain/index.js';
@@ -19,6 +18,7 @@ import { promptBudgetTokens } from '../../../src/llm/prompt-builder.js';
 import { createOfflineProvider } from '../../../src/llm/providers/offline.js';
 import { inferColumnCategory } from '../../../src/warehouse/column-category.js';
 import type { TableSchema } from '../../../src/warehouse/port.js';
+import { tempDir } from '../../support/temp-dir.js';
 
 /** A described table as schema discovery returns it: column categories inferred the way the adapters infer them. */
 function table(qualified: string, rowCount: number, columns: Array<[string, string]>, samples: Row[] = []): TableSchema {
@@ -211,7 +211,7 @@ describe('a generated pack', () => {
 
   it('written to a directory, loads by path with its own slug, and equals the document it came from', async () => {
     const generated = await generatePack({ tables: shop, slug: 'shop-pack' });
-    const directory = join(mkdtempSync(join(tmpdir(), 'assay-generated-')), 'any-name');
+    const directory = join(tempDir('assay-generated-'), 'any-name');
     for (const [path, text] of Object.entries(generated.files)) {
       mkdirSync(dirname(join(directory, path)), { recursive: true });
       writeFileSync(join(directory, path), text);

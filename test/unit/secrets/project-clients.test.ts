@@ -10,6 +10,7 @@ import { createOfflineAnalyst } from '../../../src/llm/offline-analyst/index.js'
 import { silentLogger } from '../../../src/logging/index.js';
 import { createProjectClients, ProjectClientsUnavailableError, warehouseUrlWithPassword } from '../../../src/project-clients.js';
 import { createDirectorySecretProvider, createEnvSecretProvider, createSecretProvider } from '../../../src/secrets/index.js';
+import { describeWarehouseTarget, parseWarehouseUrl } from '../../../src/warehouse/index.js';
 
 describe('secret providers', () => {
   it('env: secret:NAME is ASSAY_SECRET_NAME, and a missing one names the variable, not a value', () => {
@@ -44,11 +45,21 @@ describe('secret providers', () => {
 });
 
 describe('warehouseUrlWithPassword', () => {
-  it('puts the secret into a PostgreSQL URL, encoded, and refuses where a password cannot go', () => {
+  it('puts the secret into a server URL, encoded, and refuses where a password cannot go', () => {
     expect(warehouseUrlWithPassword('postgres://reader@db:5432/a', 'p@ss/w')).toBe('postgres://reader:p%40ss%2Fw@db:5432/a');
+    expect(warehouseUrlWithPassword('mysql://reader@db:3306/a', 'p@ss')).toBe('mysql://reader:p%40ss@db:3306/a');
+    expect(warehouseUrlWithPassword('clickhouse+https://reader@ch:8443/a', 'pw')).toBe('clickhouse+https://reader:pw@ch:8443/a');
     expect(warehouseUrlWithPassword('duckdb:/x.duckdb', undefined)).toBe('duckdb:/x.duckdb');
-    expect(() => warehouseUrlWithPassword('duckdb:/x.duckdb', 'pw')).toThrow(/not PostgreSQL/);
+    expect(() => warehouseUrlWithPassword('duckdb:/x.duckdb', 'pw')).toThrow(/a file warehouse takes no password/);
     expect(() => warehouseUrlWithPassword('postgres://db/a', 'pw')).toThrow(/names no user/);
+    expect(() => warehouseUrlWithPassword('mysql://db/a', 'pw')).toThrow(/mysql:\/\/USER@host/);
+  });
+
+  it('carries a BigQuery service-account key in the URL, in memory only, where the adapter reads it', () => {
+    const key = '{"client_email":"assay@p.iam.gserviceaccount.com","private_key":"-----BEGIN…"}';
+    const url = warehouseUrlWithPassword('bigquery://p/ds', key);
+    expect(parseWarehouseUrl(url)).toMatchObject({ engine: 'bigquery', project: 'p', datasets: ['ds'], credentialsJson: key });
+    expect(describeWarehouseTarget(parseWarehouseUrl(url))).toBe('bigquery://p/ds');
   });
 });
 

@@ -1,5 +1,5 @@
 import { describe, expect, it } from 'vitest';
-import { UnsafeSqlError } from '../../../src/errors/index.js';
+import { SqlSyntaxError, UnsafeSqlError } from '../../../src/errors/index.js';
 import { assertSafeSql, guardSql, type SqlDialect } from '../../../src/warehouse/index.js';
 import { ACCEPT_CORPUS, ATTACK_CORPUS, casesFor } from './sql-corpus.js';
 
@@ -29,6 +29,18 @@ describe.each(DIALECTS)('the %s SQL guard', (dialect) => {
         code: 'unsafe_sql',
         message: 'refused: only a single SELECT statement is allowed (found 2 statements)',
       });
+    });
+  });
+
+  describe('when a statement does not parse', () => {
+    it('throws SqlSyntaxError, not UnsafeSqlError: a typo is reported as one, and still nothing runs', async () => {
+      const error = await assertSafeSql('SELEC 1', dialect).catch((caught: unknown) => caught);
+      expect(error).toBeInstanceOf(SqlSyntaxError);
+      expect(error).not.toBeInstanceOf(UnsafeSqlError);
+      expect(error).toMatchObject({ code: 'sql_syntax' });
+      expect((error as Error).message).toMatch(
+        /^syntax error: the SQL does not parse \(.*syntax error at or near "SELEC".*\); nothing was executed$/,
+      );
     });
   });
 

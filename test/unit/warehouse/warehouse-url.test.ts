@@ -29,17 +29,87 @@ describe('when a warehouse URL is parsed', () => {
     });
   });
 
-  it.each(['mysql://u:p@h/db', 'duckdb:', 'postgres://u:p@h:5432/', 'sqlite:file.db', 'nonsense'])(
-    'refuses %s with the accepted forms',
-    (url) => {
-      expect(() => parseWarehouseUrl(url)).toThrow(ConfigError);
-      expect(() => parseWarehouseUrl(url)).toThrow(/Accepted forms: duckdb:path\/to\/file\.duckdb; duckdb::memory:; postgres:\/\//);
-    },
-  );
+  it.each([
+    'mysql://u:p@h/',
+    'duckdb:',
+    'postgres://u:p@h:5432/',
+    'sqlite:file.db',
+    'nonsense',
+    'bigquery://project',
+    'snowflake://u@acct/db',
+    'file:notes.docx',
+  ])('refuses %s with the accepted forms', (url) => {
+    expect(() => parseWarehouseUrl(url)).toThrow(ConfigError);
+    expect(() => parseWarehouseUrl(url)).toThrow(
+      /Accepted forms: duckdb:path\/to\/file\.duckdb; duckdb::memory:; .*postgres:\/\/.*mysql:\/\/.*clickhouse:\/\/.*bigquery:\/\/.*snowflake:\/\//,
+    );
+  });
 
   it('never puts the password of a refused URL in the error', () => {
-    expect(() => parseWarehouseUrl('mysql://ana:hunter2@h/db')).toThrow(/ana:\*\*\*@/);
-    expect(() => parseWarehouseUrl('mysql://ana:hunter2@h/db')).not.toThrow(/hunter2/);
+    expect(() => parseWarehouseUrl('oracle://ana:hunter2@h/db')).toThrow(/ana:\*\*\*@/);
+    expect(() => parseWarehouseUrl('oracle://ana:hunter2@h/db')).not.toThrow(/hunter2/);
+    expect(() => parseWarehouseUrl('mysql://ana:hunter2@h/')).not.toThrow(/hunter2/);
+  });
+});
+
+describe('when a warehouse URL names another engine', () => {
+  it.each([
+    ['mysql://ana:pw@db.example.com/shop', { engine: 'mysql', host: 'db.example.com', port: 3306, database: 'shop', user: 'ana' }],
+    ['mariadb://ana@db.example.com:3307/shop', { engine: 'mysql', host: 'db.example.com', port: 3307, database: 'shop' }],
+    ['clickhouse://ana:pw@ch.example.com/events', { engine: 'clickhouse', protocol: 'http', port: 8123, database: 'events' }],
+    ['clickhouse+https://ana@ch.example.com/events', { engine: 'clickhouse', protocol: 'https', port: 8443 }],
+    ['clickhouse+https://ana@ch.example.com:9443/events', { engine: 'clickhouse', protocol: 'https', port: 9443 }],
+    ['bigquery://my-project/analytics?location=EU', { engine: 'bigquery', project: 'my-project', datasets: ['analytics'], location: 'EU' }],
+    ['bigquery://my-project/raw,marts', { engine: 'bigquery', datasets: ['raw', 'marts'] }],
+    [
+      'snowflake://ana:pw@xy12345.eu-west-1/SHOP/PUBLIC?warehouse=WH&role=ASSAY_READER',
+      {
+        engine: 'snowflake',
+        account: 'xy12345.eu-west-1',
+        database: 'SHOP',
+        schema: 'PUBLIC',
+        user: 'ana',
+        warehouse: 'WH',
+        role: 'ASSAY_READER',
+      },
+    ],
+  ])('reads %s', (url, expected) => {
+    expect(parseWarehouseUrl(url)).toMatchObject(expected);
+  });
+
+  it.each([
+    ['duckdb:events.csv', ['events.csv']],
+    ['duckdb:data/orders.parquet', ['data/orders.parquet']],
+    ['file:data/*.csv', ['data/*.csv']],
+    ['file:logs/app.jsonl.gz', ['logs/app.jsonl.gz']],
+  ])('loads %s as tables of an in-memory DuckDB', (url, files) => {
+    expect(parseWarehouseUrl(url)).toEqual({ engine: 'duckdb', path: ':memory:', files: files.map((file) => path.resolve(file)) });
+  });
+
+  it('reads file:///absolute paths', () => {
+    expect(parseWarehouseUrl('file:///srv/data/x.csv')).toEqual({ engine: 'duckdb', path: ':memory:', files: ['/srv/data/x.csv'] });
+  });
+
+  it('never prints a password, a key or a credential parameter', () => {
+    const described = [
+      'mysql://ana:hunter2@h/db',
+      'clickhouse+https://ana:hunter2@h/db',
+      'snowflake://ana:hunter2@acct/DB/SCH?warehouse=WH',
+      `bigquery://:${encodeURIComponent('{"private_key":"hunter2"}')}@proj/ds`,
+    ].map((url) => describeWarehouseTarget(parseWarehouseUrl(url)));
+    expect(described).toEqual([
+      'mysql://ana@h:3306/db',
+      'clickhouse+https://ana@h:8443/db',
+      'snowflake://ana@acct/DB/SCH?warehouse=WH',
+      'bigquery://proj/ds',
+    ]);
+    expect(described.join(' ')).not.toMatch(/hunter2/);
+  });
+
+  it('keeps the schema cache key when only the credentials change', () => {
+    expect(warehouseConfigHash('mysql://ana:one@h/db')).toBe(warehouseConfigHash('mysql://bob:two@h/db'));
+    expect(warehouseConfigHash('bigquery://p/d')).toBe(warehouseConfigHash(`bigquery://:${encodeURIComponent('{}')}@p/d`));
+    expect(warehouseConfigHash('mysql://ana@h/db')).not.toBe(warehouseConfigHash('clickhouse://ana@h:3306/db'));
   });
 });
 

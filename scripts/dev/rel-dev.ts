@@ -1,0 +1,11 @@
+import { loadInsightBenchFlag } from '/work/main/src/eval/insightbench/flag.js';
+import { columnLabel } from '/work/main/src/discovery/mining/column-labels.js';
+import { columnRelevance } from '/work/main/src/discovery/mining/relevance.js';
+import { createLocalEmbedder } from '/work/main/src/embed/local.js';
+import { readFileSync } from 'node:fs';
+const flag = loadInsightBenchFlag(process.argv[2] as string);
+const header = readFileSync(flag.tables[0]!.file, 'utf8').split('\n')[0]!.split(',');
+const table: any = { qualified: 'main.t', noun: 'rows', columns: header.map((name) => ({ name, label: columnLabel(name, flag.datasetDescription), role: 'measure' })), durations: [] };
+const rel = await columnRelevance(createLocalEmbedder(), flag.goal, flag.datasetDescription, [table]);
+console.log(flag.goal);
+console.log([...rel.entries()].sort((a, b) => b[1] - a[1]).slice(0, 12).map(([k, v]) => `${k.replace('main.t.', '')}=${v.toFixed(2)}[${table.columns.find((c: any) => `main.t.${c.name}` === k)?.label}]`).join('  '));

@@ -1,0 +1,60 @@
+/** Pieces written the same way by every dialect that quotes identifiers with double quotes. */
+import type { TableRef } from '../port.js';
+
+export function doubleQuoted(name: string): string {
+  return `"${name.replace(/"/g, '""')}"`;
+}
+
+export function singleQuoted(value: string): string {
+  return `'${value.replace(/'/g, "''")}'`;
+}
+
+export function finiteNumber(value: number): string {
+  if (!Number.isFinite(value)) throw new RangeError(`not a finite number: ${value}`);
+  return String(value);
+}
+
+export function qualifiedTable(ref: TableRef, quote: (name: string) => string): string {
+  return `${quote(ref.schema)}.${quote(ref.name)}`;
+}
+
+/** Regex special characters of RE2 and POSIX ARE, escaped so a word is matched literally. */
+export function regexLiteral(word: string): string {
+  return word.replace(/[.*+?^${}()|[\]\\]/g, '\\$&');
+}
+
+/** `'…'` for engines whose strings treat a backslash as an escape (MySQL, ClickHouse, BigQuery, Snowflake). */
+export function backslashQuoted(value: string, quote: "''" | "\\'" = "''"): string {
+  return `'${value.replace(/\\/g, '\\\\').replace(/'/g, quote)}'`;
+}
+
+/** `` `name` `` with the backtick doubled (MySQL/MariaDB). */
+export function backtickDoubled(name: string): string {
+  return `\`${name.replace(/`/g, '``')}\``;
+}
+
+/** `` `name` `` with backslash escapes (ClickHouse, BigQuery). */
+export function backtickEscaped(name: string): string {
+  return `\`${name.replace(/\\/g, '\\\\').replace(/`/g, '\\`')}\``;
+}
+
+/** ISO text (`2023-07-01`, `2023-07-01T12:00:00[.123][Z]`) as `YYYY-MM-DD hh:mm:ss[.fff]`, the form every engine's timestamp cast reads. */
+export function plainTimestampText(iso: string, keepFraction = true): string {
+  const match = /^(\d{4}-\d{2}-\d{2})(?:[T ](\d{2}:\d{2}(?::\d{2})?)(\.\d+)?)?(?:Z|[+-]00:?00)?$/.exec(iso.trim());
+  if (match === null) throw new RangeError(`not an ISO date or timestamp: ${iso}`);
+  const [, date, time, fraction] = match;
+  const clock = time === undefined ? '00:00:00' : time.length === 5 ? `${time}:00` : time;
+  return `${date} ${clock}${keepFraction && fraction !== undefined ? fraction : ''}`;
+}
+
+/**
+ * The continuous quantile (linear interpolation between closest ranks, as DuckDB's `quantile_cont`
+ * and PostgreSQL's `percentile_cont`) from a sorted list the engine builds: `element(k)` is the k-th
+ * value (1-based), `count` how many there are. For engines without an aggregate that interpolates.
+ */
+export function interpolatedQuantile(count: string, element: (position: string) => string, q: number): string {
+  const rank = `((${count} - 1) * ${finiteNumber(q)} + 1)`;
+  const low = `FLOOR(${rank})`;
+  const high = `CEIL(${rank})`;
+  return `CASE WHEN ${count} = 0 THEN NULL ELSE ${element(low)} + (${rank} - ${low}) * (${element(high)} - ${element(low)}) END`;
+}

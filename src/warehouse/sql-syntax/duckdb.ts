@@ -1,0 +1,38 @@
+/** DuckDB's spelling of the engine's SQL (see syntax.ts). */
+import { doubleQuoted, finiteNumber, qualifiedTable, regexLiteral, singleQuoted } from './common.js';
+import type { CalendarPart, SqlSyntax } from './syntax.js';
+
+const CALENDAR: Record<CalendarPart, string> = { hour_of_day: 'hour', day_of_week: 'isodow', month_of_year: 'month' };
+
+export const duckdbSyntax: SqlSyntax = {
+  dialect: 'duckdb',
+  identifier: doubleQuoted,
+  table: (ref) => qualifiedTable(ref, doubleQuoted),
+  string: singleQuoted,
+  number: finiteNumber,
+  boolean: (value) => (value ? 'TRUE' : 'FALSE'),
+  literal(value) {
+    if (typeof value === 'number') return finiteNumber(value);
+    if (typeof value === 'boolean') return value ? 'TRUE' : 'FALSE';
+    return singleQuoted(value);
+  },
+  toDouble: (expression) => `CAST(${expression} AS DOUBLE)`,
+  toText: (expression) => `CAST(${expression} AS VARCHAR)`,
+  timestamp: (iso) => `CAST(${singleQuoted(iso)} AS TIMESTAMP)`,
+  toTimestamp: (expression) => `CAST(${expression} AS TIMESTAMP)`,
+  truncate: (expression, grain) => `date_trunc(${singleQuoted(grain)}, CAST(${expression} AS TIMESTAMP))`,
+  calendarPart: (expression, part) => `CAST(extract(${CALENDAR[part]} FROM CAST(${expression} AS TIMESTAMP)) AS INTEGER)`,
+  year: (expression) => `CAST(extract(year FROM CAST(${expression} AS TIMESTAMP)) AS INTEGER)`,
+  epochSeconds: (expression) => `CAST(epoch(CAST(${expression} AS TIMESTAMP)) AS DOUBLE)`,
+  variance: (expression) => `CAST(var_samp(${expression}) AS DOUBLE)`,
+  median: (expression) => `CAST(quantile_cont(${expression}, 0.5) AS DOUBLE)`,
+  quantile: (expression, q) => `CAST(quantile_cont(${expression}, ${finiteNumber(q)}) AS DOUBLE)`,
+  correlation: (y, x) => `CAST(corr(${y}, ${x}) AS DOUBLE)`,
+  approxDistinct: (expression) => `CAST(approx_count_distinct(${expression}) AS DOUBLE)`,
+  containsWord: (expression, word) => `regexp_matches(CAST(${expression} AS VARCHAR), ${singleQuoted(`\\b${regexLiteral(word)}\\b`)}, 'i')`,
+  wordCount: (expression) => `CAST(avg(len(string_split(trim(CAST(${expression} AS VARCHAR)), ' '))) AS DOUBLE)`,
+  sampledTable: (ref, tableRows, rows) =>
+    tableRows <= rows
+      ? qualifiedTable(ref, doubleQuoted)
+      : `(SELECT * FROM ${qualifiedTable(ref, doubleQuoted)} USING SAMPLE reservoir(${Math.max(1, Math.floor(rows))} ROWS) REPEATABLE (7))`,
+};

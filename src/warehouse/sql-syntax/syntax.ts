@@ -1,0 +1,61 @@
+/** The interface every dialect's SQL syntax implements (see index.ts). */
+import type { SqlDialect } from '../sql-guard.js';
+import type { TableRef } from '../port.js';
+
+/** Periods a time column is truncated to. */
+export const TIME_GRAINS = ['hour', 'day', 'week', 'month', 'quarter', 'year'] as const;
+export type TimeGrain = (typeof TIME_GRAINS)[number];
+
+/**
+ * Calendar positions read off a time column: `hour_of_day` 0–23, `day_of_week` ISO 1 (Monday) – 7
+ * (Sunday), `month_of_year` 1–12. They are dimensions like any category: "Friday", "September".
+ */
+export const CALENDAR_PARTS = ['hour_of_day', 'day_of_week', 'month_of_year'] as const;
+export type CalendarPart = (typeof CALENDAR_PARTS)[number];
+
+export interface SqlSyntax {
+  readonly dialect: SqlDialect;
+  /** A column or alias, always quoted (names from a warehouse are data, not SQL). */
+  identifier(name: string): string;
+  /** `"schema"."table"`. */
+  table(ref: TableRef): string;
+  /** A text literal with quotes escaped. */
+  string(value: string): string;
+  /** A finite number literal; throws RangeError on NaN or ±Infinity. */
+  number(value: number): string;
+  boolean(value: boolean): string;
+  /** Any scalar as a literal of its own type. */
+  literal(value: string | number | boolean): string;
+  /** A numeric expression as double precision. */
+  toDouble(expression: string): string;
+  /** Any expression as text. */
+  toText(expression: string): string;
+  /** A timestamp literal from ISO text (`2023-07-01` or `2023-07-01T12:00:00`). */
+  timestamp(iso: string): string;
+  /** The expression as a timestamp (a DATE or TIMESTAMP column, or ISO text). */
+  toTimestamp(expression: string): string;
+  /** Start of the period holding the timestamp, as a timestamp. */
+  truncate(expression: string, grain: TimeGrain): string;
+  /** The calendar position (see CALENDAR_PARTS) as an integer. */
+  calendarPart(expression: string, part: CalendarPart): string;
+  /** The calendar year as an integer. */
+  year(expression: string): string;
+  /** Seconds since the epoch as double precision. */
+  epochSeconds(expression: string): string;
+  /** Sample variance (n − 1) as double precision; NULL below two values. */
+  variance(expression: string): string;
+  /** The continuous median as double precision. */
+  median(expression: string): string;
+  /** The continuous quantile `q` (0–1) as double precision. */
+  quantile(expression: string, q: number): string;
+  /** Pearson correlation of two numeric expressions as double precision. */
+  correlation(y: string, x: string): string;
+  /** Distinct values, approximately where the engine has a sketch (say so in what it measures). */
+  approxDistinct(expression: string): string;
+  /** True when the text holds `word` as a whole word, case-insensitively (`word` is data: escaped here). */
+  containsWord(expression: string, word: string): string;
+  /** Average number of words in the text values. */
+  wordCount(expression: string): string;
+  /** A uniform sample of roughly `rows` rows of the table (a FROM item), or the table itself when it is smaller. */
+  sampledTable(ref: TableRef, tableRows: number, rows: number): string;
+}
