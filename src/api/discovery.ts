@@ -102,7 +102,7 @@ export async function estimateDiscovery(deps: ApiDeps, projectId: string, body: 
   const catalogTokens = measured?.context?.catalog_tokens ?? DEFAULT_CATALOG_TOKENS;
   // the project's own model, which may not be the server's
   const { entry } = lookupModel(project.llm, deps.config.models);
-  const estimate = estimatePackRunCost({ entry, pack, areas, maxSteps, catalogTokens });
+  const estimate = estimatePackRunCost({ entry, pack, areas, maxSteps, catalogTokens, protocol: deps.config.llmProtocol });
   return {
     project_id: project.id,
     pack: pack.slug,

@@ -11,6 +11,7 @@
 import { mkdir, writeFile } from 'node:fs/promises';
 import { join, resolve } from 'node:path';
 import { assertStepBounds } from '../common/run-limits.js';
+import { silenceSdkNotices } from '../llm/providers/sdk-warnings.js';
 import { composeRuntime, type Runtime } from '../composition.js';
 import type { AssayConfig } from '../config/index.js';
 import { redactUrl } from '../config/index.js';
@@ -281,6 +282,8 @@ export async function runDiscovery(config: AssayConfig, request: DiscoveryReques
   assertStepBounds(request.maxSteps, request.minSteps, { maxSteps: '--max-steps', minSteps: '--min-steps' });
   const outDir = await checkOutputDir(request.outDir);
   const runConfig = withAbsoluteWarehouse(config);
+  // before any SDK client exists: the AWS SDK decides on its Node-version notice when its first client is built
+  if (request.quiet) silenceSdkNotices();
   const runtime = await composeRuntime(runConfig, { logger });
   try {
     const resolved = await resolveRequest(runtime, request, runConfig);

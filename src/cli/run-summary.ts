@@ -31,7 +31,9 @@ function usageLine(run: Run, result: DiscoveryResult): string {
   const input = calls.reduce((sum, call) => sum + (call.prompt_tokens_reported ?? call.prompt_tokens_estimated), 0);
   const output = calls.reduce((sum, call) => sum + call.output_tokens, 0);
   const maxPrompt = calls.reduce((max, call) => Math.max(max, call.prompt_tokens_estimated), 0);
-  return `recommendations: ${result.recommendations.length} · LLM calls: ${calls.length} · tokens in/out: ${input}/${output} · largest prompt: ${maxPrompt} tokens · cost: ${describeRunCost(cost, run.settings.llm)}`;
+  const cached = calls.reduce((sum, call) => sum + (call.cache_read_tokens ?? 0), 0);
+  const cachedPart = cached > 0 ? ` (${cached} in read from the prompt cache, ${Math.round((100 * cached) / Math.max(1, input))} %)` : '';
+  return `recommendations: ${result.recommendations.length} · LLM calls: ${calls.length} · tokens in/out: ${input}/${output}${cachedPart} · largest prompt: ${maxPrompt} tokens · cost: ${describeRunCost(cost, run.settings.llm)}`;
 }
 
 export function printRunSummary(outcome: DiscoveryOutcome): void {

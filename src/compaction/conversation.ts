@@ -13,6 +13,13 @@
  * - The shortened middle is itself capped at COMPACT_HISTORY_MAX_CHARS, newest first; older messages are
  *   replaced by a count in a marker. Without that cap the prompt would still grow by a few hundred
  *   characters per step; with it, step 1,000 costs what step 60 does.
+ * - With `tailGrowth` G, messages leave the verbatim tail G at a time: the tail holds between
+ *   COMPACT_KEEP_TAIL and COMPACT_KEEP_TAIL + G - 1 messages, and everything before it changes only every
+ *   G messages; the history cap then drops old messages DROP_BLOCKS_OF_GROWTH × G at a time. Between those
+ *   moments the prompt only grows at its end, so a provider's prompt cache reads all of it but the newest
+ *   turn, and when messages leave the tail the shortened history before them is still a cached prefix.
+ *   The seed's behaviour (G = 1) rewrites a message at the tail's edge on every step, which ends every
+ *   cached prefix there.
  */
 
 import { openFenceCloser } from '../llm/data-fence.js';
@@ -46,10 +53,40 @@ export interface ConversationMessage {
   digestOneLiner?: string;
 }
 
-export function compactConversation<Message extends ConversationMessage>(messages: readonly Message[]): Message[] {
+export interface CompactionOptions {
+  /** Messages that leave the verbatim tail together (see the module comment). @defaultValue 1, the seed's behaviour */
+  tailGrowth?: number;
+}
+
+/** With a tail growth G, the history cap drops old messages DROP_BLOCKS_OF_GROWTH × G at a time, so the drop point moves rarely too. */
+export const DROP_BLOCKS_OF_GROWTH = 4;
+
+/** The compacted conversation, and where its stable part ends. */
+export interface CompactedConversation<Message> {
+  messages: Message[];
+  /**
+   * Index (in `messages`) of the last message before the verbatim tail: the opening and the shortened
+   * history end there, and they change only when messages leave the tail or the history cap drops some.
+   */
+  stableEnd: number;
+}
+
+export function compactConversation<Message extends ConversationMessage>(
+  messages: readonly Message[],
+  options: CompactionOptions = {},
+): Message[] {
+  return compactConversationParts(messages, options).messages;
+}
+
+export function compactConversationParts<Message extends ConversationMessage>(
+  messages: readonly Message[],
+  options: CompactionOptions = {},
+): CompactedConversation<Message> {
   const firstAssistant = messages.findIndex((message) => message.role === 'assistant');
   const openingEnd = firstAssistant === -1 ? messages.length : firstAssistant;
-  const tailStart = Math.max(openingEnd, messages.length - COMPACT_KEEP_TAIL);
+  const growth = Math.max(1, Math.floor(options.tailGrowth ?? 1));
+  const compactable = Math.max(0, messages.length - openingEnd - COMPACT_KEEP_TAIL);
+  const tailStart = openingEnd + Math.floor(compactable / growth) * growth;
   const opening = messages.slice(0, openingEnd).map(truncateMemory);
   const tail = messages.slice(tailStart).map(truncateMemory);
   const middle = messages.slice(openingEnd, tailStart).map(shortenOld);
@@ -63,15 +100,21 @@ export function compactConversation<Message extends ConversationMessage>(message
     keptChars += length;
     keptFrom -= 1;
   }
+  // With a tail growth, drop in blocks, so what is kept changes only when a block goes.
+  const dropBlock = growth > 1 ? growth * DROP_BLOCKS_OF_GROWTH : 1;
+  if (keptFrom > 0) keptFrom = Math.min(middle.length, Math.ceil(keptFrom / dropBlock) * dropBlock);
   // Drop one more if needed so the message after the gap alternates with the one before it.
   const before = opening.at(-1);
   if (keptFrom > 0 && keptFrom < middle.length && before !== undefined && middle[keptFrom]?.role === before.role) keptFrom += 1;
-  if (keptFrom === 0) return [...opening, ...middle, ...tail];
+  if (keptFrom === 0) return { messages: [...opening, ...middle, ...tail], stableEnd: opening.length + middle.length - 1 };
   const kept = middle.slice(keptFrom);
   const marker = `[… ${keptFrom} earlier ${keptFrom === 1 ? 'message' : 'messages'} omitted to keep the prompt bounded …]\n`;
   const [first, ...rest] = kept;
-  if (first === undefined) return [...opening, ...prefixFirst(tail, marker)];
-  return [...opening, { ...first, content: marker + first.content }, ...rest, ...tail];
+  if (first === undefined) return { messages: [...opening, ...prefixFirst(tail, marker)], stableEnd: opening.length - 1 };
+  return {
+    messages: [...opening, { ...first, content: marker + first.content }, ...rest, ...tail],
+    stableEnd: opening.length + kept.length - 1,
+  };
 }
 
 function prefixFirst<Message extends ConversationMessage>(messages: Message[], prefix: string): Message[] {

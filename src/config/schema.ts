@@ -16,6 +16,13 @@ export const configSchema = z.object({
   llm: z.string().min(1).default('offline:analyst'),
   /** Model for compaction and table blurbs (the `fast` tier). Defaults to `llm`. */
   fastLlm: z.string().min(1).optional(),
+  /**
+   * How answers are asked for: `auto` uses native tool calls or structured output where the model's catalog
+   * entry has them, `text` always the JSON-in-text protocol (for servers whose tool support is broken).
+   */
+  llmProtocol: z.enum(['auto', 'text']).default('auto'),
+  /** Mark cache breakpoints (Anthropic, Bedrock) and send a cache key (OpenAI), so repeated prompt prefixes bill at the cache price. */
+  promptCaching: z.boolean().default(true),
   /** `local` (deterministic hashing, offline), `openai:<model>`, `openai-compatible:<url>#<model>`, `bedrock:<model>`. */
   embedder: z.string().min(1).default('local'),
   /** `embedded` or a Qdrant URL. */
@@ -223,6 +230,8 @@ export const ENV_BINDINGS: ReadonlyArray<{
   { env: 'ASSAY_WAREHOUSE_FILES', path: ['warehouseFiles'], kind: 'json' },
   { env: 'ASSAY_LLM', path: ['llm'], kind: 'string' },
   { env: 'ASSAY_FAST_LLM', path: ['fastLlm'], kind: 'string' },
+  { env: 'ASSAY_LLM_PROTOCOL', path: ['llmProtocol'], kind: 'string' },
+  { env: 'ASSAY_PROMPT_CACHING', path: ['promptCaching'], kind: 'bool' },
   { env: 'ASSAY_EMBEDDER', path: ['embedder'], kind: 'string' },
   { env: 'QDRANT_URL', path: ['vectorIndex'], kind: 'string', secret: true },
   { env: 'MONGO_URL', path: ['store'], kind: 'string', secret: true },

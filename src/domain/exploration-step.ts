@@ -41,6 +41,11 @@ export const explorationStepSchema = z.object({
   /** The text returned to the model for non-query actions (schema detail, search hits, nudges). */
   result_text: z.string().optional(),
   summary: z.string().optional(),
+  /**
+   * The model's working notes, when this step's action set them: the engine shows the latest notes in every
+   * later exploration prompt, where history compaction cannot cut them, until an action replaces them.
+   */
+  notes: z.string().optional(),
   error: z.string().optional(),
   usage: stepUsageSchema.optional(),
   /**

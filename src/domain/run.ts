@@ -45,6 +45,14 @@ export const llmCallRecordSchema = z.object({
   step: z.number().int().optional(),
   /** The model tier that served the call (`fast` for compaction and SQL fixes by default). */
   tier: z.enum(['fast', 'strong']).optional(),
+  /** Of the reported prompt tokens, those served from the provider's prompt cache (billed at the cache-read price). */
+  cache_read_tokens: z.number().int().optional(),
+  /** Of the reported prompt tokens, those written to the prompt cache (billed at the cache-write price). */
+  cache_write_tokens: z.number().int().optional(),
+  /** How the answer was asked for: as text, through a native tool call, or as schema-constrained output. */
+  protocol: z.enum(['text', 'tools', 'structured']).optional(),
+  /** 1 for the first ask of an answer; 2 and up for the reformat or repair turns after an unusable one. */
+  attempt: z.number().int().min(1).optional(),
 });
 export type LlmCallRecord = z.infer<typeof llmCallRecordSchema>;
 
@@ -53,6 +61,10 @@ export const usageTotalsSchema = z.object({
   output_tokens: z.number().int(),
   cost_usd: z.number(),
   calls: z.number().int(),
+  /** Of `input_tokens`, read from the prompt cache. */
+  cache_read_tokens: z.number().int().optional(),
+  /** Of `input_tokens`, written to the prompt cache. */
+  cache_write_tokens: z.number().int().optional(),
 });
 export type UsageTotals = z.infer<typeof usageTotalsSchema>;
 

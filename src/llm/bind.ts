@@ -4,6 +4,7 @@ import type { LlmBinding } from '../discovery/context.js';
 import type { Logger } from '../logging/index.js';
 import { lookupModel } from './catalog.js';
 import { createLlmProvider } from './factory.js';
+import { warnIfDeprecated } from './model-warnings.js';
 import type { OfflineBrain } from './providers/offline.js';
 
 export function bindLlm(spec: string, config: AssayConfig, logger: Logger, offlineBrain: OfflineBrain): LlmBinding {
@@ -15,5 +16,6 @@ export function bindLlm(spec: string, config: AssayConfig, logger: Logger, offli
       'model not in the catalog: using conservative limits (override them under "models" in the config)',
     );
   }
+  warnIfDeprecated(spec, entry, logger);
   return { provider, entry };
 }

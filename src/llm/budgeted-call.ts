@@ -1,16 +1,20 @@
 /**
  * The budgeted call — the only way Assay sends a prompt to a model. It builds the prompt with
- * the budgeted prompt builder against the model's catalog entry, sends it under the retry
- * policy, and if the provider still says "prompt too long", shrinks the budget by the ratio
- * the provider reported, rebuilds, and retries exactly once. A second overflow is thrown.
- * Every successful call yields one `LlmCallRecord` with estimated and reported prompt sizes.
+ * the budgeted prompt builder against the model's catalog entry (tool definitions and a response
+ * schema count against the budget like the sections do), sends it under the retry policy, and if
+ * the provider still says "prompt too long", shrinks the budget by the ratio the provider reported,
+ * rebuilds, and retries exactly once. A second overflow is thrown. With prompt caching on, the
+ * sections' cache breakpoints go out as the provider's markers; they never change the prompt's text.
+ * Every successful call yields one `LlmCallRecord` with estimated and reported prompt sizes, the
+ * tokens read from and written to the cache, and the cost at the catalog's prices for each.
  */
 import type { LlmCallRecord, LlmPhase } from '../domain/run.js';
 import { LlmError } from '../errors/index.js';
 import type { ModelCatalogEntry } from './catalog.js';
-import type { LlmProvider, LlmResponse } from './port.js';
-import { buildPrompt, type BuiltPrompt, type PromptSection } from './prompt-builder.js';
+import type { LlmCacheHints, LlmProvider, LlmRequest, LlmResponse } from './port.js';
+import { buildPrompt, toolDefinitionTokens, type BuiltPrompt, type PromptSection } from './prompt-builder.js';
 import { withRetry, type RetryOptions } from './retry.js';
+import type { AnswerRequest } from './structured-output.js';
 import { costUsd } from './usage.js';
 
 /** Output budget when the caller does not ask: room for an analysis JSON without eating the prompt's window. */
@@ -34,6 +38,12 @@ export interface CallLlmOptions {
   onRecord?: (record: LlmCallRecord) => void;
   area?: string;
   step?: number;
+  /** Tools, tool choice or response format, and the protocol they stand for. @defaultValue the text protocol */
+  answer?: AnswerRequest;
+  /** Prompt caching: send the sections' breakpoints (and `key`) when the model's provider caches. @defaultValue off */
+  cache?: { enabled: boolean; key?: string };
+  /** Which ask of one answer this is (1 = first; more = reformat or repair turns). */
+  attempt?: number;
 }
 
 export interface CallLlmResult {
@@ -63,24 +73,49 @@ export function overflowShrinkFactor(error: LlmError, maxOutputTokens: number): 
   return Math.min(ratio, 1) * (1 - OVERFLOW_EXTRA_MARGIN);
 }
 
+/**
+ * Input tokens of the tool definitions and response schema, measured as the JSON the adapters send, so the
+ * budget holds them as it holds the sections.
+ */
+export function answerRequestTokens(answer: AnswerRequest | undefined, family: ModelCatalogEntry['family']): number {
+  return answer ? toolDefinitionTokens(answer, family) : 0;
+}
+
+/** The caching hints for a built prompt: its breakpoints for providers that take them, the key for those that cache on their own. */
+function cacheHints(options: CallLlmOptions, prompt: BuiltPrompt): LlmCacheHints | undefined {
+  const cache = options.cache;
+  if (!cache?.enabled || options.catalogEntry.promptCache === 'none') return undefined;
+  const breakpoints = options.catalogEntry.promptCache === 'breakpoints' ? prompt.cacheBreakpoints : [];
+  return { breakpoints, ...(cache.key ? { key: cache.key } : {}) };
+}
+
 /** Build, send with retries, and on a provider overflow rebuild smaller and send once more. */
 export async function callLlm(options: CallLlmOptions): Promise<CallLlmResult> {
-  const { provider, catalogEntry: entry, sections, signal } = options;
+  const { provider, catalogEntry: entry, sections, signal, answer } = options;
   const maxOutputTokens = Math.min(options.maxOutputTokens ?? DEFAULT_MAX_OUTPUT_TOKENS, entry.maxOutputTokens);
-  const budget = { contextWindow: entry.contextWindow, maxOutputTokens, maxInputTokens: entry.maxInputTokens, family: entry.family };
+  const budget = {
+    contextWindow: entry.contextWindow,
+    maxOutputTokens,
+    maxInputTokens: entry.maxInputTokens,
+    family: entry.family,
+    reservedTokens: answerRequestTokens(answer, entry.family),
+  };
 
-  const send = (prompt: BuiltPrompt): Promise<LlmResponse> =>
-    withRetry(
-      () =>
-        provider.complete({
-          ...(prompt.system === '' ? {} : { system: prompt.system }),
-          messages: prompt.messages,
-          maxOutputTokens,
-          ...(options.temperature === undefined ? {} : { temperature: options.temperature }),
-          ...(signal === undefined ? {} : { signal }),
-        }),
-      { ...options.retry, signal },
-    );
+  const send = (prompt: BuiltPrompt): Promise<LlmResponse> => {
+    const cache = cacheHints(options, prompt);
+    const request: LlmRequest = {
+      ...(prompt.system === '' ? {} : { system: prompt.system }),
+      messages: prompt.messages,
+      maxOutputTokens,
+      ...(options.temperature === undefined ? {} : { temperature: options.temperature }),
+      ...(signal === undefined ? {} : { signal }),
+      ...(answer?.tools ? { tools: answer.tools } : {}),
+      ...(answer?.toolChoice ? { toolChoice: answer.toolChoice } : {}),
+      ...(answer?.responseFormat ? { responseFormat: answer.responseFormat } : {}),
+      ...(cache ? { cache } : {}),
+    };
+    return withRetry(() => provider.complete(request), { ...options.retry, signal });
+  };
 
   let prompt = buildPrompt(sections, budget);
   let overflowRetry = false;
@@ -96,6 +131,7 @@ export async function callLlm(options: CallLlmOptions): Promise<CallLlmResult> {
   }
 
   const reported = response.usage.inputTokens > 0 ? response.usage.inputTokens : null;
+  const cached = { read: response.usage.cacheReadTokens ?? 0, write: response.usage.cacheWriteTokens ?? 0 };
   const record: LlmCallRecord = {
     phase: options.phase,
     model: entry.model,
@@ -104,10 +140,14 @@ export async function callLlm(options: CallLlmOptions): Promise<CallLlmResult> {
     output_tokens: response.usage.outputTokens,
     context_window: entry.contextWindow,
     max_output_tokens: maxOutputTokens,
-    cost_usd: costUsd(entry, reported ?? prompt.estimatedTokens, response.usage.outputTokens),
+    cost_usd: costUsd(entry, reported ?? prompt.estimatedTokens, response.usage.outputTokens, cached),
     latency_ms: response.latencyMs,
     shrunk: prompt.adjustments.length > 0,
     overflow_retry: overflowRetry,
+    cache_read_tokens: cached.read,
+    cache_write_tokens: cached.write,
+    protocol: answer?.protocol ?? 'text',
+    ...(options.attempt === undefined ? {} : { attempt: options.attempt }),
     ...(options.area === undefined ? {} : { area: options.area }),
     ...(options.step === undefined ? {} : { step: options.step }),
   };

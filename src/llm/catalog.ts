@@ -1,18 +1,27 @@
 /**
- * The model catalog: context window, output limit, list prices, tier and tokenizer family per
- * model. The budgeted prompt builder reads the window from here, usage accounting the prices.
+ * The model catalog: context window, output limit, list prices (input, output, cache read and cache
+ * write), tier, tokenizer family, what the model can do natively (tools, structured output) and how its
+ * provider caches prompts. The budgeted prompt builder reads the window from here, usage accounting the
+ * prices, the LLM gateway the capabilities.
  *
  * Model ids come from the installed SDKs' own model lists (`@anthropic-ai/sdk` `Model`,
- * `openai` `ChatModel`); windows for OpenAI models from gpt-tokenizer's model specs. Prices are
- * public list prices in USD per million tokens as best known on 2026-11-23; entries marked
- * "unverified" extrapolate from the previous model of the same line — override them with
- * `config.models` when the price list says otherwise.
+ * `openai` `ChatModel`); windows and OpenAI capabilities from gpt-tokenizer's model specs; deprecations
+ * from the Anthropic SDK's `DEPRECATED_MODELS` and gpt-tokenizer's `deprecated` flags. Prices are
+ * public list prices in USD per million tokens as best known on 2026-11-26; cache prices follow each
+ * provider's published multipliers (docs/llm.md). Entries marked "unverified" extrapolate from the
+ * previous model of the same line — override them with `config.models` when the price list says otherwise.
  */
 import { z } from 'zod';
 import { ConfigError } from '../errors/index.js';
 import type { TokenFamily } from './tokens.js';
 
 export type ModelTier = 'fast' | 'strong';
+
+/**
+ * How a provider caches prompts: at breakpoints the request marks (Anthropic `cache_control`, Bedrock
+ * `cachePoint`), automatically by longest shared prefix (OpenAI), or not at all.
+ */
+export type PromptCacheKind = 'breakpoints' | 'automatic' | 'none';
 
 export interface ModelCatalogEntry {
   provider: string;
@@ -24,10 +33,23 @@ export interface ModelCatalogEntry {
   maxOutputTokens: number;
   inputPricePerMTok: number;
   outputPricePerMTok: number;
+  /** Input tokens served from the prompt cache. */
+  cacheReadPricePerMTok: number;
+  /** Input tokens written to the prompt cache: above the input price where the provider bills writes (Anthropic, Claude on Bedrock). */
+  cacheWritePricePerMTok: number;
+  promptCache: PromptCacheKind;
+  /** The shortest prefix the provider caches; a breakpoint before it caches nothing. */
+  minCacheableTokens: number;
+  /** Native tool calls (function calling). */
+  tools: boolean;
+  /** Schema-constrained output (OpenAI `response_format`, Anthropic `output_config.format`, Bedrock `outputConfig.textFormat`). */
+  structuredOutput: boolean;
   tier: ModelTier;
   family: TokenFamily;
-  /** The SDK (or its vendor) marks the model for retirement: never a default. */
+  /** The SDK (or its vendor) marks the model for retirement: never a default, and naming it prints one warning. */
   deprecated?: boolean;
+  /** The retirement date the vendor announced, for that warning. */
+  endOfLife?: string;
 }
 
 export interface ModelLookup {
@@ -39,17 +61,38 @@ export interface ModelLookup {
 /** Per-model overrides from `config.models`, keyed `provider:model`. */
 export type ModelOverrides = Record<string, Record<string, unknown>>;
 
-type CatalogRow = Omit<ModelCatalogEntry, 'provider' | 'family'>;
+/** What a row must say; cache prices, cache kind, minimum and capabilities come from its provider's profile unless the row says otherwise. */
+type CatalogRow = Pick<
+  ModelCatalogEntry,
+  'model' | 'contextWindow' | 'maxOutputTokens' | 'inputPricePerMTok' | 'outputPricePerMTok' | 'tier'
+> &
+  Partial<Omit<ModelCatalogEntry, 'provider' | 'family'>>;
+
+/** Anthropic's published multipliers on the input price: 5-minute cache writes 1.25×, cache reads 0.1×. */
+const ANTHROPIC_CACHE_WRITE_MULTIPLIER = 1.25;
+const ANTHROPIC_CACHE_READ_MULTIPLIER = 0.1;
+/** Claude's documented minimum cacheable prompt for most current models; some lines need 4,096. */
+const ANTHROPIC_MIN_CACHEABLE = 1_024;
+const ANTHROPIC_MIN_CACHEABLE_LARGE = 4_096;
+/** OpenAI caches prompts of 1,024 tokens and more, in 128-token steps, and bills no write premium. */
+export const OPENAI_MIN_CACHEABLE = 1_024;
+/** GPT-5 family cached input: 10 % of the input price (older lines list their own cached price per row). */
+const OPENAI_CACHE_READ_MULTIPLIER = 0.1;
+/** Amazon Nova on Bedrock: cached reads at 25 % of the input price, writes at the input price. */
+const NOVA_CACHE_READ_MULTIPLIER = 0.25;
 
 /** Claude models on the first-party API. Windows are the standard 200k (1M needs a beta header Assay does not send). */
 const ANTHROPIC_MODELS: CatalogRow[] = [
   // Unverified: Mythos list price assumed at the Mythos Preview rate; Fable is a line this catalog has no price for, so it is priced like Mythos to keep estimates on the high side.
+  // Minimum cacheable prompt: 4,096 tokens where the docs say so (Opus 4.5–4.7, Haiku 4.5, Mythos Preview) and, unverified, for the
+  // 5-series lines descended from them; 1,024 for Sonnet and Opus 4.8 (docs/llm.md). A larger minimum only makes the estimate cache less.
   {
     model: 'claude-mythos-5-2',
     contextWindow: 200_000,
     maxOutputTokens: 128_000,
     inputPricePerMTok: 25,
     outputPricePerMTok: 125,
+    minCacheableTokens: ANTHROPIC_MIN_CACHEABLE_LARGE,
     tier: 'strong',
   },
   {
@@ -58,6 +101,7 @@ const ANTHROPIC_MODELS: CatalogRow[] = [
     maxOutputTokens: 128_000,
     inputPricePerMTok: 25,
     outputPricePerMTok: 125,
+    minCacheableTokens: ANTHROPIC_MIN_CACHEABLE_LARGE,
     tier: 'strong',
   },
   {
@@ -66,6 +110,7 @@ const ANTHROPIC_MODELS: CatalogRow[] = [
     maxOutputTokens: 128_000,
     inputPricePerMTok: 25,
     outputPricePerMTok: 125,
+    minCacheableTokens: ANTHROPIC_MIN_CACHEABLE_LARGE,
     tier: 'strong',
   },
   {
@@ -74,7 +119,10 @@ const ANTHROPIC_MODELS: CatalogRow[] = [
     maxOutputTokens: 128_000,
     inputPricePerMTok: 25,
     outputPricePerMTok: 125,
+    minCacheableTokens: ANTHROPIC_MIN_CACHEABLE_LARGE,
     tier: 'strong',
+    deprecated: true,
+    endOfLife: 'June 30th, 2026',
   },
   {
     model: 'claude-fable-5-2',
@@ -82,6 +130,7 @@ const ANTHROPIC_MODELS: CatalogRow[] = [
     maxOutputTokens: 64_000,
     inputPricePerMTok: 25,
     outputPricePerMTok: 125,
+    minCacheableTokens: ANTHROPIC_MIN_CACHEABLE_LARGE,
     tier: 'strong',
   },
   {
@@ -90,6 +139,7 @@ const ANTHROPIC_MODELS: CatalogRow[] = [
     maxOutputTokens: 64_000,
     inputPricePerMTok: 25,
     outputPricePerMTok: 125,
+    minCacheableTokens: ANTHROPIC_MIN_CACHEABLE_LARGE,
     tier: 'strong',
   },
   {
@@ -98,6 +148,7 @@ const ANTHROPIC_MODELS: CatalogRow[] = [
     maxOutputTokens: 64_000,
     inputPricePerMTok: 25,
     outputPricePerMTok: 125,
+    minCacheableTokens: ANTHROPIC_MIN_CACHEABLE_LARGE,
     tier: 'strong',
   },
   // Unverified for the 5 series: Opus, Sonnet and Haiku list prices assumed unchanged from 4.6 / 4.5.
@@ -107,6 +158,7 @@ const ANTHROPIC_MODELS: CatalogRow[] = [
     maxOutputTokens: 128_000,
     inputPricePerMTok: 5,
     outputPricePerMTok: 25,
+    minCacheableTokens: ANTHROPIC_MIN_CACHEABLE_LARGE,
     tier: 'strong',
   },
   {
@@ -115,6 +167,7 @@ const ANTHROPIC_MODELS: CatalogRow[] = [
     maxOutputTokens: 128_000,
     inputPricePerMTok: 5,
     outputPricePerMTok: 25,
+    minCacheableTokens: ANTHROPIC_MIN_CACHEABLE_LARGE,
     tier: 'strong',
   },
   {
@@ -131,6 +184,7 @@ const ANTHROPIC_MODELS: CatalogRow[] = [
     maxOutputTokens: 128_000,
     inputPricePerMTok: 5,
     outputPricePerMTok: 25,
+    minCacheableTokens: ANTHROPIC_MIN_CACHEABLE_LARGE,
     tier: 'strong',
   },
   {
@@ -139,6 +193,7 @@ const ANTHROPIC_MODELS: CatalogRow[] = [
     maxOutputTokens: 128_000,
     inputPricePerMTok: 5,
     outputPricePerMTok: 25,
+    minCacheableTokens: ANTHROPIC_MIN_CACHEABLE_LARGE,
     tier: 'strong',
   },
   {
@@ -147,6 +202,7 @@ const ANTHROPIC_MODELS: CatalogRow[] = [
     maxOutputTokens: 64_000,
     inputPricePerMTok: 5,
     outputPricePerMTok: 25,
+    minCacheableTokens: ANTHROPIC_MIN_CACHEABLE_LARGE,
     tier: 'strong',
   },
   {
@@ -182,9 +238,26 @@ const ANTHROPIC_MODELS: CatalogRow[] = [
     outputPricePerMTok: 15,
     tier: 'strong',
     deprecated: true,
+    endOfLife: 'November 30th, 2026',
   },
-  { model: 'claude-haiku-5-5', contextWindow: 200_000, maxOutputTokens: 64_000, inputPricePerMTok: 1, outputPricePerMTok: 5, tier: 'fast' },
-  { model: 'claude-haiku-4-5', contextWindow: 200_000, maxOutputTokens: 64_000, inputPricePerMTok: 1, outputPricePerMTok: 5, tier: 'fast' },
+  {
+    model: 'claude-haiku-5-5',
+    contextWindow: 200_000,
+    maxOutputTokens: 64_000,
+    inputPricePerMTok: 1,
+    outputPricePerMTok: 5,
+    minCacheableTokens: ANTHROPIC_MIN_CACHEABLE_LARGE,
+    tier: 'fast',
+  },
+  {
+    model: 'claude-haiku-4-5',
+    contextWindow: 200_000,
+    maxOutputTokens: 64_000,
+    inputPricePerMTok: 1,
+    outputPricePerMTok: 5,
+    minCacheableTokens: ANTHROPIC_MIN_CACHEABLE_LARGE,
+    tier: 'fast',
+  },
 ];
 
 /** OpenAI chat models. Windows and input caps as in gpt-tokenizer's model specs; `deprecated` as that package marks them. */
@@ -293,13 +366,22 @@ const OPENAI_MODELS: CatalogRow[] = [
     tier: 'fast',
     deprecated: true,
   },
-  { model: 'gpt-4.1', contextWindow: 1_047_576, maxOutputTokens: 32_768, inputPricePerMTok: 2, outputPricePerMTok: 8, tier: 'strong' },
+  {
+    model: 'gpt-4.1',
+    contextWindow: 1_047_576,
+    maxOutputTokens: 32_768,
+    inputPricePerMTok: 2,
+    outputPricePerMTok: 8,
+    cacheReadPricePerMTok: 0.5,
+    tier: 'strong',
+  },
   {
     model: 'gpt-4.1-mini',
     contextWindow: 1_047_576,
     maxOutputTokens: 32_768,
     inputPricePerMTok: 0.4,
     outputPricePerMTok: 1.6,
+    cacheReadPricePerMTok: 0.1,
     tier: 'fast',
   },
   {
@@ -308,17 +390,43 @@ const OPENAI_MODELS: CatalogRow[] = [
     maxOutputTokens: 32_768,
     inputPricePerMTok: 0.1,
     outputPricePerMTok: 0.4,
+    cacheReadPricePerMTok: 0.025,
     tier: 'fast',
   },
-  { model: 'gpt-4o', contextWindow: 128_000, maxOutputTokens: 16_384, inputPricePerMTok: 2.5, outputPricePerMTok: 10, tier: 'strong' },
-  { model: 'gpt-4o-mini', contextWindow: 128_000, maxOutputTokens: 16_384, inputPricePerMTok: 0.15, outputPricePerMTok: 0.6, tier: 'fast' },
-  { model: 'o4-mini', contextWindow: 200_000, maxOutputTokens: 100_000, inputPricePerMTok: 1.1, outputPricePerMTok: 4.4, tier: 'strong' },
+  {
+    model: 'gpt-4o',
+    contextWindow: 128_000,
+    maxOutputTokens: 16_384,
+    inputPricePerMTok: 2.5,
+    outputPricePerMTok: 10,
+    cacheReadPricePerMTok: 1.25,
+    tier: 'strong',
+  },
+  {
+    model: 'gpt-4o-mini',
+    contextWindow: 128_000,
+    maxOutputTokens: 16_384,
+    inputPricePerMTok: 0.15,
+    outputPricePerMTok: 0.6,
+    cacheReadPricePerMTok: 0.075,
+    tier: 'fast',
+  },
+  {
+    model: 'o4-mini',
+    contextWindow: 200_000,
+    maxOutputTokens: 100_000,
+    inputPricePerMTok: 1.1,
+    outputPricePerMTok: 4.4,
+    cacheReadPricePerMTok: 0.275,
+    tier: 'strong',
+  },
   {
     model: 'o3',
     contextWindow: 200_000,
     maxOutputTokens: 100_000,
     inputPricePerMTok: 2,
     outputPricePerMTok: 8,
+    cacheReadPricePerMTok: 0.5,
     tier: 'strong',
     deprecated: true,
   },
@@ -357,11 +465,70 @@ const OFFLINE_MODELS: CatalogRow[] = [
   { model: 'analyst', contextWindow: 200_000, maxOutputTokens: 8_192, inputPricePerMTok: 0, outputPricePerMTok: 0, tier: 'strong' },
 ];
 
+/** A row as a full entry: its provider's tokenizer family, cache pricing and capabilities, unless the row says otherwise. */
+function anthropicEntry(row: CatalogRow, provider = 'anthropic'): ModelCatalogEntry {
+  return {
+    provider,
+    family: 'anthropic',
+    cacheReadPricePerMTok: row.inputPricePerMTok * ANTHROPIC_CACHE_READ_MULTIPLIER,
+    cacheWritePricePerMTok: row.inputPricePerMTok * ANTHROPIC_CACHE_WRITE_MULTIPLIER,
+    promptCache: 'breakpoints',
+    minCacheableTokens: ANTHROPIC_MIN_CACHEABLE,
+    tools: true,
+    structuredOutput: true,
+    ...row,
+  };
+}
+
+function openAiEntry(row: CatalogRow): ModelCatalogEntry {
+  return {
+    provider: 'openai',
+    family: 'openai',
+    cacheReadPricePerMTok: row.inputPricePerMTok * OPENAI_CACHE_READ_MULTIPLIER,
+    cacheWritePricePerMTok: row.inputPricePerMTok,
+    promptCache: 'automatic',
+    minCacheableTokens: OPENAI_MIN_CACHEABLE,
+    tools: true,
+    structuredOutput: true,
+    ...row,
+  };
+}
+
+function bedrockEntry(row: CatalogRow): ModelCatalogEntry {
+  return {
+    provider: 'bedrock',
+    family: 'default',
+    cacheReadPricePerMTok: row.inputPricePerMTok * NOVA_CACHE_READ_MULTIPLIER,
+    cacheWritePricePerMTok: row.inputPricePerMTok,
+    promptCache: 'breakpoints',
+    minCacheableTokens: ANTHROPIC_MIN_CACHEABLE,
+    tools: true,
+    // Nova's structured output is not documented for Converse: a forced tool call carries the schema instead
+    structuredOutput: false,
+    ...row,
+  };
+}
+
+function offlineEntry(row: CatalogRow): ModelCatalogEntry {
+  return {
+    provider: 'offline',
+    family: 'default',
+    cacheReadPricePerMTok: 0,
+    cacheWritePricePerMTok: 0,
+    promptCache: 'none',
+    minCacheableTokens: 0,
+    // the offline provider turns the analyst's JSON answers into tool calls and structured output (native-answer.ts)
+    tools: true,
+    structuredOutput: true,
+    ...row,
+  };
+}
+
 export const MODEL_CATALOG: readonly ModelCatalogEntry[] = [
-  ...ANTHROPIC_MODELS.map((row) => ({ ...row, provider: 'anthropic', family: 'anthropic' as const })),
-  ...OPENAI_MODELS.map((row) => ({ ...row, provider: 'openai', family: 'openai' as const })),
-  ...BEDROCK_MODELS.map((row) => ({ ...row, provider: 'bedrock', family: 'default' as const })),
-  ...OFFLINE_MODELS.map((row) => ({ ...row, provider: 'offline', family: 'default' as const })),
+  ...ANTHROPIC_MODELS.map((row) => anthropicEntry(row)),
+  ...OPENAI_MODELS.map(openAiEntry),
+  ...BEDROCK_MODELS.map(bedrockEntry),
+  ...OFFLINE_MODELS.map(offlineEntry),
 ];
 
 /**
@@ -392,7 +559,14 @@ const overrideSchema = z
     outputPricePerMTok: z.number().nonnegative(),
     tier: z.enum(['fast', 'strong']),
     family: z.enum(['anthropic', 'openai', 'default']),
+    cacheReadPricePerMTok: z.number().nonnegative(),
+    cacheWritePricePerMTok: z.number().nonnegative(),
+    promptCache: z.enum(['breakpoints', 'automatic', 'none']),
+    minCacheableTokens: z.number().int().nonnegative(),
+    tools: z.boolean(),
+    structuredOutput: z.boolean(),
     deprecated: z.boolean(),
+    endOfLife: z.string().min(1),
   })
   .partial()
   .strict();
@@ -441,15 +615,32 @@ function findEntry(provider: string, model: string): ModelCatalogEntry | undefin
   return undefined;
 }
 
+/** How an unknown model of each provider caches: the provider's mechanism, with its documented minimum. */
+const UNKNOWN_MODEL_CACHE: Record<string, Pick<ModelCatalogEntry, 'promptCache' | 'minCacheableTokens'>> = {
+  anthropic: { promptCache: 'breakpoints', minCacheableTokens: ANTHROPIC_MIN_CACHEABLE_LARGE },
+  bedrock: { promptCache: 'breakpoints', minCacheableTokens: ANTHROPIC_MIN_CACHEABLE_LARGE },
+  openai: { promptCache: 'automatic', minCacheableTokens: OPENAI_MIN_CACHEABLE },
+};
+
+/**
+ * An unknown model speaks the text protocol (nothing says it has tools; `config.models` can say so) and is
+ * priced at its provider's most expensive entry, cache reads included, so estimates err high.
+ */
 function unknownEntry(provider: string, model: string): ModelCatalogEntry {
   const sameProvider = MODEL_CATALOG.filter((entry) => entry.provider === provider);
   const free = FREE_PROVIDERS.has(provider) || sameProvider.length === 0;
+  const highest = (price: (entry: ModelCatalogEntry) => number): number => (free ? 0 : Math.max(...sameProvider.map(price)));
   return {
     provider,
     model,
     ...UNKNOWN_MODEL_LIMITS,
-    inputPricePerMTok: free ? 0 : Math.max(...sameProvider.map((entry) => entry.inputPricePerMTok)),
-    outputPricePerMTok: free ? 0 : Math.max(...sameProvider.map((entry) => entry.outputPricePerMTok)),
+    inputPricePerMTok: highest((entry) => entry.inputPricePerMTok),
+    outputPricePerMTok: highest((entry) => entry.outputPricePerMTok),
+    cacheReadPricePerMTok: highest((entry) => entry.cacheReadPricePerMTok),
+    cacheWritePricePerMTok: highest((entry) => entry.cacheWritePricePerMTok),
+    ...(UNKNOWN_MODEL_CACHE[provider] ?? { promptCache: 'none', minCacheableTokens: 0 }),
+    tools: false,
+    structuredOutput: false,
     tier: 'strong',
     family: provider === 'anthropic' ? 'anthropic' : provider === 'openai' ? 'openai' : 'default',
   };

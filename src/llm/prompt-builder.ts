@@ -7,7 +7,7 @@
  */
 import { DATA_RULE, openFenceCloser } from './data-fence.js';
 import { AssayError } from '../errors/index.js';
-import type { LlmMessage } from './port.js';
+import type { CacheBreakpoint, LlmMessage, LlmRequest } from './port.js';
 import { estimateTokens, type TokenFamily } from './tokens.js';
 
 export type SectionRole = 'system' | 'user' | 'assistant';
@@ -29,6 +29,12 @@ export interface PromptSection {
   shrink: SectionShrink;
   /** Truncation and compaction stop at this size; below it the section is kept at this size or, for `drop`, removed. */
   minTokens?: number;
+  /**
+   * A stable prefix ends after this section: providers with prompt caching may cache everything up to here.
+   * Honoured where the section ends its message (or the system prompt); a mark in the middle of a merged
+   * message would end on text that changes, so it is left out. It never changes what the prompt holds.
+   */
+  cacheBreakpoint?: boolean;
 }
 
 export interface PromptBudget {
@@ -38,6 +44,8 @@ export interface PromptBudget {
   family: TokenFamily;
   /** A tighter budget than the catalog's (used after a provider reported an overflow). */
   budgetTokensCap?: number | undefined;
+  /** Input tokens the request spends outside the sections (tool definitions, a response schema). */
+  reservedTokens?: number | undefined;
 }
 
 export interface PromptAdjustment {
@@ -51,9 +59,12 @@ export interface PromptAdjustment {
 export interface BuiltPrompt {
   system: string;
   messages: LlmMessage[];
+  /** The sections' tokens plus the reserved tokens: what the request costs as input. */
   estimatedTokens: number;
   budgetTokens: number;
   adjustments: PromptAdjustment[];
+  /** Where marked stable prefixes end in the rendered prompt, in order. */
+  cacheBreakpoints: CacheBreakpoint[];
 }
 
 /** Never less than this: covers role/format tokens the estimate does not see and tokenizer drift. */
@@ -72,6 +83,16 @@ export class PromptBudgetExceededError extends AssayError {
   constructor(message: string, details: { budgetTokens: number; estimatedTokens: number; fixedSections: string[] }) {
     super('llm_context_overflow', message, { details });
   }
+}
+
+/**
+ * Input tokens of a request's tool definitions and response schema, measured on the JSON the adapters send.
+ * The builder reserves them, and the offline provider and the simulator count them, the same way.
+ */
+export function toolDefinitionTokens(request: Pick<LlmRequest, 'tools' | 'responseFormat'>, family: TokenFamily): number {
+  const tools = request.tools ?? [];
+  if (tools.length === 0 && !request.responseFormat) return 0;
+  return estimateTokens(JSON.stringify({ tools, ...(request.responseFormat ? { format: request.responseFormat } : {}) }), family);
 }
 
 export function safetyMarginTokens(contextWindow: number): number {
@@ -122,30 +143,52 @@ interface Rendered {
   system: string;
   messages: LlmMessage[];
   estimatedTokens: number;
+  cacheBreakpoints: CacheBreakpoint[];
 }
 
-/** Render the current texts (undefined = dropped): system sections joined, same-role neighbours merged, first turn a user turn. */
-function render(sections: readonly PromptSection[], texts: ReadonlyArray<string | undefined>, family: TokenFamily): Rendered {
+/**
+ * Render the current texts (undefined = dropped): system sections joined, same-role neighbours merged, first
+ * turn a user turn. `reserved` tokens (tool definitions) are added to the estimate.
+ */
+function render(sections: readonly PromptSection[], texts: ReadonlyArray<string | undefined>, family: TokenFamily, reserved = 0): Rendered {
   const systemParts: string[] = [];
   const messages: LlmMessage[] = [];
+  /** Per rendered section: where it went and whether it asked for a breakpoint. */
+  const placed: Array<{ at: 'system' | number; mark: boolean }> = [];
   sections.forEach((section, index) => {
     const text = texts[index];
     if (text === undefined || text === '') return;
     if (section.role === 'system') {
       systemParts.push(text);
+      placed.push({ at: 'system', mark: section.cacheBreakpoint === true });
       return;
     }
     const last = messages[messages.length - 1];
     if (last && last.role === section.role) last.content += SECTION_SEPARATOR + text;
     else messages.push({ role: section.role, content: text });
+    placed.push({ at: messages.length - 1, mark: section.cacheBreakpoint === true });
   });
-  if (messages[0]?.role !== 'user') messages.unshift({ role: 'user', content: OMITTED_TURNS_PLACEHOLDER });
+  const shifted = messages[0]?.role !== 'user';
+  if (shifted) messages.unshift({ role: 'user', content: OMITTED_TURNS_PLACEHOLDER });
   // every system prompt says that fenced warehouse text is data (src/llm/data-fence.ts)
   const system = [...systemParts, DATA_RULE].join(SECTION_SEPARATOR);
   const estimatedTokens =
+    reserved +
     (system === '' ? 0 : estimateTokens(system, family) + MESSAGE_OVERHEAD_TOKENS) +
     messages.reduce((sum, message) => sum + estimateTokens(message.content, family) + MESSAGE_OVERHEAD_TOKENS, 0);
-  return { system, messages, estimatedTokens };
+  return { system, messages, estimatedTokens, cacheBreakpoints: breakpointsOf(placed, shifted) };
+}
+
+/** A marked section ends a stable prefix only when nothing else was rendered into the same place after it. */
+function breakpointsOf(placed: ReadonlyArray<{ at: 'system' | number; mark: boolean }>, shifted: boolean): CacheBreakpoint[] {
+  const breakpoints: CacheBreakpoint[] = [];
+  placed.forEach((entry, index) => {
+    if (!entry.mark) return;
+    const endsItsPlace = !placed.slice(index + 1).some((later) => later.at === entry.at);
+    if (!endsItsPlace) return;
+    breakpoints.push(entry.at === 'system' ? { after: 'system' } : { after: 'message', index: entry.at + (shifted ? 1 : 0) });
+  });
+  return breakpoints;
 }
 
 /** Shrink order: lowest priority first, then input order. Sections marked `none` never shrink. */
@@ -168,9 +211,10 @@ const MAX_SHRINK_ROUNDS = 6;
 export function buildPrompt(sections: readonly PromptSection[], budget: PromptBudget): BuiltPrompt {
   const { family } = budget;
   const budgetTokens = promptBudgetTokens(budget);
+  const reserved = budget.reservedTokens ?? 0;
   const texts: Array<string | undefined> = sections.map((section) => section.text);
   const adjustments: PromptAdjustment[] = [];
-  let rendered = render(sections, texts, family);
+  let rendered = render(sections, texts, family, reserved);
 
   for (const index of shrinkOrder(sections)) {
     if (rendered.estimatedTokens <= budgetTokens) break;
@@ -199,7 +243,7 @@ export function buildPrompt(sections: readonly PromptSection[], budget: PromptBu
                   : `over budget by ${excess} tokens; no room for even a truncated head`,
             }
           : { action: shrunk.compacted ? 'compacted' : 'truncated', reason: `over budget by ${excess} tokens` };
-      rendered = render(sections, texts, family);
+      rendered = render(sections, texts, family, reserved);
     }
     if (adjustment !== undefined) {
       const finalText = texts[index];
@@ -218,11 +262,18 @@ export function buildPrompt(sections: readonly PromptSection[], budget: PromptBu
       .map((section) => section.id);
     throw new PromptBudgetExceededError(
       `prompt needs ${rendered.estimatedTokens} tokens but the budget is ${budgetTokens} (window ${budget.contextWindow}, output ${budget.maxOutputTokens}); ` +
-        `the sections that may not shrink (${fixedSections.join(', ') || 'none'}) are too large — shorten them or use a model with a larger window`,
+        `the sections that may not shrink (${fixedSections.join(', ') || 'none'})${reserved > 0 ? ` and ${reserved} tokens of tool definitions` : ''} are too large — shorten them or use a model with a larger window`,
       { budgetTokens, estimatedTokens: rendered.estimatedTokens, fixedSections },
     );
   }
-  return { system: rendered.system, messages: rendered.messages, estimatedTokens: rendered.estimatedTokens, budgetTokens, adjustments };
+  return {
+    system: rendered.system,
+    messages: rendered.messages,
+    estimatedTokens: rendered.estimatedTokens,
+    budgetTokens,
+    adjustments,
+    cacheBreakpoints: rendered.cacheBreakpoints,
+  };
 }
 
 function shrinkText(

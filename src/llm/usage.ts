@@ -1,6 +1,7 @@
 /**
- * Usage and cost accounting: the cost of one call from catalog prices, and an accumulator
- * that turns call records into the run telemetry shapes (`llm_calls`, `usage_by_phase`).
+ * Usage and cost accounting: the cost of one call from catalog prices (uncached input, cache reads,
+ * cache writes and output each at their own price), and an accumulator that turns call records into the
+ * run telemetry shapes (`llm_calls`, `usage_by_phase`).
  */
 import type { LlmCallRecord, LlmPhase, RunTelemetry, UsageTotals } from '../domain/run.js';
 import type { ModelCatalogEntry } from './catalog.js';
@@ -15,12 +16,32 @@ export interface CallUsage {
 
 const TOKENS_PER_MILLION = 1_000_000;
 
-export function costUsd(
-  entry: Pick<ModelCatalogEntry, 'inputPricePerMTok' | 'outputPricePerMTok'>,
-  inputTokens: number,
-  outputTokens: number,
-): number {
-  return (inputTokens * entry.inputPricePerMTok + outputTokens * entry.outputPricePerMTok) / TOKENS_PER_MILLION;
+export type CostPrices = Pick<
+  ModelCatalogEntry,
+  'inputPricePerMTok' | 'outputPricePerMTok' | 'cacheReadPricePerMTok' | 'cacheWritePricePerMTok'
+>;
+
+/** The prompt-cache part of a call's input: tokens read from the cache and written to it (both within the input). */
+export interface CacheTokens {
+  read: number;
+  write: number;
+}
+
+const NO_CACHE: CacheTokens = { read: 0, write: 0 };
+
+/**
+ * Dollars for one call. `inputTokens` is every input token; of them `cache.read` are billed at the cache-read
+ * price and `cache.write` at the cache-write price, the rest at the input price.
+ */
+export function costUsd(entry: CostPrices, inputTokens: number, outputTokens: number, cache: CacheTokens = NO_CACHE): number {
+  const uncached = Math.max(0, inputTokens - cache.read - cache.write);
+  return (
+    (uncached * entry.inputPricePerMTok +
+      cache.read * entry.cacheReadPricePerMTok +
+      cache.write * entry.cacheWritePricePerMTok +
+      outputTokens * entry.outputPricePerMTok) /
+    TOKENS_PER_MILLION
+  );
 }
 
 export function callUsage(phase: LlmPhase, entry: ModelCatalogEntry, inputTokens: number, outputTokens: number): CallUsage {
@@ -34,15 +55,20 @@ export function billedInputTokens(record: Pick<LlmCallRecord, 'prompt_tokens_rep
 
 export type UsageByPhase = Record<string, Record<string, UsageTotals>>;
 
-function emptyTotals(): UsageTotals {
-  return { input_tokens: 0, output_tokens: 0, cost_usd: 0, calls: 0 };
+export function emptyTotals(): UsageTotals {
+  return { input_tokens: 0, output_tokens: 0, cost_usd: 0, calls: 0, cache_read_tokens: 0, cache_write_tokens: 0 };
 }
 
-function addTo(totals: UsageTotals, record: LlmCallRecord): void {
-  totals.input_tokens += billedInputTokens(record);
-  totals.output_tokens += record.output_tokens;
-  totals.cost_usd += record.cost_usd;
-  totals.calls += 1;
+/** `totals` plus one call, as a new object. */
+export function addCallTo(totals: UsageTotals, record: LlmCallRecord): UsageTotals {
+  return {
+    input_tokens: totals.input_tokens + billedInputTokens(record),
+    output_tokens: totals.output_tokens + record.output_tokens,
+    cost_usd: totals.cost_usd + record.cost_usd,
+    calls: totals.calls + 1,
+    cache_read_tokens: (totals.cache_read_tokens ?? 0) + (record.cache_read_tokens ?? 0),
+    cache_write_tokens: (totals.cache_write_tokens ?? 0) + (record.cache_write_tokens ?? 0),
+  };
 }
 
 /**
@@ -79,15 +105,13 @@ export function summariseUsage(records: readonly LlmCallRecord[]): UsageByPhase 
   const byPhase: UsageByPhase = {};
   for (const record of records) {
     const byModel = (byPhase[record.phase] ??= {});
-    addTo((byModel[record.model] ??= emptyTotals()), record);
+    byModel[record.model] = addCallTo(byModel[record.model] ?? emptyTotals(), record);
   }
   return byPhase;
 }
 
 export function totalUsage(records: readonly LlmCallRecord[]): UsageTotals {
-  const totals = emptyTotals();
-  for (const record of records) addTo(totals, record);
-  return totals;
+  return records.reduce(addCallTo, emptyTotals());
 }
 
 /** Sum of two `usage_by_phase` maps (e.g. a job's usage into the run's), without mutating either. */
@@ -101,6 +125,8 @@ export function mergeUsageByPhase(left: UsageByPhase, right: UsageByPhase): Usag
       into.output_tokens += totals.output_tokens;
       into.cost_usd += totals.cost_usd;
       into.calls += totals.calls;
+      into.cache_read_tokens = (into.cache_read_tokens ?? 0) + (totals.cache_read_tokens ?? 0);
+      into.cache_write_tokens = (into.cache_write_tokens ?? 0) + (totals.cache_write_tokens ?? 0);
     }
   }
   return merged;

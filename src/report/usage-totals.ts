@@ -33,9 +33,16 @@ export function totalUsage(telemetry: RunTelemetry): UsageTotals {
       output_tokens: sum.output_tokens + row.output_tokens,
       cost_usd: sum.cost_usd + row.cost_usd,
       calls: sum.calls + row.calls,
+      cache_read_tokens: (sum.cache_read_tokens ?? 0) + (row.cache_read_tokens ?? 0),
+      cache_write_tokens: (sum.cache_write_tokens ?? 0) + (row.cache_write_tokens ?? 0),
     }),
-    { input_tokens: 0, output_tokens: 0, cost_usd: 0, calls: 0 },
+    { input_tokens: 0, output_tokens: 0, cost_usd: 0, calls: 0, cache_read_tokens: 0, cache_write_tokens: 0 },
   );
+}
+
+/** Share of the input tokens read from the prompt cache, or undefined when there was no input. */
+export function cachedShare(totals: Pick<UsageTotals, 'input_tokens' | 'cache_read_tokens'>): number | undefined {
+  return totals.input_tokens > 0 ? (totals.cache_read_tokens ?? 0) / totals.input_tokens : undefined;
 }
 
 /** The size a prompt really had: the provider's count when it reported one, else the estimate. */

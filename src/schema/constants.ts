@@ -58,3 +58,6 @@ export const BLURB_CONCURRENCY = 8;
 export const BLURB_MAX_CHARS = 4_000;
 /** Index build: share of tables whose blurb may fail (they get the template blurb) before the build fails. */
 export const BLURB_FAILURE_TOLERANCE = 0.05;
+
+/** Level-0 catalog of a ~150-table warehouse (about 25 tokens a line): the cost estimate's size when the caller does not know it. */
+export const DEFAULT_CATALOG_TOKENS = 4_000;

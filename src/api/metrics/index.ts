@@ -93,6 +93,12 @@ export function createApiMetrics(options: CreateApiMetricsOptions): ApiMetrics {
     labelNames: ['direction', 'phase', 'model'] as const,
     registers,
   });
+  const llmCachedTokens = new Counter({
+    name: 'assay_llm_cache_tokens_total',
+    help: 'Input tokens of settled runs read from (kind=read) or written to (kind=write) the provider prompt cache; part of the input tokens',
+    labelNames: ['kind', 'phase', 'model'] as const,
+    registers,
+  });
   const llmCost = new Counter({
     name: 'assay_llm_cost_usd_total',
     help: 'LLM cost in US dollars of settled runs',
@@ -130,6 +136,8 @@ export function createApiMetrics(options: CreateApiMetricsOptions): ApiMetrics {
       for (const [model, totals] of Object.entries(byModel)) {
         llmTokens.inc({ direction: 'input', phase, model }, totals.input_tokens);
         llmTokens.inc({ direction: 'output', phase, model }, totals.output_tokens);
+        llmCachedTokens.inc({ kind: 'read', phase, model }, totals.cache_read_tokens ?? 0);
+        llmCachedTokens.inc({ kind: 'write', phase, model }, totals.cache_write_tokens ?? 0);
         llmCost.inc({ phase, model }, totals.cost_usd);
         llmCalls.inc({ phase, model }, totals.calls);
       }

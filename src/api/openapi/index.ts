@@ -47,10 +47,27 @@ const estimateResponseSchema = z.looseObject({
   max_steps: z.number().int(),
   catalog_tokens: z.number().int(),
   catalog_tokens_source: z.enum(['last_run', 'default']),
-  llm: z.object({ model: z.string(), input_tokens: z.number(), output_tokens: z.number(), cost_usd: z.number() }),
+  /** `cost_usd` without prompt caching; `cost_usd_cached` with it, reading and writing `cache_*_tokens`. */
+  llm: z.object({
+    model: z.string(),
+    input_tokens: z.number(),
+    output_tokens: z.number(),
+    cost_usd: z.number(),
+    cache_read_tokens: z.number(),
+    cache_write_tokens: z.number(),
+    cost_usd_cached: z.number(),
+  }),
   breakdown: z.record(
     z.string(),
-    z.object({ calls: z.number(), input_tokens: z.number(), output_tokens: z.number(), cost_usd: z.number() }),
+    z.object({
+      calls: z.number(),
+      input_tokens: z.number(),
+      output_tokens: z.number(),
+      cost_usd: z.number(),
+      cache_read_tokens: z.number(),
+      cache_write_tokens: z.number(),
+      cost_usd_cached: z.number(),
+    }),
   ),
   assumptions: z.record(z.string(), z.union([z.number(), z.string()])),
 });

@@ -98,7 +98,7 @@ export function packRoutes(deps: ApiDeps, locks: KeyedLock): Hono {
           name: started.name,
           ...(body.describe ? { describe: body.describe } : {}),
           ...(body.goal ? { goal: body.goal } : {}),
-          ...(useModel ? { llm: ports.llm } : {}),
+          ...(useModel ? { llm: ports.llm, protocol: ports.config.llmProtocol } : {}),
         });
       });
     } catch (error) {

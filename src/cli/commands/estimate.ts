@@ -1,7 +1,7 @@
 /** `assay estimate`: what a run will cost in LLM tokens and dollars, before it starts. */
 import type { Command } from 'commander';
 import type { RunCostEstimate } from '../../discovery/cost-estimate.js';
-import { DEFAULT_CATALOG_TOKENS, estimatePackRunCost } from '../../discovery/packs/pack-cost-estimate.js';
+import { DEFAULT_CATALOG_TOKENS } from '../../schema/constants.js';
 import { ValidationError } from '../../errors/index.js';
 import { printJson, renderTable } from '../output.js';
 
@@ -32,18 +32,31 @@ function printEstimate(estimate: RunCostEstimate, pack: string, areas: number): 
     phase,
     cost.calls,
     cost.input_tokens.toLocaleString('en-US'),
+    cost.cache_read_tokens.toLocaleString('en-US'),
     cost.output_tokens.toLocaleString('en-US'),
     formatUsd(cost.cost_usd),
+    formatUsd(cost.cost_usd_cached),
   ]);
+  const { llm } = estimate;
   rows.push([
     'total',
     '',
-    estimate.llm.input_tokens.toLocaleString('en-US'),
-    estimate.llm.output_tokens.toLocaleString('en-US'),
-    formatUsd(estimate.llm.cost_usd),
+    llm.input_tokens.toLocaleString('en-US'),
+    llm.cache_read_tokens.toLocaleString('en-US'),
+    llm.output_tokens.toLocaleString('en-US'),
+    formatUsd(llm.cost_usd),
+    formatUsd(llm.cost_usd_cached),
   ]);
-  process.stdout.write(`LLM cost estimate for ${estimate.llm.model}, pack "${pack}" (${areas} areas)\n`);
-  process.stdout.write(`${renderTable(['phase', 'calls', 'input tokens', 'output tokens', 'cost'], rows)}\n`);
+  process.stdout.write(`LLM cost estimate for ${llm.model}, pack "${pack}" (${areas} areas)\n`);
+  process.stdout.write(
+    `${renderTable(['phase', 'calls', 'input tokens', 'cached', 'output tokens', 'cost without caching', 'cost with caching'], rows)}\n`,
+  );
+  const share = llm.input_tokens === 0 ? 0 : Math.round((100 * llm.cache_read_tokens) / llm.input_tokens);
+  process.stdout.write(
+    llm.cache_read_tokens > 0
+      ? `prompt caching (on by default): ${share} % of the input read from the cache, ${formatUsd(llm.cost_usd_cached)} instead of ${formatUsd(llm.cost_usd)}\n`
+      : `prompt caching: nothing cached for this model (${estimate.assumptions.prompt_cache})\n`,
+  );
   process.stdout.write('assumptions:\n');
   for (const [name, value] of Object.entries(estimate.assumptions)) process.stdout.write(`  ${name}: ${value}\n`);
 }
@@ -51,7 +64,7 @@ function printEstimate(estimate: RunCostEstimate, pack: string, areas: number): 
 export function register(program: Command): void {
   program
     .command('estimate')
-    .description('estimate the LLM tokens and cost of a discovery run (exploration modelled step by step with loop compaction)')
+    .description('estimate the LLM tokens and cost of a discovery run, with and without prompt caching (exploration modelled step by step)')
     .option('--llm <spec>', 'model as provider:model (e.g. anthropic:claude-sonnet-5-5); default: the configured llm')
     .option('--max-steps <n>', 'exploration steps; default: the configured run.maxSteps')
     .option('--pack <slug>', 'domain pack whose prompts are measured', 'ecommerce')
@@ -64,14 +77,18 @@ export function register(program: Command): void {
     .option('--json', 'print the estimate as JSON')
     .addHelpText(
       'after',
-      `\nPrices come from the model catalog (override them with config "models"). The estimate assumes every step runs\n(no early "done") and leaves out SQL-fix and reformat calls.\n\nExamples:\n  assay estimate --llm anthropic:claude-sonnet-5-5 --max-steps 40\n  assay estimate --llm openai:gpt-5.4 --pack gaming --catalog-tokens 12000 --json`,
+      `\nPrices come from the model catalog (override them with config "models"), cache reads and writes at the catalog's\ncache prices under the provider's caching rules. The estimate assumes every step runs (no early "done") and leaves\nout SQL-fix and reformat calls.\n\nExamples:\n  assay estimate --llm anthropic:claude-sonnet-5-5 --max-steps 40\n  assay estimate --llm openai:gpt-5.4 --pack gaming --catalog-tokens 12000 --json`,
     )
     .action(async (options: EstimateCommandOptions, command: Command) => {
-      const [{ cliConfig }, { lookupModel }, { loadPack, resolveAreas }] = await Promise.all([
-        import('../context.js'),
-        import('../../llm/catalog.js'),
-        import('../../discovery/packs/pack-loader.js'),
-      ]);
+      const [{ cliConfig }, { lookupModel }, { loadPack, resolveAreas }, { warnIfDeprecated }, { estimatePackRunCost }] = await Promise.all(
+        [
+          import('../context.js'),
+          import('../../llm/catalog.js'),
+          import('../../discovery/packs/pack-loader.js'),
+          import('../../llm/model-warnings.js'),
+          import('../../discovery/packs/pack-cost-estimate.js'),
+        ],
+      );
       const config = cliConfig(command);
       const spec = options.llm ?? config.llm;
       const { entry, known } = lookupModel(spec, config.models);
@@ -80,6 +97,7 @@ export function register(program: Command): void {
           `warning: model "${spec}" is not in the catalog; using a ${entry.contextWindow}-token window and ${entry.outputPricePerMTok > 0 ? "the provider's highest prices" : 'zero prices'} (set config "models" to fix)\n`,
         );
       }
+      warnIfDeprecated(spec, entry, { warn: (_fields, message) => process.stderr.write(`warning: ${message}\n`) });
       const pack = loadPack(options.pack, { includeHidden: config.enableSystemTestPack });
       const areas = resolveAreas(pack, options.category);
       const estimate = estimatePackRunCost({
@@ -88,6 +106,7 @@ export function register(program: Command): void {
         areas,
         maxSteps: options.maxSteps === undefined ? config.run.maxSteps : positiveInteger(options.maxSteps, '--max-steps'),
         catalogTokens: positiveInteger(options.catalogTokens, '--catalog-tokens'),
+        protocol: config.llmProtocol,
       });
       if (options.json) printJson(estimate);
       else printEstimate(estimate, pack.slug, areas.length);

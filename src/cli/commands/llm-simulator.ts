@@ -12,6 +12,7 @@ interface SimulatorFlags {
   latencyMs?: string;
   malformedEvery?: string;
   brain: string;
+  promptCaching: boolean;
 }
 
 /** Brains the command can serve: the offline analyst (answers every Assay prompt kind) or an echo for wire checks. */
@@ -67,6 +68,7 @@ export function register(program: Command): void {
     .option('--retry-after <seconds>', 'cool-down sent as retry-after (default 1)')
     .option('--latency-ms <ms>', 'delay before every completion answer')
     .option('--malformed-every <k>', 'replace every k-th reply with prose instead of the requested JSON')
+    .option('--no-prompt-caching', 'serve no prompt-cache hits (every request billed as uncached)')
     .option('--brain <name>', `who answers: ${BRAINS.join(' (the offline analyst) or ')} (repeats the prompt)`, 'analyst')
     .action(async (flags: SimulatorFlags) => {
       const settings = {
@@ -78,6 +80,7 @@ export function register(program: Command): void {
         latencyMs: wholeNumber('latency-ms', flags.latencyMs, 0),
         malformedEvery: wholeNumber('malformed-every', flags.malformedEvery, 1),
         brain: brainName(flags.brain),
+        promptCaching: flags.promptCaching,
       };
       const { startLlmSimulator } = await import('../../llm/simulator/index.js');
       const simulator = await startLlmSimulator({ ...settings, brain: await brainFor(settings.brain) });

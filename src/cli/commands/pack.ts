@@ -117,7 +117,7 @@ export function register(program: Command): void {
           ...(options.name ? { name: options.name } : {}),
           ...(options.describe ? { describe: options.describe } : {}),
           ...(options.goal ? { goal: options.goal } : {}),
-          ...(llm ? { llm } : {}),
+          ...(llm ? { llm, protocol: config.llmProtocol } : {}),
         });
       } finally {
         await warehouse.close();

@@ -1,17 +1,22 @@
 /**
- * Strict parsing of one exploration (or verification) turn into an action. Exploration goes on only
- * when the reply holds a JSON object with a recognised action; prose, malformed JSON and JSON with
- * unrelated keys are rejected so the caller can send a reformat nudge.
+ * One exploration (or verification) turn as an action. With tools, each action is a tool whose arguments
+ * its zod schema checks. As text, exploration goes on only when the reply holds a JSON object with a
+ * recognised action; prose, malformed JSON and JSON with unrelated keys are rejected so the caller can
+ * send a reformat nudge.
  */
-import { isPlainObject, parsedObjects } from './json-extract.js';
+import { z } from 'zod';
+import { isPlainObject, parsedObjects } from '../../common/json-extract.js';
+import { describeIssues, type AnswerSpec, type AnswerTool, type ParseOutcome } from '../../llm/structured-output.js';
 
 export type ActionType = 'query' | 'lookup_schema' | 'search_tables' | 'done';
 
-export type ExplorationAction =
+/** `notes`: the model's working notes, when the action replaces them (any action may). */
+export type ExplorationAction = (
   | { type: 'query'; query: string; purpose: string; thinking: string }
   | { type: 'lookup_schema'; tables: string[]; thinking: string }
   | { type: 'search_tables'; query: string; topK: number | undefined; thinking: string }
-  | { type: 'done'; summary: string; thinking: string };
+  | { type: 'done'; summary: string; thinking: string }
+) & { notes?: string };
 
 export type ParseActionResult = { ok: true; action: ExplorationAction } | { ok: false; reason: string };
 
@@ -147,6 +152,12 @@ function hasActionKey(object: Record<string, unknown>): boolean {
 }
 
 function toAction(object: Record<string, unknown>, allowed: ReadonlySet<ActionType>): ParseActionResult {
+  const result = actionOf(object, allowed);
+  const notes = text(object.notes).trim();
+  return result.ok && notes !== '' ? { ok: true, action: { ...result.action, notes } } : result;
+}
+
+function actionOf(object: Record<string, unknown>, allowed: ReadonlySet<ActionType>): ParseActionResult {
   const thinking = text(object.thinking) || text(object.reasoning);
   // precedence: done > query > lookup_schema > search_tables
   if (isTruthyDone(object.done) && allowed.has('done'))
@@ -199,4 +210,84 @@ export function reformatNudge(reason: string, allowed: ReadonlySet<ActionType> =
     'Respond with exactly ONE JSON object and nothing else, in one of these shapes:',
     shapes,
   ].join('\n');
+}
+
+const thinking = z.string().describe('Why this action, and what you expect to learn from it.');
+const notes = z
+  .string()
+  .optional()
+  .describe('Your working notes, only when you want to replace them: the engine shows your latest notes in every later turn.');
+
+/** The exploration actions as tools: their arguments are the JSON objects the text protocol writes (without `done: true`). */
+const ACTION_TOOLS: Record<ActionType, AnswerTool<ExplorationAction>> = {
+  query: {
+    name: 'query',
+    description:
+      'Run one read-only SELECT (WITH … SELECT allowed) against the warehouse and see its row count, column statistics and first rows.',
+    schema: z.object({
+      thinking,
+      query_purpose: z
+        .string()
+        .describe('Short and specific, starting with the area it serves, e.g. "conversion: cart-to-order rate by device".'),
+      query: z.string().min(1).describe('The SQL, in the warehouse dialect, with fully qualified table names from the catalog.'),
+      notes,
+    }),
+    accept: (input) => accepted(input, 'query'),
+  },
+  lookup_schema: {
+    name: 'lookup_schema',
+    description: 'Show the columns and a few sample rows of catalog tables (several tables per call).',
+    schema: z.object({
+      thinking,
+      lookup_schema: z.array(z.string().min(1)).min(1).describe('Fully qualified table names exactly as the catalog writes them.'),
+      notes,
+    }),
+    accept: (input) => accepted(input, 'lookup_schema'),
+  },
+  search_tables: {
+    name: 'search_tables',
+    description: 'Find tables by meaning when the catalog names do not show where something lives.',
+    schema: z.object({
+      thinking,
+      search_tables: z.string().min(1).describe('The concept to find tables for.'),
+      search_top_k: z.number().int().min(1).optional().describe('How many tables to return.'),
+      notes,
+    }),
+    accept: (input) => accepted(input, 'search_tables'),
+  },
+  done: {
+    name: 'done',
+    description: 'Finish exploring: the areas are covered or the budget is nearly spent.',
+    schema: z.object({
+      summary: z.string().describe('What the evidence covers per area, and what could not be measured and why.'),
+      notes,
+    }),
+    accept: (input) => accepted(input, 'done'),
+  },
+};
+
+/** A tool's arguments as an action: checked by the tool's schema, then read like the text protocol's object. */
+function accepted(input: unknown, type: ActionType): ParseOutcome<ExplorationAction> {
+  const tool = ACTION_TOOLS[type];
+  const checked = tool.schema.safeParse(input);
+  if (!checked.success) return { ok: false, reason: `the arguments of "${type}" do not fit its schema (${describeIssues(checked.error)})` };
+  const object = checked.data as Record<string, unknown>;
+  const result = toAction(type === 'done' ? { ...object, done: true } : object, new Set([type]));
+  return result.ok ? { ok: true, value: result.action } : result;
+}
+
+/**
+ * The exploration (or verification) answer: one action, asked as a tool call where the model has tools,
+ * else parsed from text with `retries` reformat nudges that list every allowed shape.
+ */
+export function actionAnswer(allowed: ReadonlySet<ActionType>, retries: number): AnswerSpec<ExplorationAction> {
+  return {
+    tools: [...allowed].map((type) => ACTION_TOOLS[type]),
+    fromText: (reply) => {
+      const parsed = parseAction(reply, allowed);
+      return parsed.ok ? { ok: true, value: parsed.action } : parsed;
+    },
+    textNudge: (reason) => reformatNudge(reason, allowed),
+    textRetries: retries,
+  };
 }

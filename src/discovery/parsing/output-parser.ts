@@ -1,11 +1,13 @@
 /**
- * Parsing the analysis and recommendation replies: find the JSON object with the expected list,
- * coerce the forgivable (numbers as strings, severity case), validate each item with zod, and
- * report what was dropped. A reply without the list at all asks for a reformat retry.
+ * The analysis and recommendation answers: a list of items, each validated with zod (the forgivable
+ * coerced: numbers as strings, severity case), with what was dropped reported. Asked as one tool call or
+ * structured output (`report_insights`, `report_recommendations`) where the model has them, else found as
+ * the JSON object with the expected list in a text reply. An answer without the list asks again.
  */
 import { z } from 'zod';
 import { severitySchema } from '../../domain/index.js';
-import { isPlainObject, parsedObjects, collectJsonCandidates, parseLenientJson } from './json-extract.js';
+import { isPlainObject, parsedObjects, collectJsonCandidates, parseLenientJson } from '../../common/json-extract.js';
+import type { AnswerSpec } from '../../llm/structured-output.js';
 
 export type ListParseResult<T> =
   | { ok: true; items: T[]; dropped: Array<{ index: number; reason: string }> }
@@ -114,6 +116,11 @@ function parseList<T>(reply: string, key: string, schema: z.ZodType<T>): ListPar
       reason: hasJson ? `no JSON object with a "${key}" array was found` : 'the reply contains no parseable JSON object',
     };
   }
+  return validateItems(list, key, schema);
+}
+
+/** Each entry validated on its own: invalid ones are dropped with their reason, unless every entry is invalid. */
+function validateItems<T>(list: readonly unknown[], key: string, schema: z.ZodType<T>): ListParseResult<T> {
   const items: T[] = [];
   const dropped: Array<{ index: number; reason: string }> = [];
   list.forEach((entry, index) => {
@@ -145,7 +152,57 @@ export function parseRecommendations(reply: string): ListParseResult<RawRecommen
   return parseList(reply, 'recommendations', rawRecommendationSchema);
 }
 
+type ListKey = 'insights' | 'recommendations';
+
+/** A list answer: `{"<key>": [items]}` as a tool's arguments, a structured output, or JSON in text. */
+function listAnswer<T>(
+  key: ListKey,
+  tool: { name: string; description: string },
+  item: z.ZodType<T>,
+  retries: number,
+): AnswerSpec<ListParseResult<T> & { ok: true }> {
+  return {
+    tools: [
+      {
+        ...tool,
+        schema: z.object({ [key]: z.array(item) }),
+        accept: (input) => {
+          const list = isPlainObject(input) ? input[key] : undefined;
+          if (!Array.isArray(list)) return { ok: false, reason: `the answer has no "${key}" array` };
+          const result = validateItems(list, key, item);
+          return result.ok ? { ok: true, value: result } : result;
+        },
+      },
+    ],
+    fromText: (reply) => {
+      const result = parseList(reply, key, item);
+      return result.ok ? { ok: true, value: result } : result;
+    },
+    textNudge: (reason) => listReformatNudge(key, reason),
+    textRetries: retries,
+  };
+}
+
+/** An area's insights (today's raw insight shape; its `claim` is checked when the insight is built). */
+export function insightsAnswer(retries: number): AnswerSpec<ListParseResult<RawInsight> & { ok: true }> {
+  return listAnswer(
+    'insights',
+    { name: 'report_insights', description: "Report the area's insights, each citing the exploration steps it rests on." },
+    rawInsightSchema,
+    retries,
+  );
+}
+
+export function recommendationsAnswer(retries: number): AnswerSpec<ListParseResult<RawRecommendation> & { ok: true }> {
+  return listAnswer(
+    'recommendations',
+    { name: 'report_recommendations', description: 'Report the recommendations, each linked to the insights it acts on.' },
+    rawRecommendationSchema,
+    retries,
+  );
+}
+
 /** The nudge after an unusable analysis or recommendations reply. */
-export function listReformatNudge(key: 'insights' | 'recommendations', reason: string): string {
+export function listReformatNudge(key: ListKey, reason: string): string {
   return `Your last reply could not be used: ${reason}. Reply with exactly one JSON object of the form {"${key}": [ ... ]} following the item shape given above, and nothing else. If there is nothing solid to report, reply {"${key}": []}.`;
 }

@@ -76,8 +76,9 @@ export function renderBudgetLine(stepNumber: number, budgets: ExplorationBudgets
 }
 
 /**
- * The user turn that carries a step's outcome back to the model. Only the newest turn carries the
- * budget footer: budgets of old turns would be stale, and loop compaction cuts old turns anyway.
+ * The user turn that carries a step's outcome back to the model, with the budget footer as it stood after
+ * that step. Every turn keeps its own footer, so a turn's text never changes once written and the
+ * conversation's prefix stays cacheable; the model reads the newest one.
  */
 export function renderResultTurn(step: ExplorationStep, digestLine: string, budgets: ExplorationBudgets | null): string {
   let body: string;
@@ -108,7 +109,18 @@ export function renderKickoff(budgets: ExplorationBudgets): string {
     `Begin exploring the warehouse. You have up to ${budgets.maxSteps} steps.${floor}`,
     `Budgets for this run: ${budgets.lookupsLeft} lookup_schema calls and ${budgets.searchesLeft} search_tables calls.`,
     'Reply with exactly one JSON action per turn.',
+    `Older turns are shortened as the run goes on. To keep what you must not lose (columns you looked up, what you learned), add "notes" to any action: your latest notes are shown at the top of every later turn, up to ${NOTES_MAX_CHARS.toLocaleString('en-US')} characters, until you send new ones.`,
   ].join('\n');
+}
+
+/** Working notes beyond this many characters are cut when shown: they sit in every exploration prompt. */
+export const NOTES_MAX_CHARS = 8_000;
+
+/** The model's latest working notes, as the message after the kickoff shows them. */
+export function renderNotes(notes: string, step: number): string {
+  const kept =
+    notes.length > NOTES_MAX_CHARS ? `${notes.slice(0, NOTES_MAX_CHARS)} [… notes cut at ${NOTES_MAX_CHARS} characters …]` : notes;
+  return `Your notes (saved with step ${step}; send "notes" with any action to replace them):\n${kept}`;
 }
 
 /** The nudge recorded as a complete_rejected step when the model stops before the minimum. */

@@ -12,9 +12,10 @@ import { estimateTokens } from '../../llm/tokens.js';
 import { assertRunActive, modelFor, requireProject, type DiscoveryDeps } from '../context.js';
 import { fenceData } from '../../llm/data-fence.js';
 import { findingsForArea, renderFindings } from '../mining/evidence.js';
-import { listReformatNudge, parseInsights } from '../parsing/output-parser.js';
+import { insightsAnswer } from '../parsing/output-parser.js';
 import { datasetNames, renderAnalysisPrompt } from '../packs/prompt-assembly.js';
 import { rethrowUnlessFinal } from '../pipeline/error-policy.js';
+import { areaEvidenceBudget } from './area-evidence-budget.js';
 import { loadRunSetting } from './run-setting.js';
 import { askWithDrillDown, mergeTelescopeTelemetry, openTelescope, telescopeFigures, type TelescopeSession } from './telescope-evidence.js';
 import { buildInsights } from './insight-builder.js';
@@ -105,7 +106,13 @@ async function analyzeAreaUntimed(deps: DiscoveryDeps, runId: string, areaId: st
       estimateTokens(skeleton, entry.family) -
       estimateTokens(findingsSection, entry.family) -
       1_000; // room for a reformat exchange
-    const budgetTokens = Math.max(0, Math.min(run.settings.analysis_budget_tokens, room));
+    const budgetTokens = areaEvidenceBudget({
+      area,
+      steps,
+      hits,
+      ceilingTokens: Math.min(run.settings.analysis_budget_tokens, room),
+      family: entry.family,
+    });
     const block = assembleAreaQueryResults({ area, steps, hits, budgetTokens, family: entry.family });
     const telemetry = { analysis_step_search_calls: 1, analysis_steps_dropped: block.dropped_steps.length };
 
@@ -158,12 +165,7 @@ async function analyzeAreaUntimed(deps: DiscoveryDeps, runId: string, areaId: st
       maxOutputTokens: ANALYSIS_MAX_OUTPUT_TOKENS,
       signal,
       area: areaId,
-      retries: ANALYSIS_REFORMAT_RETRIES,
-      parse: (reply) => {
-        const parsed = parseInsights(reply);
-        return parsed.ok ? { ok: true, value: parsed } : parsed;
-      },
-      nudge: (reason: string) => listReformatNudge('insights', reason),
+      answer: insightsAnswer(ANALYSIS_REFORMAT_RETRIES),
       expansionBudgetTokens: Math.max(500, Math.floor(budgetTokens / 2)),
       family: entry.family,
     });
@@ -179,7 +181,7 @@ async function analyzeAreaUntimed(deps: DiscoveryDeps, runId: string, areaId: st
     }
     if (!answer.ok || answer.value.kind !== 'answer') {
       const reason = answer.ok ? 'the model kept asking to expand nodes' : answer.reason;
-      throw new LlmError(`analysis reply unusable after ${ANALYSIS_REFORMAT_RETRIES + 1} attempts: ${reason}`, {
+      throw new LlmError(`analysis reply unusable after ${answer.retries + 1} attempts: ${reason}`, {
         kind: 'malformed_output',
         isRetryable: false,
         provider: deps.llm.provider.provider,

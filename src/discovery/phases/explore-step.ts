@@ -3,7 +3,7 @@
  * for one action (with reformat retries), carry it out, and persist the step before anything else
  * happens. Idempotent per (run, step): a redelivered job whose step is already stored does nothing.
  */
-import { compactConversation, type ConversationMessage } from '../../compaction/conversation.js';
+import { compactConversationParts, type ConversationMessage } from '../../compaction/conversation.js';
 import { compactResult } from '../../compaction/compact-result.js';
 import { digestOneLiner } from '../../compaction/render.js';
 import { indexStep } from '../../compaction/run-step-index.js';
@@ -14,18 +14,28 @@ import { DEFAULT_SCHEMA_BUDGET_LIMITS } from '../../schema/budget.js';
 import { lookupSchema } from '../../schema/lookup.js';
 import { searchTables } from '../../schema/search.js';
 import { capRowsByBytes } from '../../warehouse/row-cap.js';
-import { EXPLORER_ACTIONS, parseAction, reformatNudge, type ExplorationAction } from '../parsing/action-parser.js';
+import { EXPLORER_ACTIONS, actionAnswer, type ExplorationAction } from '../parsing/action-parser.js';
 import { assertRunActive, modelFor, requireProject, type DiscoveryDeps, type ProjectSchema } from '../context.js';
 import { rethrowUnlessFinal } from '../pipeline/error-policy.js';
-import { askUntilParsed } from '../parsing/ask-until-parsed.js';
+import { askForAnswer } from '../llm-gateway.js';
 import { loadRunSetting, type RunSetting } from './run-setting.js';
 import { createSqlFixer } from '../sql/sql-fix-prompt.js';
 import { executeWithFixes } from '../sql/sql-executor.js';
-import { minStepsNudge, renderAssistantTurn, renderKickoff, renderResultTurn, type ExplorationBudgets } from '../parsing/turn-format.js';
+import {
+  minStepsNudge,
+  renderAssistantTurn,
+  renderKickoff,
+  NOTES_MAX_CHARS,
+  renderNotes,
+  renderResultTurn,
+  type ExplorationBudgets,
+} from '../parsing/turn-format.js';
 import { timedPhase } from './phase-timing.js';
 
-/** Reformat nudges per step after an unparseable reply (reference: 3 retries, 4 attempts). */
+/** Reformat nudges per step after an unparseable text reply (reference: 3 retries, 4 attempts); a tool call gets one repair turn. */
 export const MAX_REFORMAT_RETRIES = 3;
+/** One action per step: a tool call where the model has tools, else a JSON object in text. */
+const EXPLORATION_ANSWER = actionAnswer(EXPLORER_ACTIONS, MAX_REFORMAT_RETRIES);
 /** Exploration stops after this many consecutive steps whose replies could not be parsed. */
 const MAX_CONSECUTIVE_PARSE_FAILURES = 3;
 /** Output budget of one exploration turn (reference: 4096). */
@@ -46,23 +56,55 @@ function budgetsOf(run: Run): ExplorationBudgets {
   };
 }
 
-/** The conversation so far, as prompt sections: system first, older turns give way first. */
+/**
+ * Exploration turns leave the verbatim tail four at a time (eight messages), so the conversation before the
+ * tail changes every fourth step instead of every step and a prompt cache reads all of it in between.
+ */
+export const EXPLORATION_TAIL_GROWTH = 8;
+
+/** The budgets as they stood after each step (the footer of that step's result turn), from the steps' own effects. */
+function budgetsAfterEachStep(steps: readonly ExplorationStep[], run: Run): ExplorationBudgets[] {
+  let lookups = 0;
+  let searches = 0;
+  return steps.map((step) => {
+    if (step.run_effects?.counter === 'lookup') lookups += 1;
+    if (step.run_effects?.counter === 'search') searches += 1;
+    return {
+      maxSteps: run.settings.max_steps,
+      minSteps: run.settings.min_steps,
+      lookupsLeft: Math.max(0, DEFAULT_SCHEMA_BUDGET_LIMITS.maxLookups - lookups),
+      searchesLeft: Math.max(0, DEFAULT_SCHEMA_BUDGET_LIMITS.maxSearches - searches),
+    };
+  });
+}
+
+/**
+ * The conversation so far, as prompt sections: system first, older turns give way first. The conversation
+ * only grows at its end between compaction moments: every result turn keeps the budget footer it had when it
+ * was newest. The system prompt, the end of the shortened history and the newest turn end cacheable
+ * prefixes: the next step reads the newest turn's, and when turns leave the verbatim tail, the history's.
+ */
 export function explorationSections(systemPrompt: string, steps: readonly ExplorationStep[], run: Run): PromptSection[] {
   const messages: ConversationMessage[] = [{ role: 'user', content: renderKickoff(budgetsOf(run)) }];
+  // the latest notes belong to the opening, which compaction never shortens; they change only when the model sends new ones
+  const noted = steps.findLast((step) => step.notes !== undefined && step.notes !== '');
+  if (noted?.notes !== undefined) messages.push({ role: 'user', content: renderNotes(noted.notes, noted.step) });
+  const footers = budgetsAfterEachStep(steps, run);
   steps.forEach((step, index) => {
     const assistant = renderAssistantTurn(step);
     if (assistant !== null) messages.push({ role: 'assistant', content: assistant, kind: 'assistant' });
-    const isLast = index === steps.length - 1;
     const oneLiner = step.action === 'query' && !step.error ? digestOneLiner(step) : '';
     messages.push({
       role: 'user',
-      content: renderResultTurn(step, oneLiner, isLast ? budgetsOf(run) : null),
+      content: renderResultTurn(step, oneLiner, footers[index] ?? null),
       kind: step.action === 'query' && !step.error ? 'query_result' : 'tool_result',
       ...(oneLiner ? { digestOneLiner: `Step ${step.step} result (query): ${oneLiner}` } : {}),
     });
   });
-  const compacted = compactConversation(messages);
-  const sections: PromptSection[] = [{ id: 'system', role: 'system', text: systemPrompt, priority: 100, shrink: 'none' }];
+  const { messages: compacted, stableEnd } = compactConversationParts(messages, { tailGrowth: EXPLORATION_TAIL_GROWTH });
+  const sections: PromptSection[] = [
+    { id: 'system', role: 'system', text: systemPrompt, priority: 100, shrink: 'none', cacheBreakpoint: true },
+  ];
   compacted.forEach((message, index) => {
     const isKickoff = index === 0;
     const isRecent = index >= compacted.length - 2;
@@ -73,6 +115,8 @@ export function explorationSections(systemPrompt: string, steps: readonly Explor
       priority: isKickoff ? 90 : isRecent ? 80 : 10 + index / compacted.length,
       shrink: isKickoff ? 'none' : isRecent ? 'truncate' : 'drop',
       ...(isRecent ? { minTokens: 64 } : {}),
+      // the newest turn (read by the next step) and the end of the shortened history (read after the tail moves)
+      ...(index === compacted.length - 1 || index === stableEnd ? { cacheBreakpoint: true } : {}),
     });
   });
   return sections;
@@ -93,7 +137,7 @@ async function askForAction(
   signal?: AbortSignal,
 ): Promise<ActionAttempt> {
   try {
-    const answer = await askUntilParsed(deps, {
+    const answer = await askForAnswer(deps, {
       runId: run.id,
       ...modelFor(deps, 'exploration'),
       phase: 'exploration',
@@ -101,16 +145,9 @@ async function askForAction(
       maxOutputTokens: EXPLORATION_MAX_OUTPUT_TOKENS,
       signal,
       step: stepNumber,
-      retries: MAX_REFORMAT_RETRIES,
-      parse: (reply) => {
-        const parsed = parseAction(reply, EXPLORER_ACTIONS);
-        return parsed.ok ? { ok: true, value: parsed.action } : parsed;
-      },
-      nudge: (reason) => reformatNudge(reason, EXPLORER_ACTIONS),
+      answer: EXPLORATION_ANSWER,
     });
-    return answer.ok
-      ? { action: answer.value }
-      : { error: `no usable action after ${MAX_REFORMAT_RETRIES + 1} attempts: ${answer.reason}` };
+    return answer.ok ? { action: answer.value } : { error: `no usable action after ${answer.retries + 1} attempts: ${answer.reason}` };
   } catch (error) {
     if (error instanceof CancelledError) throw error;
     if (error instanceof LlmError && error.kind === 'aborted') throw new CancelledError('exploration aborted', { cause: error });
@@ -125,7 +162,7 @@ function baseStep(
   stepNumber: number,
   deps: DiscoveryDeps,
   action: ExplorationAction,
-): Pick<ExplorationStep, 'run_id' | 'step' | 'timestamp' | 'thinking' | 'query_purpose' | 'fix_attempts' | 'fixed'> {
+): Pick<ExplorationStep, 'run_id' | 'step' | 'timestamp' | 'thinking' | 'query_purpose' | 'fix_attempts' | 'fixed' | 'notes'> {
   return {
     run_id: run.id,
     step: stepNumber,
@@ -134,6 +171,7 @@ function baseStep(
     query_purpose: action.type === 'query' ? action.purpose : '',
     fix_attempts: 0,
     fixed: false,
+    ...(action.notes ? { notes: action.notes.slice(0, NOTES_MAX_CHARS) } : {}),
   };
 }
 

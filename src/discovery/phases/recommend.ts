@@ -10,7 +10,7 @@ import type { PromptSection } from '../../llm/prompt-builder.js';
 import { assertRunActive, modelFor, requireProject, type DiscoveryDeps } from '../context.js';
 import type { AreaFindings } from '../../compaction/telescope/index.js';
 import { askWithDrillDown, mergeTelescopeTelemetry, openFindingsTelescope, telescopeFigures } from './telescope-evidence.js';
-import { listReformatNudge, parseRecommendations, type RawRecommendation } from '../parsing/output-parser.js';
+import { recommendationsAnswer, type RawRecommendation } from '../parsing/output-parser.js';
 import { rethrowUnlessFinal } from '../pipeline/error-policy.js';
 import { renderRecommendationsPrompt } from '../packs/prompt-assembly.js';
 import { loadRunSetting } from './run-setting.js';
@@ -208,12 +208,7 @@ async function recommendUntimed(deps: DiscoveryDeps, runId: string, signal?: Abo
       sections,
       maxOutputTokens: RECOMMENDATION_MAX_OUTPUT_TOKENS,
       signal,
-      retries: RECOMMENDATION_REFORMAT_RETRIES,
-      parse: (reply) => {
-        const parsed = parseRecommendations(reply);
-        return parsed.ok ? { ok: true, value: parsed } : parsed;
-      },
-      nudge: (reason: string) => listReformatNudge('recommendations', reason),
+      answer: recommendationsAnswer(RECOMMENDATION_REFORMAT_RETRIES),
       expansionBudgetTokens: Math.max(500, Math.floor(entry.contextWindow / 8)),
       family: entry.family,
     });
@@ -229,7 +224,7 @@ async function recommendUntimed(deps: DiscoveryDeps, runId: string, signal?: Abo
     }
     if (!answer.ok || answer.value.kind !== 'answer') {
       const reason = answer.ok ? 'the model kept asking to expand nodes' : answer.reason;
-      throw new LlmError(`recommendations reply unusable after ${RECOMMENDATION_REFORMAT_RETRIES + 1} attempts: ${reason}`, {
+      throw new LlmError(`recommendations reply unusable after ${answer.retries + 1} attempts: ${reason}`, {
         kind: 'malformed_output',
         isRetryable: false,
         provider: deps.llm.provider.provider,

@@ -22,9 +22,10 @@ import {
 import type { ExplorationStep, TelescopeTelemetry } from '../../domain/index.js';
 import type { PromptSection } from '../../llm/prompt-builder.js';
 import { estimateTokens, type TokenFamily } from '../../llm/tokens.js';
-import { askUntilParsed, type AskUntilParsedOptions, type AskUntilParsedResult } from '../parsing/ask-until-parsed.js';
+import { z } from 'zod';
+import type { AnswerSpec, AnswerTool } from '../../llm/structured-output.js';
 import { modelFor, type DiscoveryDeps } from '../context.js';
-import { askLlm } from '../llm-gateway.js';
+import { askForAnswer, askLlm, type AskForAnswerResult, type AskOptions } from '../llm-gateway.js';
 
 export interface TelescopeSession {
   tree: TelescopeTree;
@@ -126,29 +127,62 @@ export async function openFindingsTelescope(
 
 export type DrillDownReply<T> = { kind: 'answer'; value: T } | { kind: 'expand'; ids: string[] };
 
+/** A node id as the tree writes them (`L1-3f9a2c1b04de`). */
+const NODE_ID = /^L[0-3]-[0-9a-f]{12}$/;
+
+const EXPAND_TOOL: AnswerTool<DrillDownReply<never>> = {
+  name: 'expand',
+  description: 'See the level below these evidence nodes before answering.',
+  schema: z.object({ expand: z.array(z.string()).min(1).describe('Node ids exactly as shown, e.g. "L1-3f9a2c1b04de".') }),
+  accept: (input) => {
+    const ids = (input as { expand?: unknown }).expand;
+    if (!Array.isArray(ids)) return { ok: false, reason: 'the arguments of "expand" have no "expand" array of node ids' };
+    return { ok: true, value: { kind: 'expand', ids: ids.filter((id): id is string => typeof id === 'string' && NODE_ID.test(id)) } };
+  },
+};
+
+/** The phase's answer, or (while expansions are left) a request to expand nodes: one more tool, one more text shape. */
+export function drillDownAnswer<T>(spec: AnswerSpec<T>, canExpand: boolean): AnswerSpec<DrillDownReply<T>> {
+  const answerTools = spec.tools.map(
+    (tool): AnswerTool<DrillDownReply<T>> => ({
+      ...tool,
+      accept: (input) => {
+        const accepted = tool.accept(input);
+        return accepted.ok ? { ok: true, value: { kind: 'answer', value: accepted.value } } : accepted;
+      },
+    }),
+  );
+  return {
+    tools: canExpand ? [...answerTools, EXPAND_TOOL] : answerTools,
+    fromText: (reply) => {
+      const ids = canExpand ? parseExpandRequest(reply) : null;
+      if (ids !== null) return { ok: true, value: { kind: 'expand', ids } };
+      const parsed = spec.fromText(reply);
+      return parsed.ok ? { ok: true, value: { kind: 'answer', value: parsed.value } } : parsed;
+    },
+    textNudge: spec.textNudge,
+    textRetries: spec.textRetries,
+  };
+}
+
 /**
- * `askUntilParsed` with drill-down: while the telescope allows more expansions, a reply
- * `{"expand": [ids]}` puts the request and the level below into the conversation and asks again.
- * Without a telescope it is exactly `askUntilParsed`.
+ * `askForAnswer` with drill-down: while the telescope allows more expansions, an `expand` call (or a text
+ * reply `{"expand": [ids]}`) puts the request and the level below into the conversation and asks again.
+ * Without a telescope it is exactly `askForAnswer`.
  */
 export async function askWithDrillDown<T>(
   deps: DiscoveryDeps,
   telescope: TelescopeSession | undefined,
-  options: AskUntilParsedOptions<T> & { expansionBudgetTokens: number; family: TokenFamily },
-): Promise<{ answer: AskUntilParsedResult<DrillDownReply<T>>; promptTokensTotal: number }> {
+  options: AskOptions & { answer: AnswerSpec<T>; expansionBudgetTokens: number; family: TokenFamily },
+): Promise<{ answer: AskForAnswerResult<DrillDownReply<T>>; promptTokensTotal: number }> {
   const sections: PromptSection[] = [...options.sections];
   let promptTokensTotal = 0;
   for (;;) {
     const canExpand = telescope !== undefined && telescope.state.expansions < deps.config.compaction.maxExpansions;
-    const answer = await askUntilParsed<DrillDownReply<T>>(deps, {
+    const answer = await askForAnswer<DrillDownReply<T>>(deps, {
       ...options,
       sections,
-      parse: (reply) => {
-        const ids = canExpand ? parseExpandRequest(reply) : null;
-        if (ids !== null) return { ok: true, value: { kind: 'expand', ids } };
-        const parsed = options.parse(reply);
-        return parsed.ok ? { ok: true, value: { kind: 'answer', value: parsed.value } } : parsed;
-      },
+      answer: drillDownAnswer(options.answer, canExpand),
     });
     promptTokensTotal += answer.promptTokensTotal;
     if (!answer.ok || answer.value.kind === 'answer' || !telescope) return { answer, promptTokensTotal };

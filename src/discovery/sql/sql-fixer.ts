@@ -1,7 +1,7 @@
 /** Self-healing SQL: the fix prompt (grounded on the touched tables' real columns) and reading the fix back. */
 import { fenceData, promptIdentifier, promptTableName } from '../../llm/data-fence.js';
 import type { TableSchema } from '../../warehouse/port.js';
-import { parsedObjects } from '../parsing/json-extract.js';
+import { parsedObjects } from '../../common/json-extract.js';
 
 /** Fix attempts per query before giving up (reference: executor MaxRetries = 5). */
 export const MAX_SQL_FIXES = 5;

@@ -4,7 +4,7 @@
  * does; a reply that is not the asked-for JSON counts as 0 and is reported as unusable.
  */
 import type { LlmBinding } from '../../discovery/context.js';
-import { parsedObjects } from '../../discovery/parsing/json-extract.js';
+import { parsedObjects } from '../../common/json-extract.js';
 import type { LlmCallRecord } from '../../domain/index.js';
 import { callLlm } from '../../llm/budgeted-call.js';
 import type { PromptSection } from '../../llm/prompt-builder.js';

@@ -2,7 +2,8 @@
  * Exploration: one JSON action per turn. Reads the catalog, looks up the most relevant tables,
  * profiles their columns in one query, then runs the plan (planner/candidates.ts) query by query,
  * and finishes when the plan is spent. Its position comes from the budget footer, its knowledge from
- * the latest result and the notes in its own last action.
+ * the latest result and its notes (the engine's notes block, or older runs' notes in its own actions).
+ * The plan is fixed once the tables are profiled, so its progress is the step count since it started.
  */
 import type { LlmRequest } from '../port.js';
 import { decodeMemo, emptyMemo, encodeMemo, type AnalystMemo } from './memo.js';
@@ -22,7 +23,7 @@ import { refineRoles, toTableModel } from './schema-model.js';
 import { sqlDialect } from './sql/dialect.js';
 import { PROFILE_VALUES_MAX, PROFILE_VALUE_SEPARATOR, profileKey, profileQuery } from './sql/profile-query.js';
 import { compareText } from './text.js';
-import type { AreaInfo, CatalogEntry, TableModel } from './types.js';
+import type { AreaInfo, CatalogEntry, PlannedQuery, TableModel } from './types.js';
 
 /** Tables per lookup_schema call (the engine's cap). */
 export const LOOKUP_TABLES_PER_CALL = 10;
@@ -46,6 +47,21 @@ interface ExplorationView {
   largeCatalog: boolean;
   /** How long the encoded notes may be: a reply must fit the request's output limit, as a model's must. */
   noteChars: number;
+  /** The notes as the prompt shows them now: new notes are sent only when they differ. */
+  shownNotes: string | undefined;
+}
+
+/** The engine's notes block (explore-step.ts `renderNotes`). */
+const NOTES_BLOCK = /^Your notes \(saved with step \d+[^)]*\):\n(\[notes:[0-9a-f]+\])/m;
+
+/** The notes the engine shows, from the opening of the conversation. */
+function readNotesBlock(messages: LlmRequest['messages']): string | undefined {
+  for (const message of messages) {
+    if (message.role !== 'user') continue;
+    const match = NOTES_BLOCK.exec(message.content);
+    if (match) return match[1];
+  }
+  return undefined;
 }
 
 /** Hex notes take about one token per two characters; the rest of the reply (thinking, SQL) gets 1,500 tokens. */
@@ -75,8 +91,9 @@ function applyProfile(memo: AnalystMemo, row: Record<string, unknown>): void {
 function readView(request: LlmRequest): ExplorationView {
   const system = request.system ?? '';
   const actions = readOwnActions(request.messages);
-  let memo = emptyMemo();
-  for (let index = actions.length - 1; index >= 0; index--) {
+  const shownNotes = readNotesBlock(request.messages);
+  let memo = (shownNotes === undefined ? null : decodeMemo(shownNotes)) ?? emptyMemo();
+  for (let index = actions.length - 1; index >= 0 && shownNotes === undefined; index--) {
     const thinking = actions[index]?.thinking;
     const decoded = typeof thinking === 'string' ? decodeMemo(thinking) : null;
     if (decoded) {
@@ -105,6 +122,7 @@ function readView(request: LlmRequest): ExplorationView {
     searchHits,
     largeCatalog: catalogOmitsTables(system) || readCatalog(system).length >= LARGE_CATALOG_TABLES,
     noteChars: noteCharsFor(request.maxOutputTokens),
+    shownNotes,
   };
 }
 
@@ -142,19 +160,20 @@ function replyTokens(reply: string): number {
   return Math.ceil(notes / 2 + (reply.length - notes) / 3);
 }
 
-function withNotes(thinking: string, memo: AnalystMemo, maxChars: number): string {
-  return `${thinking} ${encodeMemo(memo, maxChars)}`;
+/** The `notes` of an action: the memo, when it says something the notes shown in the prompt do not. */
+function notesFor(view: ExplorationView, memo: AnalystMemo): { notes?: string } {
+  const encoded = encodeMemo(memo, view.noteChars);
+  return encoded === view.shownNotes ? {} : { notes: encoded };
 }
 
 function lookupAction(view: ExplorationView, tables: string[], why: string): string {
   const memo: AnalystMemo = { ...view.memo, done: [...view.memo.done, `lookup:${lookupRounds(view.memo) + 1}`] };
-  return JSON.stringify({ thinking: withNotes(why, memo, view.noteChars), lookup_schema: tables });
+  return JSON.stringify({ thinking: why, lookup_schema: tables, ...notesFor(view, memo) });
 }
 
-function doneAction(view: ExplorationView, ranQueries: number, tables: readonly TableModel[]): string {
-  const covered = view.areas
-    .map((area) => `${area.id}: ${view.memo.done.filter((key) => key.startsWith(`${area.id}#`)).length}`)
-    .join(', ');
+function doneAction(view: ExplorationView, ran: readonly PlannedQuery[], tables: readonly TableModel[]): string {
+  const ranQueries = ran.length;
+  const covered = view.areas.map((area) => `${area.id}: ${ran.filter((query) => query.area === area.id).length}`).join(', ');
   const summary =
     tables.length === 0
       ? 'No table could be looked up, so nothing was measured.'
@@ -191,8 +210,9 @@ export function explore(request: LlmRequest): string {
     const area = view.areas[0] as AreaInfo;
     const next: AnalystMemo = { ...memo, searched: true };
     return JSON.stringify({
-      thinking: withNotes('The catalog is large; searching for the tables behind the first area before profiling.', next, view.noteChars),
+      thinking: 'The catalog is large; searching for the tables behind the first area before profiling.',
       search_tables: `${area.name} ${area.keywords.join(' ')}`.trim(),
+      ...notesFor(view, next),
     });
   }
   const dialect = sqlDialect(readDialect(request.system ?? ''));
@@ -200,13 +220,11 @@ export function explore(request: LlmRequest): string {
     const next: AnalystMemo = { ...memo, done: [...memo.done, 'profile'] };
     const profileAction = (tables: readonly TableModel[]) =>
       JSON.stringify({
-        thinking: withNotes(
+        thinking:
           'Counting distinct values per text column to know which columns are dimensions worth grouping by, and which status values exist.',
-          next,
-          view.noteChars,
-        ),
         query_purpose: PROFILE_PURPOSE,
         query: profileQuery(dialect, tables),
+        ...notesFor(view, next),
       });
     // one query profiles every table looked up, unless the reply would not fit the output limit: then the first ones
     let profiled: readonly TableModel[] = memo.tables;
@@ -217,13 +235,18 @@ export function explore(request: LlmRequest): string {
     }
     return action;
   }
-  const done = new Set(memo.done);
-  const plan = planQueries(dialect, memo.tables, view.areas, readGoal(request.system ?? '')).filter(
-    (query) => !done.has(`${query.area}#${query.key}`),
-  );
-  const ranQueries = memo.done.filter((key) => key.includes('#')).length;
-  const next = plan[0];
-  if (!next || position.stepsUsed >= position.maxSteps) return doneAction(view, ranQueries, memo.tables);
-  const updated: AnalystMemo = { ...memo, done: [...memo.done, `${next.area}#${next.key}`] };
-  return JSON.stringify({ thinking: withNotes(next.thinking, updated, view.noteChars), query_purpose: next.purpose, query: next.sql });
+  // the plan is fixed once the tables are profiled: step planStart + k runs its query k
+  const seen = new Set<string>();
+  const plan = planQueries(dialect, memo.tables, view.areas, readGoal(request.system ?? '')).filter((query) => {
+    const key = `${query.area}#${query.key}`;
+    if (seen.has(key) || memo.done.includes(key)) return false;
+    seen.add(key);
+    return true;
+  });
+  const thisStep = position.stepsUsed + 1;
+  const taken = memo.planStart === undefined ? 0 : Math.max(0, thisStep - memo.planStart);
+  const next = plan[taken];
+  if (!next || position.stepsUsed >= position.maxSteps) return doneAction(view, plan.slice(0, taken), memo.tables);
+  const updated: AnalystMemo = memo.planStart === undefined ? { ...memo, planStart: thisStep } : memo;
+  return JSON.stringify({ thinking: next.thinking, query_purpose: next.purpose, query: next.sql, ...notesFor(view, updated) });
 }

@@ -1,9 +1,10 @@
 /**
  * The analyst's notes between exploration turns. The engine shortens old turns (schema lookups
  * included), so, like a model keeping a scratchpad, the analyst carries what it learned (tables,
- * columns, profiled cardinalities, plans already run) in the `thinking` of each action: deflated and
- * hex-encoded, so the notes stay small and no table or column word in them reads as a keyword match
- * to the engine's step picker.
+ * columns, profiled cardinalities, the setup steps taken, the step its query plan started at) in the
+ * `notes` of an action, which the engine shows in every later prompt; it writes them only when they
+ * change. Deflated and hex-encoded, so the notes stay small and no table or column word in them reads as
+ * a keyword match. Older runs carried them in each action's `thinking`; those are still read.
  */
 import { deflateRawSync, inflateRawSync } from 'node:zlib';
 import type { ColumnModel, ColumnRole, TableModel } from './types.js';
@@ -16,6 +17,8 @@ export interface AnalystMemo {
   profiled: boolean;
   /** Whether the one table search has been spent. */
   searched: boolean;
+  /** The step the query plan started at: plan query k runs at step `planStart + k`. */
+  planStart?: number | undefined;
 }
 
 const ROLE_CODES: Record<ColumnRole, string> = { key: 'k', reference: 'r', time: 't', flag: 'f', metric: 'm', ordinal: 'o', text: 'x' };
@@ -52,6 +55,7 @@ function encodePacked(memo: AnalystMemo): string {
     d: memo.done,
     p: memo.profiled ? 1 : 0,
     s: memo.searched ? 1 : 0,
+    ...(memo.planStart === undefined ? {} : { q: memo.planStart }),
   };
   return `[notes:${deflateRawSync(Buffer.from(JSON.stringify(packed), 'utf8'), { level: 9 }).toString('hex')}]`;
 }
@@ -95,6 +99,7 @@ export function decodeMemo(thinking: string): AnalystMemo | null {
       d: string[];
       p: number;
       s: number;
+      q?: number;
     };
     return {
       tables: packed.t.map(([qualified, rows, columns]) => ({
@@ -106,6 +111,7 @@ export function decodeMemo(thinking: string): AnalystMemo | null {
       done: packed.d,
       profiled: packed.p === 1,
       searched: packed.s === 1,
+      ...(typeof packed.q === 'number' ? { planStart: packed.q } : {}),
     };
   } catch {
     return null;

@@ -1,6 +1,21 @@
-/** Bedrock adapter: the Converse API through the official AWS SDK, errors normalised to `LlmError`. */
-import { BedrockRuntimeClient, ConverseCommand, type BedrockRuntimeClientConfig } from '@aws-sdk/client-bedrock-runtime';
-import type { LlmProvider, LlmRequest, LlmResponse, UnifiedStopReason } from '../port.js';
+/**
+ * Bedrock adapter: the Converse API through the official AWS SDK — tool use (`toolConfig`, `toolUse`
+ * blocks), structured output (`outputConfig.textFormat`), prompt caching (`cachePoint` blocks, at most
+ * four) — with errors normalised to `LlmError`.
+ */
+import {
+  BedrockRuntimeClient,
+  ConverseCommand,
+  type BedrockRuntimeClientConfig,
+  type ContentBlock,
+  type ConverseCommandInput,
+  type SystemContentBlock,
+  type ToolChoice,
+} from '@aws-sdk/client-bedrock-runtime';
+import type { LlmProvider, LlmRequest, LlmResponse, LlmToolChoice, UnifiedStopReason } from '../port.js';
+import { parsedReply } from './structured-reply.js';
+import { boundedBreakpoints } from './cache-breakpoints.js';
+import { claudeStrictSchema } from './claude-strict-schema.js';
 import { classifyBedrockError } from './bedrock-errors.js';
 
 export interface BedrockProviderOptions {
@@ -22,6 +37,7 @@ export interface BedrockProvider extends LlmProvider {
 
 const STOP_REASONS: Record<string, UnifiedStopReason> = {
   end_turn: 'end',
+  tool_use: 'tool_use',
   max_tokens: 'max_tokens',
   stop_sequence: 'stop_sequence',
   content_filtered: 'content_filter',
@@ -31,6 +47,69 @@ const STOP_REASONS: Record<string, UnifiedStopReason> = {
 
 export function mapBedrockStopReason(raw: string | null | undefined): UnifiedStopReason {
   return (raw && STOP_REASONS[raw]) || 'other';
+}
+
+const CACHE_POINT = { cachePoint: { type: 'default' as const } };
+
+function toolChoice(choice: LlmToolChoice | undefined): ToolChoice {
+  if (choice?.type === 'tool') return { tool: { name: choice.name } };
+  return choice?.type === 'any' ? { any: {} } : { auto: {} };
+}
+
+/**
+ * The Converse input: text, tools or structured output, and `cachePoint` blocks where the request asks for
+ * them (Bedrock takes at most four, like the Messages API it fronts for Claude).
+ */
+export function converseInput(modelId: string, request: LlmRequest): ConverseCommandInput {
+  const breakpoints = boundedBreakpoints(request.cache?.breakpoints ?? []);
+  const system: SystemContentBlock[] | undefined = request.system
+    ? [{ text: request.system }, ...(breakpoints.system ? [CACHE_POINT] : [])]
+    : undefined;
+  const tools = request.tools ?? [];
+  return {
+    modelId,
+    messages: request.messages.map((turn, index) => ({
+      role: turn.role,
+      content: [{ text: turn.content }, ...(breakpoints.messages.has(index) ? [CACHE_POINT] : [])] as ContentBlock[],
+    })),
+    ...(system ? { system } : {}),
+    inferenceConfig: {
+      maxTokens: request.maxOutputTokens,
+      ...(request.temperature === undefined ? {} : { temperature: request.temperature }),
+    },
+    ...(tools.length > 0
+      ? {
+          toolConfig: {
+            tools: tools.map((tool) => ({
+              toolSpec: {
+                name: tool.name,
+                description: tool.description,
+                // the SDK's document type is a JSON value; a JSON Schema is one
+                inputSchema: { json: (tool.strict ? claudeStrictSchema(tool.inputSchema) : tool.inputSchema) as never },
+                ...(tool.strict ? { strict: true } : {}),
+              },
+            })),
+            toolChoice: toolChoice(request.toolChoice),
+          },
+        }
+      : {}),
+    ...(request.responseFormat
+      ? {
+          outputConfig: {
+            textFormat: {
+              type: 'json_schema' as const,
+              structure: {
+                jsonSchema: {
+                  name: request.responseFormat.name,
+                  ...(request.responseFormat.description ? { description: request.responseFormat.description } : {}),
+                  schema: JSON.stringify(claudeStrictSchema(request.responseFormat.schema)),
+                },
+              },
+            },
+          },
+        }
+      : {}),
+  };
 }
 
 export function createBedrockProvider(options: BedrockProviderOptions): BedrockProvider {
@@ -51,23 +130,25 @@ export function createBedrockProvider(options: BedrockProviderOptions): BedrockP
     async complete(request: LlmRequest): Promise<LlmResponse> {
       const started = performance.now();
       try {
-        const output = await client.send(
-          new ConverseCommand({
-            modelId: options.modelId,
-            messages: request.messages.map((turn) => ({ role: turn.role, content: [{ text: turn.content }] })),
-            ...(request.system ? { system: [{ text: request.system }] } : {}),
-            inferenceConfig: {
-              maxTokens: request.maxOutputTokens,
-              ...(request.temperature === undefined ? {} : { temperature: request.temperature }),
-            },
-          }),
-          { abortSignal: request.signal },
-        );
+        const output = await client.send(new ConverseCommand(converseInput(options.modelId, request)), { abortSignal: request.signal });
         const blocks = output.output?.message?.content ?? [];
         const stopReason = output.stopReason ?? 'null';
+        const cacheRead = output.usage?.cacheReadInputTokens ?? 0;
+        const cacheWrite = output.usage?.cacheWriteInputTokens ?? 0;
+        const text = blocks.flatMap((block) => (block.text === undefined ? [] : [block.text])).join('');
         return {
-          text: blocks.flatMap((block) => (block.text === undefined ? [] : [block.text])).join(''),
-          usage: { inputTokens: output.usage?.inputTokens ?? 0, outputTokens: output.usage?.outputTokens ?? 0 },
+          text,
+          ...parsedReply(request, text),
+          toolCalls: blocks.flatMap((block) =>
+            block.toolUse ? [{ id: block.toolUse.toolUseId ?? '', name: block.toolUse.name ?? '', input: block.toolUse.input }] : [],
+          ),
+          // like the Messages API, `inputTokens` counts only what was neither read from nor written to the cache
+          usage: {
+            inputTokens: (output.usage?.inputTokens ?? 0) + cacheRead + cacheWrite,
+            outputTokens: output.usage?.outputTokens ?? 0,
+            cacheReadTokens: cacheRead,
+            cacheWriteTokens: cacheWrite,
+          },
           stopReason: { unified: mapBedrockStopReason(stopReason), raw: stopReason },
           model: options.modelId,
           latencyMs: Math.round(performance.now() - started),

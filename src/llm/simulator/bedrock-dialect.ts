@@ -1,14 +1,19 @@
 /**
- * Bedrock Converse as the simulator speaks it. Errors follow the restJson1 protocol the AWS SDK reads:
- * the exception name in the `x-amzn-errortype` header (the SDK keeps the part before `:`), the
- * message in the JSON body's `message`.
+ * Bedrock Converse as the simulator speaks it: `toolConfig`, `outputConfig.textFormat`, `cachePoint` blocks
+ * in tools, system and messages; replies with `toolUse` blocks and usage with `cacheReadInputTokens` and
+ * `cacheWriteInputTokens`. Errors follow the restJson1 protocol the AWS SDK reads: the exception name in
+ * the `x-amzn-errortype` header (the SDK keeps the part before `:`), the message in the JSON body's `message`.
  */
 import { z } from 'zod';
+import type { LlmToolChoice } from '../port.js';
 import {
+  SimulatedRequestError,
   contentText,
   jsonResponse,
+  noCacheMarks,
   parseBody,
   retryAfterHeader,
+  type CacheMarks,
   type SimulatedStop,
   type SimulatorDialect,
   type WireResponse,
@@ -20,18 +25,95 @@ const DEFAULT_MAX_OUTPUT_TOKENS = 4096;
 /** The namespace suffix Bedrock puts after the exception name in `x-amzn-errortype`. */
 const ERROR_TYPE_NAMESPACE = 'http://internal.amazon.com/coral/com.amazon.bedrock/';
 
+const cachePoint = z.object({ type: z.literal('default'), ttl: z.string().optional() }).loose();
+const contentBlock = z.object({ text: z.string().optional(), cachePoint: cachePoint.optional() }).loose();
+
 const converseRequest = z
   .object({
-    messages: z
-      .array(z.object({ role: z.enum(['user', 'assistant']), content: z.array(z.object({ text: z.string().optional() }).loose()) }))
-      .min(1),
-    system: z.array(z.object({ text: z.string().optional() }).loose()).optional(),
+    messages: z.array(z.object({ role: z.enum(['user', 'assistant']), content: z.array(contentBlock) })).min(1),
+    system: z.array(contentBlock).optional(),
     inferenceConfig: z.object({ maxTokens: z.number().int().positive().optional() }).loose().optional(),
+    toolConfig: z
+      .object({
+        tools: z.array(
+          z
+            .object({
+              toolSpec: z
+                .object({
+                  name: z.string().min(1),
+                  description: z.string().optional(),
+                  inputSchema: z.object({ json: z.record(z.string(), z.unknown()) }).loose(),
+                  strict: z.boolean().optional(),
+                })
+                .loose()
+                .optional(),
+              cachePoint: cachePoint.optional(),
+            })
+            .loose(),
+        ),
+        toolChoice: z
+          .object({
+            any: z.object({}).loose().optional(),
+            auto: z.object({}).loose().optional(),
+            tool: z.object({ name: z.string() }).loose().optional(),
+          })
+          .loose()
+          .optional(),
+      })
+      .loose()
+      .optional(),
+    outputConfig: z
+      .object({
+        textFormat: z
+          .object({
+            type: z.literal('json_schema'),
+            structure: z.object({ jsonSchema: z.object({ schema: z.string(), name: z.string().optional() }).loose() }).loose(),
+          })
+          .loose()
+          .optional(),
+      })
+      .loose()
+      .optional(),
   })
   .loose();
 
+type ConverseRequest = z.infer<typeof converseRequest>;
+
+/** A `cachePoint` block ends a cacheable prefix with the blocks before it. */
+function cacheMarksOf(request: ConverseRequest): CacheMarks {
+  const marks = noCacheMarks();
+  const points = (blocks: ReadonlyArray<{ cachePoint?: unknown }> | undefined): number =>
+    (blocks ?? []).filter((entry) => entry.cachePoint !== undefined).length;
+  const toolPoints = points(request.toolConfig?.tools);
+  marks.tools = toolPoints > 0;
+  marks.system = points(request.system) > 0;
+  request.messages.forEach((turn, index) => {
+    if (points(turn.content) > 0) marks.messages.add(index);
+  });
+  marks.count = toolPoints + points(request.system) + request.messages.reduce((sum, turn) => sum + points(turn.content), 0);
+  return marks;
+}
+
+function choiceOf(choice: NonNullable<ConverseRequest['toolConfig']>['toolChoice']): LlmToolChoice | undefined {
+  if (choice?.tool) return { type: 'tool', name: choice.tool.name };
+  if (choice?.any) return { type: 'any' };
+  return choice?.auto ? { type: 'auto' } : undefined;
+}
+
+/** The JSON Schema of `outputConfig`, sent as a string; a schema that does not parse is a bad request. */
+function parsedSchema(text: string): Record<string, unknown> {
+  try {
+    const value = JSON.parse(text) as unknown;
+    if (typeof value === 'object' && value !== null && !Array.isArray(value)) return value as Record<string, unknown>;
+  } catch {
+    // reported below
+  }
+  throw new SimulatedRequestError('outputConfig.textFormat.structure.jsonSchema.schema: not a JSON object');
+}
+
 const STOP_REASONS: Record<SimulatedStop, string> = {
   end: 'end_turn',
+  tool_use: 'tool_use',
   max_tokens: 'max_tokens',
   context_window: 'model_context_window_exceeded',
 };
@@ -61,12 +143,35 @@ export const bedrockDialect: SimulatorDialect = {
 
   parseCall(body, pathModel) {
     const request = parseBody(converseRequest, body);
+    const specs = (request.toolConfig?.tools ?? []).flatMap((entry) => (entry.toolSpec ? [entry.toolSpec] : []));
+    const choice = choiceOf(request.toolConfig?.toolChoice);
+    const format = request.outputConfig?.textFormat;
     return {
       api: 'bedrock',
       model: pathModel ?? '',
       system: contentText(request.system),
       messages: request.messages.map((turn) => ({ role: turn.role, content: contentText(turn.content) })),
       maxOutputTokens: request.inferenceConfig?.maxTokens ?? DEFAULT_MAX_OUTPUT_TOKENS,
+      ...(specs.length > 0
+        ? {
+            tools: specs.map((spec) => ({
+              name: spec.name,
+              description: spec.description ?? '',
+              inputSchema: spec.inputSchema.json,
+              ...(spec.strict ? { strict: true } : {}),
+            })),
+          }
+        : {}),
+      ...(choice ? { toolChoice: choice } : {}),
+      ...(format
+        ? {
+            responseFormat: {
+              name: format.structure.jsonSchema.name ?? 'output',
+              schema: parsedSchema(format.structure.jsonSchema.schema),
+            },
+          }
+        : {}),
+      cacheMarks: cacheMarksOf(request),
     };
   },
 
@@ -74,12 +179,23 @@ export const bedrockDialect: SimulatorDialect = {
     return jsonResponse(
       200,
       {
-        output: { message: { role: 'assistant', content: [{ text: result.text }] } },
+        output: {
+          message: {
+            role: 'assistant',
+            content: [
+              ...(result.text === '' && result.toolCalls.length > 0 ? [] : [{ text: result.text }]),
+              ...result.toolCalls.map((call) => ({ toolUse: { toolUseId: call.id, name: call.name, input: call.input } })),
+            ],
+          },
+        },
         stopReason: STOP_REASONS[result.stop],
+        // inputTokens counts what was neither read from the cache nor written to it; totalTokens counts all
         usage: {
-          inputTokens: result.promptTokens,
+          inputTokens: result.promptTokens - result.cacheReadTokens - result.cacheWriteTokens,
           outputTokens: result.outputTokens,
           totalTokens: result.promptTokens + result.outputTokens,
+          cacheReadInputTokens: result.cacheReadTokens,
+          cacheWriteInputTokens: result.cacheWriteTokens,
         },
         metrics: { latencyMs: result.latencyMs },
       },

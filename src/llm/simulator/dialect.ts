@@ -1,9 +1,21 @@
 /** What every simulated API (Anthropic, OpenAI, Bedrock) provides: request parsing and its real wire bodies. */
 import type { IncomingHttpHeaders } from 'node:http';
-import type { LlmMessage } from '../port.js';
+import type { LlmMessage, LlmResponseFormat, LlmTool, LlmToolChoice } from '../port.js';
 import type { TokenFamily } from '../tokens.js';
 
 export type SimulatorApi = 'anthropic' | 'openai' | 'bedrock';
+
+/** Where a request asked for cache breakpoints (`cache_control`, `cachePoint`), in API-neutral form. */
+export interface CacheMarks {
+  tools: boolean;
+  system: boolean;
+  /** Indexes into `messages`. */
+  messages: Set<number>;
+  /** Anthropic's top-level `cache_control`: a breakpoint on the last block. */
+  last: boolean;
+  /** How many markers the request carried, to refuse more than the API allows. */
+  count: number;
+}
 
 /** A completion request in API-neutral form; this is also what the simulator's brain receives. */
 export interface SimulatedCall {
@@ -12,15 +24,38 @@ export interface SimulatedCall {
   system: string;
   messages: LlmMessage[];
   maxOutputTokens: number;
+  /** Offered tools (their arguments come back as a native tool call); the brain still answers in text. */
+  tools?: LlmTool[];
+  toolChoice?: LlmToolChoice;
+  responseFormat?: LlmResponseFormat;
+  /** Cache breakpoints of the request, for APIs that take them. */
+  cacheMarks?: CacheMarks;
+}
+
+/** One call of a tool in a simulated reply. */
+export interface SimulatedToolCall {
+  id: string;
+  name: string;
+  input: Record<string, unknown>;
+}
+
+/** No breakpoints. */
+export function noCacheMarks(): CacheMarks {
+  return { tools: false, system: false, messages: new Set(), last: false, count: 0 };
 }
 
 /** Why the simulated generation stopped. */
-export type SimulatedStop = 'end' | 'max_tokens' | 'context_window';
+export type SimulatedStop = 'end' | 'tool_use' | 'max_tokens' | 'context_window';
 
 export interface SimulatedCompletion {
   call: SimulatedCall;
   text: string;
+  /** Tool calls of the reply (the brain's JSON answer in native form); none for a text reply. */
+  toolCalls: SimulatedToolCall[];
+  /** Every input token; of them `cacheReadTokens` were read from the prompt cache and `cacheWriteTokens` written to it. */
   promptTokens: number;
+  cacheReadTokens: number;
+  cacheWriteTokens: number;
   outputTokens: number;
   stop: SimulatedStop;
   /** Serial number of the request, for ids. */
@@ -69,6 +104,11 @@ export function jsonResponse(status: number, body: unknown, headers: Record<stri
 /** `retry-after` as the simulator sends it: seconds, fractional when configured so (the SDKs parse floats). */
 export function retryAfterHeader(seconds: number): Record<string, string> {
   return { 'retry-after': String(seconds) };
+}
+
+/** Tool arguments as JSON text, the way OpenAI sends them. */
+export function toolArguments(call: SimulatedToolCall): string {
+  return JSON.stringify(call.input);
 }
 
 /** Text of a message content in any of the three APIs: a string, or blocks/parts of which the text ones count. */

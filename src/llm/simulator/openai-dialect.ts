@@ -1,10 +1,16 @@
-/** OpenAI Chat Completions as the simulator speaks it: request schema, response and error bodies. */
+/**
+ * OpenAI Chat Completions as the simulator speaks it: request schema (function `tools`, `tool_choice`,
+ * `response_format` with a JSON schema, `prompt_cache_key`), response (`tool_calls`, usage with
+ * `prompt_tokens_details.cached_tokens`) and error bodies. Prompt caching is automatic: no markers.
+ */
 import { z } from 'zod';
+import type { LlmToolChoice } from '../port.js';
 import {
   contentText,
   jsonResponse,
   parseBody,
   retryAfterHeader,
+  toolArguments,
   type SimulatedStop,
   type SimulatorDialect,
   type WireResponse,
@@ -23,11 +29,64 @@ const chatRequest = z
       .min(1),
     max_completion_tokens: z.number().int().positive().nullish(),
     max_tokens: z.number().int().positive().nullish(),
+    tools: z
+      .array(
+        z
+          .object({
+            type: z.literal('function'),
+            function: z
+              .object({
+                name: z.string().min(1),
+                description: z.string().optional(),
+                parameters: z.record(z.string(), z.unknown()).optional(),
+                strict: z.boolean().nullish(),
+              })
+              .loose(),
+          })
+          .loose(),
+      )
+      .optional(),
+    tool_choice: z
+      .union([
+        z.enum(['none', 'auto', 'required']),
+        z.object({ type: z.literal('function'), function: z.object({ name: z.string().min(1) }).loose() }).loose(),
+      ])
+      .optional(),
+    response_format: z
+      .union([
+        z.object({ type: z.literal('text') }).loose(),
+        z.object({ type: z.literal('json_object') }).loose(),
+        z
+          .object({
+            type: z.literal('json_schema'),
+            json_schema: z
+              .object({
+                name: z.string().min(1),
+                description: z.string().optional(),
+                schema: z.record(z.string(), z.unknown()).optional(),
+                strict: z.boolean().nullish(),
+              })
+              .loose(),
+          })
+          .loose(),
+      ])
+      .optional(),
+    prompt_cache_key: z.string().nullish(),
   })
   .loose();
 
+type ChatRequest = z.infer<typeof chatRequest>;
+
+function choiceOf(choice: ChatRequest['tool_choice']): LlmToolChoice | undefined {
+  if (choice === undefined || choice === 'none') return undefined;
+  if (choice === 'auto') return { type: 'auto' };
+  if (choice === 'required') return { type: 'any' };
+  return { type: 'tool', name: choice.function.name };
+}
+
 const FINISH_REASONS: Record<SimulatedStop, string> = {
   end: 'stop',
+  tool_use: 'tool_calls',
   max_tokens: 'length',
   context_window: 'length',
 };
@@ -65,6 +124,25 @@ export const openAiDialect: SimulatorDialect = {
           : [],
       ),
       maxOutputTokens: request.max_completion_tokens ?? request.max_tokens ?? DEFAULT_MAX_OUTPUT_TOKENS,
+      ...(request.tools && request.tools.length > 0 && request.tool_choice !== 'none'
+        ? {
+            tools: request.tools.map((candidate) => ({
+              name: candidate.function.name,
+              description: candidate.function.description ?? '',
+              inputSchema: candidate.function.parameters ?? { type: 'object', properties: {} },
+              ...(candidate.function.strict ? { strict: true } : {}),
+            })),
+          }
+        : {}),
+      ...(choiceOf(request.tool_choice) ? { toolChoice: choiceOf(request.tool_choice) as LlmToolChoice } : {}),
+      ...(request.response_format?.type === 'json_schema'
+        ? {
+            responseFormat: {
+              name: request.response_format.json_schema.name,
+              schema: request.response_format.json_schema.schema ?? { type: 'object' },
+            },
+          }
+        : {}),
     };
   },
 
@@ -79,15 +157,31 @@ export const openAiDialect: SimulatorDialect = {
         choices: [
           {
             index: 0,
-            message: { role: 'assistant', content: result.text, refusal: null },
+            message: {
+              role: 'assistant',
+              content: result.toolCalls.length > 0 && result.text === '' ? null : result.text,
+              refusal: null,
+              ...(result.toolCalls.length > 0
+                ? {
+                    tool_calls: result.toolCalls.map((call) => ({
+                      id: call.id,
+                      type: 'function',
+                      function: { name: call.name, arguments: toolArguments(call) },
+                    })),
+                  }
+                : {}),
+            },
             finish_reason: FINISH_REASONS[result.stop],
             logprobs: null,
           },
         ],
+        // prompt_tokens includes the cached part
         usage: {
           prompt_tokens: result.promptTokens,
           completion_tokens: result.outputTokens,
           total_tokens: result.promptTokens + result.outputTokens,
+          prompt_tokens_details: { cached_tokens: result.cacheReadTokens, audio_tokens: 0 },
+          completion_tokens_details: { reasoning_tokens: 0, audio_tokens: 0, accepted_prediction_tokens: 0, rejected_prediction_tokens: 0 },
         },
       },
       { 'x-request-id': `req_sim_${result.serial}` },

@@ -1,20 +1,30 @@
 /**
  * The LLM simulator: one local port that answers the Anthropic Messages API, OpenAI Chat Completions
  * and Bedrock Converse well enough for the official SDKs to talk to it unchanged (only the base URL /
- * endpoint differs). It counts prompt tokens with the project's estimator, refuses prompts over its
- * context window with each API's real error, and injects rate limits, latency and malformed replies.
+ * endpoint differs). It counts prompt tokens with the project's estimator (tool definitions included),
+ * refuses prompts over its context window with each API's real error, answers offered tools with native
+ * tool calls and a response format with structured output (the brain still answers in text), accounts
+ * prompt caching by each provider's rules (prompt-cache.ts), and injects rate limits, latency and
+ * malformed replies.
  */
 import type http from 'node:http';
 import type http2 from 'node:http2';
 import { setTimeout as sleep } from 'node:timers/promises';
+import { lookupModel } from '../catalog.js';
+import { nativeAnswer } from '../native-answer.js';
+import { MESSAGE_OVERHEAD_TOKENS, toolDefinitionTokens } from '../prompt-builder.js';
 import { estimatePromptTokens } from '../providers/prompt-size.js';
+import { MAX_CACHE_BREAKPOINTS } from '../providers/cache-breakpoints.js';
+import { estimateTokens, type TokenFamily } from '../tokens.js';
 import { anthropicDialect } from './anthropic-dialect.js';
 import { bedrockDialect } from './bedrock-dialect.js';
 import { echoBrain, type SimulatorBrain } from './brains.js';
 import {
   SimulatedRequestError,
+  noCacheMarks,
   type SimulatedCall,
   type SimulatedFailure,
+  type SimulatedToolCall,
   type SimulatorApi,
   type SimulatorDialect,
   type WireResponse,
@@ -22,7 +32,8 @@ import {
 import { listenDualProtocol } from './dual-protocol-server.js';
 import { openAiDialect } from './openai-dialect.js';
 import { FaultSchedule } from './fault-schedule.js';
-import { fitReply } from './reply-fitting.js';
+import { SimulatedPromptCache, type CacheUse, type PromptBlock } from './prompt-cache.js';
+import { fitReply, type FittedReply } from './reply-fitting.js';
 
 export interface LlmSimulatorOptions {
   /** @defaultValue 0 (a free port) */
@@ -37,12 +48,18 @@ export interface LlmSimulatorOptions {
   retryAfterSeconds?: number | undefined;
   /** Delay before every completion answer. @defaultValue 0 */
   latencyMs?: number | undefined;
-  /** Replace every K-th reply with prose (the "model ignored the JSON format" case). @defaultValue never */
+  /**
+   * Replace every K-th reply with prose (the "model ignored the JSON format" case). A reply constrained by a
+   * strict tool or a response format is left as it is, as constrained decoding leaves no room to stray.
+   * @defaultValue never
+   */
   malformedEvery?: number | undefined;
   /** Upper bound on a request body, answered with the API's 413. @defaultValue 32 MiB (Anthropic's limit) */
   maxBodyBytes?: number | undefined;
   /** @defaultValue {@link echoBrain} */
   brain?: SimulatorBrain | undefined;
+  /** Serve prompt-cache hits by each provider's rules; off, every request is billed as uncached. @defaultValue true */
+  promptCaching?: boolean | undefined;
 }
 
 export interface LlmSimulatorStats {
@@ -62,6 +79,13 @@ export interface LlmSimulatorStats {
   abandoned: number;
   /** Largest prompt (estimated tokens) seen on a completion request, refused ones included. */
   maxPromptTokens: number;
+  /** Input tokens of answered completions, and of them those read from and written to the prompt cache. */
+  promptTokens: number;
+  cacheReadTokens: number;
+  cacheWriteTokens: number;
+  /** Replies that were native tool calls, and replies that were structured output. */
+  toolCallReplies: number;
+  structuredReplies: number;
 }
 
 export interface LlmSimulator {
@@ -141,8 +165,68 @@ function send(response: Response, wire: WireResponse): void {
 }
 
 /** Counted as the budgeted prompt builder counts, so the simulator's refusal checks exactly the builder's promise. */
-function countPromptTokens(call: Pick<SimulatedCall, 'system' | 'messages'>, dialect: SimulatorDialect, model: string): number {
+function countPromptTokens(
+  call: Pick<SimulatedCall, 'system' | 'messages' | 'tools' | 'responseFormat'>,
+  dialect: SimulatorDialect,
+  model: string,
+): number {
   return estimatePromptTokens(call, dialect.tokenFamily(model));
+}
+
+/** The request as the cache sees it: tools, system, then each message, with their tokens summing to the prompt's count. */
+export function promptBlocks(call: SimulatedCall, family: TokenFamily): PromptBlock[] {
+  const marks = call.cacheMarks ?? noCacheMarks();
+  const blocks: PromptBlock[] = [];
+  const toolTokens = toolDefinitionTokens(call, family);
+  if (toolTokens > 0) {
+    blocks.push({
+      kind: 'tools',
+      text: JSON.stringify([call.tools ?? [], call.responseFormat ?? null]),
+      tokens: toolTokens,
+      breakpoint: marks.tools,
+    });
+  }
+  if (call.system) {
+    blocks.push({
+      kind: 'system',
+      text: call.system,
+      tokens: estimateTokens(call.system, family) + MESSAGE_OVERHEAD_TOKENS,
+      breakpoint: marks.system,
+    });
+  }
+  call.messages.forEach((turn, index) => {
+    blocks.push({
+      kind: turn.role,
+      text: turn.content,
+      tokens: estimateTokens(turn.content, family) + MESSAGE_OVERHEAD_TOKENS,
+      breakpoint: marks.messages.has(index),
+    });
+  });
+  const last = blocks.at(-1);
+  if (marks.last && last) last.breakpoint = true;
+  return blocks;
+}
+
+/** A native reply: the brain's answer as tool calls or structured output where the request asked for them, fitted to the output cap. */
+function nativeReply(
+  reply: string,
+  call: SimulatedCall,
+  serial: number,
+  limits: Parameters<typeof fitReply>[1],
+): FittedReply & { toolCalls: SimulatedToolCall[] } {
+  if (!call.tools?.length && !call.responseFormat) return { ...fitReply(reply, limits), toolCalls: [] };
+  const native = nativeAnswer(reply, call);
+  if (native.toolCalls.length === 0) return { ...fitReply(native.text, limits), toolCalls: [] };
+  const written = native.toolCalls.map((toolCall) => JSON.stringify(toolCall.input)).join('');
+  const fitted = fitReply(written, limits);
+  // arguments cut by the output cap are no call at all: the reply is the cut text, as a stopped model leaves it
+  if (fitted.stop !== 'end') return { ...fitted, toolCalls: [] };
+  return {
+    text: '',
+    outputTokens: fitted.outputTokens,
+    stop: 'tool_use',
+    toolCalls: native.toolCalls.map((toolCall, index) => ({ id: `toolu_sim_${serial}_${index + 1}`, ...toolCall })),
+  };
 }
 
 export async function startLlmSimulator(options: LlmSimulatorOptions = {}): Promise<LlmSimulator> {
@@ -150,6 +234,8 @@ export async function startLlmSimulator(options: LlmSimulatorOptions = {}): Prom
   const latencyMs = options.latencyMs ?? 0;
   const maxBodyBytes = options.maxBodyBytes ?? DEFAULT_MAX_BODY_BYTES;
   const brain = options.brain ?? echoBrain;
+  const promptCaching = options.promptCaching ?? true;
+  const cache = new SimulatedPromptCache();
   const faults = new FaultSchedule({
     rateLimitEvery: options.rateLimitEvery,
     retryAfterSeconds: options.retryAfterSeconds ?? 1,
@@ -168,6 +254,11 @@ export async function startLlmSimulator(options: LlmSimulatorOptions = {}): Prom
     malformedReplies: 0,
     abandoned: 0,
     maxPromptTokens: 0,
+    promptTokens: 0,
+    cacheReadTokens: 0,
+    cacheWriteTokens: 0,
+    toolCallReplies: 0,
+    structuredReplies: 0,
   };
   let serial = 0;
 
@@ -184,7 +275,22 @@ export async function startLlmSimulator(options: LlmSimulatorOptions = {}): Prom
     return credential !== undefined && credential !== '' && credential !== 'bad-key';
   }
 
-  async function complete(dialect: SimulatorDialect, call: SimulatedCall, clientGone: AbortSignal): Promise<WireResponse | undefined> {
+  /** Prompt-cache use of an answered request: breakpoints for Anthropic and Bedrock, automatic prefixes for OpenAI. */
+  function cacheUse(dialect: SimulatorDialect, call: SimulatedCall, credential: string): CacheUse {
+    if (!promptCaching) return { readTokens: 0, writeTokens: 0 };
+    const family = dialect.tokenFamily(call.model);
+    const blocks = promptBlocks(call, family);
+    const scope = `${dialect.api}\u0000${credential}\u0000${call.model}`;
+    if (dialect.api === 'openai') return cache.automatic(scope, blocks, family);
+    return cache.breakpoints(scope, blocks, lookupModel(`${dialect.api}:${call.model}`).entry.minCacheableTokens);
+  }
+
+  async function complete(
+    dialect: SimulatorDialect,
+    call: SimulatedCall,
+    credential: string,
+    clientGone: AbortSignal,
+  ): Promise<WireResponse | undefined> {
     const started = performance.now();
     const promptTokens = countPromptTokens(call, dialect, call.model);
     stats.maxPromptTokens = Math.max(stats.maxPromptTokens, promptTokens);
@@ -200,25 +306,50 @@ export async function startLlmSimulator(options: LlmSimulatorOptions = {}): Prom
     if (promptTokens > contextWindow) {
       return refuse(dialect, { kind: 'context_overflow', promptTokens, contextWindow, model: call.model });
     }
+    const marks = call.cacheMarks?.count ?? 0;
+    if (marks > MAX_CACHE_BREAKPOINTS) {
+      return refuse(dialect, {
+        kind: 'invalid_request',
+        message: `A maximum of ${MAX_CACHE_BREAKPOINTS} blocks with cache_control may be provided. Found ${marks}.`,
+      });
+    }
     let reply: string;
     try {
-      reply = await brain(call);
+      // the brain answers the conversation; where the cache breaks is the simulator's business
+      const { cacheMarks: _marks, ...question } = call;
+      reply = await brain(question);
     } catch (error) {
       return refuse(dialect, { kind: 'internal', message: error instanceof Error ? error.message : String(error) });
     }
-    if (faults.malformed()) {
+    // constrained decoding: a strict tool or a response format cannot be answered outside its schema
+    const constrained = call.responseFormat !== undefined || ((call.tools?.length ?? 0) > 0 && call.tools?.every((tool) => tool.strict));
+    if (faults.malformed() && !constrained) {
       stats.malformedReplies += 1;
       reply = MALFORMED_REPLY;
     }
-    const fitted = fitReply(reply, {
+    serial += 1;
+    const fitted = nativeReply(reply, call, serial, {
       maxOutputTokens: call.maxOutputTokens,
       promptTokens,
       contextWindow,
       family: dialect.tokenFamily(call.model),
     });
-    serial += 1;
+    const cached = cacheUse(dialect, call, credential);
     stats.completions[dialect.api] += 1;
-    return dialect.completion({ call, ...fitted, promptTokens, serial, latencyMs: Math.round(performance.now() - started) });
+    stats.promptTokens += promptTokens;
+    stats.cacheReadTokens += cached.readTokens;
+    stats.cacheWriteTokens += cached.writeTokens;
+    if (fitted.toolCalls.length > 0) stats.toolCallReplies += 1;
+    else if (call.responseFormat) stats.structuredReplies += 1;
+    return dialect.completion({
+      call,
+      ...fitted,
+      promptTokens,
+      cacheReadTokens: cached.readTokens,
+      cacheWriteTokens: cached.writeTokens,
+      serial,
+      latencyMs: Math.round(performance.now() - started),
+    });
   }
 
   async function answer({ route, pathModel }: RouteMatch, request: Request, clientGone: AbortSignal): Promise<WireResponse | undefined> {
@@ -231,6 +362,7 @@ export async function startLlmSimulator(options: LlmSimulatorOptions = {}): Prom
       return refuse(dialect, { kind: 'invalid_request', message: 'the request body is not valid JSON' });
     }
     if (!isAuthorised(dialect, request)) return refuse(dialect, { kind: 'auth' });
+    const credential = dialect.credential(request.headers) ?? '';
     try {
       // counting tokens is an Anthropic-only endpoint
       if (route.operation === 'count_tokens') {
@@ -238,7 +370,7 @@ export async function startLlmSimulator(options: LlmSimulatorOptions = {}): Prom
         stats.tokenCounts += 1;
         return anthropicDialect.tokenCount(countPromptTokens(counted, dialect, counted.model));
       }
-      return await complete(dialect, dialect.parseCall(body, pathModel), clientGone);
+      return await complete(dialect, dialect.parseCall(body, pathModel), credential, clientGone);
     } catch (error) {
       if (error instanceof SimulatedRequestError) return refuse(dialect, { kind: 'invalid_request', message: error.message });
       throw error;

@@ -3,16 +3,18 @@ import type { LlmCallRecord, RunTelemetry } from '../../domain/index.js';
 import { html, type SafeHtml } from '../escape.js';
 import { describeRunCost, formatDuration, formatNumber, formatPercent } from '../format.js';
 import type { ReportContext } from '../report-context.js';
-import { largestPrompt, promptSize, totalUsage, usageRows } from '../usage-totals.js';
+import { cachedShare, largestPrompt, promptSize, totalUsage, usageRows } from '../usage-totals.js';
 
 function renderUsageTable(telemetry: RunTelemetry, llm: string): SafeHtml {
   const rows = usageRows(telemetry);
   if (rows.length === 0) return html`<p class="muted">No LLM usage was recorded for this run.</p>`;
   const total = totalUsage(telemetry);
-  return html`<div class="table-scroll"><table class="data"><thead><tr><th>phase</th><th>model</th><th class="num">calls</th><th class="num">input tokens</th><th class="num">output tokens</th><th class="num">cost</th></tr></thead><tbody>${rows.map(
+  const share = cachedShare(total);
+  return html`<div class="table-scroll"><table class="data"><thead><tr><th>phase</th><th>model</th><th class="num">calls</th><th class="num">input tokens</th><th class="num" title="input tokens read from the provider's prompt cache">cached</th><th class="num" title="input tokens written to the prompt cache">cache writes</th><th class="num">output tokens</th><th class="num">cost</th></tr></thead><tbody>${rows.map(
     (row) =>
-      html`<tr><td>${row.phase}</td><td><code>${row.model}</code></td><td class="num">${formatNumber(row.calls)}</td><td class="num">${formatNumber(row.input_tokens)}</td><td class="num">${formatNumber(row.output_tokens)}</td><td class="num">${describeRunCost(row.cost_usd, llm)}</td></tr>`,
-  )}</tbody><tfoot><tr><th colspan="2">Total</th><td class="num">${formatNumber(total.calls)}</td><td class="num">${formatNumber(total.input_tokens)}</td><td class="num">${formatNumber(total.output_tokens)}</td><td class="num">${describeRunCost(total.cost_usd, llm)}</td></tr></tfoot></table></div>`;
+      html`<tr><td>${row.phase}</td><td><code>${row.model}</code></td><td class="num">${formatNumber(row.calls)}</td><td class="num">${formatNumber(row.input_tokens)}</td><td class="num">${formatNumber(row.cache_read_tokens ?? 0)}</td><td class="num">${formatNumber(row.cache_write_tokens ?? 0)}</td><td class="num">${formatNumber(row.output_tokens)}</td><td class="num">${describeRunCost(row.cost_usd, llm)}</td></tr>`,
+  )}</tbody><tfoot><tr><th colspan="2">Total</th><td class="num">${formatNumber(total.calls)}</td><td class="num">${formatNumber(total.input_tokens)}</td><td class="num">${formatNumber(total.cache_read_tokens ?? 0)}</td><td class="num">${formatNumber(total.cache_write_tokens ?? 0)}</td><td class="num">${formatNumber(total.output_tokens)}</td><td class="num">${describeRunCost(total.cost_usd, llm)}</td></tr></tfoot></table></div>
+${share === undefined ? html`` : html`<p class="muted small">${formatPercent(share)} of the input tokens were read from the provider's prompt cache; cost counts them, and cache writes, at the model's cache prices.</p>`}`;
 }
 
 function renderLargestPrompt(calls: readonly LlmCallRecord[]): SafeHtml {

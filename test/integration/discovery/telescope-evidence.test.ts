@@ -55,9 +55,14 @@ describe('when analysis reads telescoped evidence (compaction.evidence: telescop
     const analysed = run?.areas.filter((area) => area.status !== 'skipped') ?? [];
     expect(analysed.length).toBeGreaterThan(0);
     expect(analysed.every((area) => area.status === 'failed' && /unusable/.test(area.error ?? ''))).toBe(true);
-    // per area: the first ask, one honoured expansion, then the refused request and its 2 reformat retries
+    // per area: the first ask, answered with an honoured expansion; then the ask after it, whose expand request is
+    // refused (the offline model takes tools, and the expand tool is no longer offered), and its one repair turn
     const perArea = (run?.telemetry.llm_calls ?? []).filter((call) => call.phase === 'analysis' && call.area === analysed[0]?.area_id);
-    expect(perArea).toHaveLength(1 + 1 + 2);
+    expect(perArea.map((call) => [call.protocol, call.attempt])).toEqual([
+      ['tools', 1],
+      ['tools', 1],
+      ['tools', 2],
+    ]);
     expect(analysisPrompts.some((prompt) => prompt.includes('Expanded nodes:'))).toBe(true);
     expect(result.run_type).toBeDefined();
   });

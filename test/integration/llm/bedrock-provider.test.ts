@@ -20,6 +20,7 @@ runProviderContract('bedrock', (url, credential) => bedrockAgainst(url, credenti
   model: MODEL_ID,
   tokenFamily: 'default',
   authStatus: 403,
+  promptCache: 'breakpoints',
 });
 
 describe('when the Bedrock adapter talks to the simulator with the SDK defaults', () => {

@@ -20,6 +20,12 @@ function catalogEntry(provider: string, family: ModelCatalogEntry['family']): Mo
     maxOutputTokens: 8_192,
     inputPricePerMTok: 0,
     outputPricePerMTok: 0,
+    cacheReadPricePerMTok: 0,
+    cacheWritePricePerMTok: 0,
+    promptCache: 'none',
+    minCacheableTokens: 0,
+    tools: false,
+    structuredOutput: false,
     tier: 'strong',
     family,
   };

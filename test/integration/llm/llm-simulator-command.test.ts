@@ -45,6 +45,26 @@ describe('when `assay llm-simulator` runs', () => {
     expect(code).toBe(0);
   });
 
+  it('serves no prompt-cache hits with --no-prompt-caching', async () => {
+    const { child, firstLine } = await startCommand(['--port', '0', '--no-prompt-caching', '--brain', 'echo']);
+    const url = /^listening on (\S+)\n$/.exec(firstLine)?.[1];
+    const body = JSON.stringify({ model: 'gpt-5.4', messages: [{ role: 'user', content: 'the same long prompt, '.repeat(400) }] });
+    const ask = async () =>
+      (await (
+        await fetch(`${url}/v1/chat/completions`, {
+          method: 'POST',
+          headers: { 'content-type': 'application/json', authorization: 'Bearer k' },
+          body,
+        })
+      ).json()) as {
+        usage: { prompt_tokens_details: { cached_tokens: number } };
+      };
+    await ask();
+    expect((await ask()).usage.prompt_tokens_details.cached_tokens).toBe(0);
+    child.kill('SIGTERM');
+    await once(child, 'exit');
+  });
+
   it('answers with the offline analyst by default: an exploration prompt gets one JSON action', async () => {
     const { child, firstLine } = await startCommand(['--port', '0']);
     const url = /^listening on (\S+)\n$/.exec(firstLine)![1];

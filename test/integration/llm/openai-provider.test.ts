@@ -8,13 +8,21 @@ runProviderContract('openai', (url, credential) => createOpenAiProvider({ model:
   model: 'gpt-5.4',
   tokenFamily: 'openai',
   authStatus: 401,
+  promptCache: 'automatic',
 });
 
 runProviderContract(
   'openai-compatible',
   (url, credential) =>
     createOpenAiProvider({ provider: 'openai-compatible', model: 'qwen2.5:7b', apiKey: credential, baseUrl: `${url}/v1` }),
-  { provider: 'openai-compatible', model: 'qwen2.5:7b', tokenFamily: 'openai', authStatus: 401 },
+  {
+    provider: 'openai-compatible',
+    model: 'qwen2.5:7b',
+    tokenFamily: 'openai',
+    authStatus: 401,
+    promptCache: 'automatic',
+    catalogProvider: 'openai',
+  },
 );
 
 describe('when the OpenAI adapter sends the output cap', () => {

@@ -4,7 +4,9 @@
  */
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { LlmAuthError, LlmContextOverflowError, LlmError, LlmRateLimitError } from '../../../src/errors/index.js';
-import type { LlmProvider, LlmRequest } from '../../../src/llm/port.js';
+import { lookupModel } from '../../../src/llm/catalog.js';
+import type { LlmProvider, LlmRequest, LlmTool } from '../../../src/llm/port.js';
+import { MESSAGE_OVERHEAD_TOKENS } from '../../../src/llm/prompt-builder.js';
 import { estimatePromptTokens } from '../../../src/llm/providers/prompt-size.js';
 import { withRetry } from '../../../src/llm/retry.js';
 import { startLlmSimulator, type LlmSimulator, type LlmSimulatorOptions } from '../../../src/llm/simulator/index.js';
@@ -21,6 +23,10 @@ export interface ProviderContractExpectations {
   tokenFamily: TokenFamily;
   /** Status the real API answers a rejected key with (Bedrock: 403). */
   authStatus: number;
+  /** How the API caches prompts: at the request's breakpoints (Anthropic, Bedrock) or on its own (OpenAI). */
+  promptCache: 'breakpoints' | 'automatic';
+  /** The catalog's name of the provider, to look up the model's minimum cacheable prompt. @defaultValue `provider` */
+  catalogProvider?: string;
 }
 
 /** Builds the adapter under test against `simulatorUrl` with `credential` as API key / access key id. */
@@ -177,6 +183,115 @@ export function runProviderContract(name: string, makeProvider: MakeProvider, ex
         const error = await expectLlmError(provider(started.url).complete(ask('slow question', 200, controller.signal)));
         expect(error.info).toMatchObject({ kind: 'aborted', isRetryable: false });
         expect(performance.now() - before).toBeLessThan(2_000);
+      });
+    });
+
+    describe('when tools are offered', () => {
+      const tools: LlmTool[] = [
+        {
+          name: 'query',
+          description: 'Run one SELECT.',
+          inputSchema: {
+            type: 'object',
+            properties: { thinking: { type: 'string' }, query_purpose: { type: 'string' }, query: { type: 'string' } },
+            required: ['thinking', 'query_purpose', 'query'],
+          },
+        },
+        {
+          name: 'done',
+          description: 'Finish.',
+          inputSchema: { type: 'object', properties: { summary: { type: 'string' } }, required: ['summary'] },
+        },
+      ];
+      const answer = '{"thinking": "sizes first", "query_purpose": "orders: rows per month", "query": "SELECT 1"}';
+
+      it('returns the answer as a typed call of the tool it names, stops with tool_use, and counts the tool definitions as input', async () => {
+        const { url } = await simulator({ brain: () => `Let me check. ${answer}` });
+        const request: LlmRequest = { ...ask('How big is orders?'), tools, toolChoice: { type: 'any' } };
+        const response = await provider(url).complete(request);
+        expect(response.toolCalls).toEqual([
+          {
+            id: expect.any(String),
+            name: 'query',
+            input: { thinking: 'sizes first', query_purpose: 'orders: rows per month', query: 'SELECT 1' },
+          },
+        ]);
+        expect(response.stopReason.unified).toBe('tool_use');
+        expect(response.usage.inputTokens).toBe(estimatePromptTokens(request, expected.tokenFamily));
+        expect(response.usage.inputTokens).toBeGreaterThan(estimatePromptTokens(ask('How big is orders?'), expected.tokenFamily));
+      });
+
+      it('still calls the forced tool when the answer holds no JSON, with arguments the caller must reject', async () => {
+        const { url } = await simulator({ brain: () => 'I would rather explain in prose.' });
+        const response = await provider(url).complete({ ...ask('Finish.'), tools, toolChoice: { type: 'tool', name: 'done' } });
+        expect(response.toolCalls).toEqual([{ id: expect.any(String), name: 'done', input: {} }]);
+      });
+    });
+
+    describe('when a response format is asked for', () => {
+      it('returns exactly the JSON object of the answer as the reply text, and parsed', async () => {
+        const { url } = await simulator({ brain: () => 'Here you go: {"insights": [{"name": "Mobile converts less"}]} — done.' });
+        const response = await provider(url).complete({
+          ...ask('Report.'),
+          responseFormat: {
+            name: 'report',
+            schema: { type: 'object', properties: { insights: { type: 'array' } }, required: ['insights'], additionalProperties: false },
+          },
+        });
+        expect(JSON.parse(response.text)).toEqual({ insights: [{ name: 'Mobile converts less' }] });
+        expect(response.parsed).toEqual({ insights: [{ name: 'Mobile converts less' }] });
+      });
+    });
+
+    describe('when prompts repeat a long prefix', () => {
+      const minimum = lookupModel(`${expected.catalogProvider ?? expected.provider}:${expected.model}`).entry.minCacheableTokens;
+      const longSystem = `You are a careful data analyst. ${'Revenue by region and month, orders by device and week. '.repeat(Math.ceil(minimum / 8))}`;
+      const cached = (question: string): LlmRequest => ({
+        system: longSystem,
+        messages: [{ role: 'user', content: question }],
+        maxOutputTokens: 50,
+        cache: { breakpoints: [{ after: 'system' }], key: 'contract' },
+      });
+
+      it('reads the repeated prefix from the cache on the second request and reports it within the input tokens', async () => {
+        const started = await simulator();
+        const adapter = provider(started.url);
+        const first = await adapter.complete(cached('What sold best in March?'));
+        const second = await adapter.complete(cached('And in April?'));
+        expect(first.usage.inputTokens).toBe(estimatePromptTokens(cached('What sold best in March?'), expected.tokenFamily));
+        expect(second.usage.inputTokens).toBe(estimatePromptTokens(cached('And in April?'), expected.tokenFamily));
+        expect(first.usage.cacheReadTokens).toBe(0);
+        const systemTokens = estimateTokens(longSystem, expected.tokenFamily) + MESSAGE_OVERHEAD_TOKENS;
+        if (expected.promptCache === 'breakpoints') {
+          expect(first.usage.cacheWriteTokens).toBe(systemTokens);
+          expect(second.usage.cacheReadTokens).toBe(systemTokens);
+          expect(second.usage.cacheWriteTokens).toBe(0);
+        } else {
+          // automatic caching reads the shared prefix in 128-token steps from 1,024 tokens up
+          expect(second.usage.cacheReadTokens).toBeGreaterThanOrEqual(1_024);
+          expect((second.usage.cacheReadTokens ?? 0) % 128).toBe(0);
+          expect(second.usage.cacheReadTokens).toBeLessThanOrEqual(systemTokens + MESSAGE_OVERHEAD_TOKENS);
+          expect(second.usage.cacheReadTokens).toBeGreaterThan(systemTokens - 128);
+        }
+        expect(started.stats.cacheReadTokens).toBe(second.usage.cacheReadTokens);
+      });
+
+      it('caches nothing below the minimum prefix length', async () => {
+        const started = await simulator();
+        const adapter = provider(started.url);
+        const short: LlmRequest = { ...ask('Short question.'), cache: { breakpoints: [{ after: 'system' }] } };
+        await adapter.complete(short);
+        const again = await adapter.complete(short);
+        expect(again.usage.cacheReadTokens ?? 0).toBe(0);
+        expect(again.usage.cacheWriteTokens ?? 0).toBe(0);
+      });
+
+      it('serves no cache hits from a simulator with caching off', async () => {
+        const started = await simulator({ promptCaching: false });
+        const adapter = provider(started.url);
+        await adapter.complete(cached('One.'));
+        const again = await adapter.complete(cached('Two.'));
+        expect(again.usage).toMatchObject({ cacheReadTokens: 0, cacheWriteTokens: 0 });
       });
     });
 

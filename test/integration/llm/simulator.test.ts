@@ -252,3 +252,29 @@ describe('when the simulator is closed with requests in flight', () => {
     expect(performance.now() - before).toBeLessThan(1_000);
   });
 });
+
+describe('when a request marks more cache breakpoints than the API takes', () => {
+  it('refuses it with the Messages API error naming the count, as Anthropic does', async () => {
+    const started = await startLlmSimulator();
+    try {
+      const marked = { type: 'text', text: 'part', cache_control: { type: 'ephemeral' } };
+      const { status, json } = await post(
+        `${started.url}/v1/messages`,
+        anthropicHeaders,
+        JSON.stringify({
+          model: 'claude-sonnet-4-6',
+          max_tokens: 10,
+          system: [marked, marked],
+          messages: [{ role: 'user', content: [marked, marked, marked] }],
+        }),
+      );
+      expect(status).toBe(400);
+      expect(json).toEqual({
+        type: 'error',
+        error: { type: 'invalid_request_error', message: 'A maximum of 4 blocks with cache_control may be provided. Found 5.' },
+      });
+    } finally {
+      await started.close();
+    }
+  });
+});

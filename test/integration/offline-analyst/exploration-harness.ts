@@ -67,8 +67,19 @@ export interface ExplorationTranscript {
 function baseStep(
   step: number,
   thinking: string,
-): Pick<ExplorationStep, 'run_id' | 'step' | 'timestamp' | 'thinking' | 'query_purpose' | 'fix_attempts' | 'fixed'> {
-  return { run_id: 'test', step, timestamp: '2025-01-01T00:00:00.000Z', thinking, query_purpose: '', fix_attempts: 0, fixed: false };
+  notes?: string,
+): Pick<ExplorationStep, 'run_id' | 'step' | 'timestamp' | 'thinking' | 'query_purpose' | 'fix_attempts' | 'fixed' | 'notes'> {
+  return {
+    run_id: 'test',
+    step,
+    timestamp: '2025-01-01T00:00:00.000Z',
+    thinking,
+    query_purpose: '',
+    fix_attempts: 0,
+    fixed: false,
+    // the engine keeps the working notes an action sends (explore-step.ts)
+    ...(notes ? { notes } : {}),
+  };
 }
 
 /** Runs exploration to its end; throws on a reply the engine's parser would reject. */
@@ -92,17 +103,22 @@ export async function explore(
     if (action.type === 'lookup_schema') {
       const result = lookupSchema(action.tables, { tables: setting.tables, budget });
       budget = result.budget;
-      steps.push({ ...baseStep(number, action.thinking), action: 'lookup_schema', tables: action.tables, result_text: result.text });
+      steps.push({
+        ...baseStep(number, action.thinking, action.notes),
+        action: 'lookup_schema',
+        tables: action.tables,
+        result_text: result.text,
+      });
     } else if (action.type === 'search_tables') {
       steps.push({
-        ...baseStep(number, action.thinking),
+        ...baseStep(number, action.thinking, action.notes),
         action: 'search_tables',
         search_query: action.query,
         result_text: 'search_tables unavailable in this test.',
       });
     } else if (action.type === 'query') {
       const step: ExplorationStep = {
-        ...baseStep(number, action.thinking),
+        ...baseStep(number, action.thinking, action.notes),
         query_purpose: action.purpose,
         action: 'query',
         query: action.query,
@@ -124,13 +140,13 @@ export async function explore(
       }
     } else if (number < minSteps) {
       steps.push({
-        ...baseStep(number, action.thinking),
+        ...baseStep(number, action.thinking, action.notes),
         action: 'complete_rejected',
         summary: action.summary,
         result_text: minStepsNudge(number, minSteps, maxSteps),
       });
     } else {
-      steps.push({ ...baseStep(number, action.thinking), action: 'done', summary: action.summary });
+      steps.push({ ...baseStep(number, action.thinking, action.notes), action: 'done', summary: action.summary });
       break;
     }
   }

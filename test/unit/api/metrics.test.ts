@@ -60,7 +60,16 @@ describe('GET /metrics', () => {
       telemetry: {
         ...run.telemetry,
         usage_by_phase: {
-          exploration: { 'anthropic:claude-sonnet-4-5': { input_tokens: 50_000, output_tokens: 3_000, cost_usd: 0.195, calls: 10 } },
+          exploration: {
+            'anthropic:claude-sonnet-4-5': {
+              input_tokens: 50_000,
+              output_tokens: 3_000,
+              cost_usd: 0.195,
+              calls: 10,
+              cache_read_tokens: 38_000,
+              cache_write_tokens: 9_000,
+            },
+          },
           analysis: { 'anthropic:claude-sonnet-4-5': { input_tokens: 20_000, output_tokens: 4_000, cost_usd: 0.12, calls: 5 } },
         },
       },
@@ -73,6 +82,9 @@ describe('GET /metrics', () => {
     ).toBe(50_000);
     expect(sampleValue(text, 'assay_llm_tokens_total', { direction: 'output', phase: 'analysis' })).toBe(4_000);
     expect(sampleValue(text, 'assay_llm_cost_usd_total', { phase: 'exploration' })).toBeCloseTo(0.195, 6);
+    expect(sampleValue(text, 'assay_llm_cache_tokens_total', { kind: 'read', phase: 'exploration' })).toBe(38_000);
+    expect(sampleValue(text, 'assay_llm_cache_tokens_total', { kind: 'write', phase: 'exploration' })).toBe(9_000);
+    expect(sampleValue(text, 'assay_llm_cache_tokens_total', { kind: 'read', phase: 'analysis' })).toBe(0);
     expect(sampleValue(text, 'assay_run_duration_seconds_sum', { status: 'completed' })).toBe(90);
   });
 

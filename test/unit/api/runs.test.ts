@@ -157,6 +157,8 @@ describe('runs API', () => {
       });
       expect(response.json.breakdown.exploration.calls).toBe(10);
       expect(response.json.breakdown.analysis.calls).toBe(response.json.areas.length);
+      // the offline model caches nothing and costs nothing; both costs are there
+      expect(response.json.llm).toMatchObject({ cost_usd: 0, cost_usd_cached: 0, cache_read_tokens: 0, cache_write_tokens: 0 });
       expect(api.launcher.launched).toHaveLength(0);
     });
 

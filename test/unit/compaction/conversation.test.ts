@@ -4,8 +4,10 @@ import {
   COMPACT_HISTORY_MAX_CHARS,
   COMPACT_KEEP_TAIL,
   COMPACT_TOOL_KEEP,
+  DROP_BLOCKS_OF_GROWTH,
   MEMORY_ASST_KEEP,
   compactConversation,
+  compactConversationParts,
   type ConversationMessage,
 } from '../../../src/compaction/conversation.js';
 import { seededRandom } from './fixtures.js';
@@ -100,5 +102,54 @@ describe('compactConversation', () => {
       const roles = compacted.filter((message) => message.role !== 'system').map((message) => message.role);
       for (let index = 1; index < roles.length; index += 1) expect(roles[index]).not.toBe(roles[index - 1]);
     });
+  });
+});
+
+describe('when messages leave the verbatim tail several at a time (tailGrowth)', () => {
+  const growth = 8;
+
+  it('keeps between COMPACT_KEEP_TAIL and COMPACT_KEEP_TAIL + growth - 1 messages verbatim', () => {
+    for (let steps = 3; steps <= 60; steps += 1) {
+      const messages = explorationConversation(steps);
+      const { messages: compacted, stableEnd } = compactConversationParts(messages, { tailGrowth: growth });
+      const tail = compacted.length - 1 - stableEnd;
+      expect(tail, `after ${steps} steps`).toBeGreaterThanOrEqual(Math.min(COMPACT_KEEP_TAIL, messages.length - 2));
+      expect(tail, `after ${steps} steps`).toBeLessThan(COMPACT_KEEP_TAIL + growth);
+      expect(compacted.slice(stableEnd + 1)).toEqual(messages.slice(messages.length - tail));
+    }
+  });
+
+  it('only appends between the moments messages leave the tail, so each prompt extends the one before', () => {
+    let extensions = 0;
+    for (let steps = 4; steps <= 60; steps += 1) {
+      const before = compactConversation(explorationConversation(steps - 1), { tailGrowth: growth });
+      const after = compactConversation(explorationConversation(steps), { tailGrowth: growth });
+      if (after.slice(0, before.length).every((message, index) => message.content === before[index]?.content)) extensions += 1;
+    }
+    // 57 steps: the tail moves every 4th step, and the history cap drops a block now and then
+    expect(extensions).toBeGreaterThanOrEqual(40);
+    const seed = [4, 5, 6, 7, 8].filter((steps) => {
+      const before = compactConversation(explorationConversation(steps - 1));
+      const after = compactConversation(explorationConversation(steps));
+      return after.slice(0, before.length).every((message, index) => message.content === before[index]?.content);
+    });
+    expect(seed).toEqual([]);
+  });
+
+  it('keeps the shortened history before the tail unchanged when the tail moves, until the cap drops a block', () => {
+    const before = compactConversationParts(explorationConversation(10), { tailGrowth: growth });
+    const after = compactConversationParts(explorationConversation(11), { tailGrowth: growth });
+    expect(after.stableEnd).toBeGreaterThan(before.stableEnd);
+    expect(after.messages.slice(0, before.stableEnd + 1)).toEqual(before.messages.slice(0, before.stableEnd + 1));
+  });
+
+  it('drops old messages in blocks of DROP_BLOCKS_OF_GROWTH × growth and still keeps the shortened history under the cap', () => {
+    for (const steps of [60, 120, 300]) {
+      const { messages: compacted, stableEnd } = compactConversationParts(explorationConversation(steps), { tailGrowth: growth });
+      const marker = /\[… (\d+) earlier messages omitted/.exec(compacted[2]?.content ?? '');
+      expect(marker, `after ${steps} steps`).not.toBeNull();
+      expect(Number(marker?.[1]) % (growth * DROP_BLOCKS_OF_GROWTH)).toBeLessThanOrEqual(1);
+      expect(totalChars(compacted.slice(2, stableEnd + 1)) - (marker?.[0].length ?? 0)).toBeLessThanOrEqual(COMPACT_HISTORY_MAX_CHARS + 2);
+    }
   });
 });

@@ -15,6 +15,12 @@ const entry: ModelCatalogEntry = {
   maxOutputTokens: 4_000,
   inputPricePerMTok: 3,
   outputPricePerMTok: 15,
+  cacheReadPricePerMTok: 0.3,
+  cacheWritePricePerMTok: 3.75,
+  promptCache: 'breakpoints',
+  minCacheableTokens: 1_024,
+  tools: true,
+  structuredOutput: true,
   tier: 'strong',
   family: 'anthropic',
 };

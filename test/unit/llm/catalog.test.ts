@@ -36,13 +36,22 @@ function unionMembers(file: string, typeName: string): Set<string> {
 
 const anthropicRoot = packageRoot('@anthropic-ai/sdk');
 const anthropicModels = unionMembers(join(anthropicRoot, 'resources/messages/messages.d.ts'), 'Model');
-/** The SDK warns on these (`DEPRECATED_MODELS` in messages.js: model → end-of-life date). */
-const anthropicDeprecated = (() => {
-  const source = readFileSync(join(anthropicRoot, 'resources/messages/messages.js'), 'utf8');
-  const block = /const DEPRECATED_MODELS = \{([^}]*)\}/.exec(source);
-  if (!block) throw new Error('DEPRECATED_MODELS not found in @anthropic-ai/sdk: the SDK layout changed');
-  return new Set([...block[1]!.matchAll(/'([^']+)':/g)].map((entry) => entry[1]!));
+/**
+ * The SDK's deprecations, model → end-of-life date: the list `messages.create` warns on (messages.js) and the
+ * SDK's shared data list (internal/data/deprecated-models.js), which also names models already retired.
+ */
+const anthropicEndOfLife = (() => {
+  const files = ['resources/messages/messages.js', 'internal/data/deprecated-models.js'];
+  const dates = new Map<string, string>();
+  for (const file of files) {
+    const source = readFileSync(join(anthropicRoot, file), 'utf8');
+    const block = /DEPRECATED_MODELS = \{([^}]*)\}/.exec(source);
+    if (!block) throw new Error(`DEPRECATED_MODELS not found in @anthropic-ai/sdk/${file}: the SDK layout changed`);
+    for (const entry of block[1]!.matchAll(/'([^']+)':\s*'([^']+)'/g)) dates.set(entry[1]!, entry[2]!);
+  }
+  return dates;
 })();
+const anthropicDeprecated = new Set(anthropicEndOfLife.keys());
 const openaiModels = unionMembers(join(packageRoot('openai'), 'resources/shared.d.ts'), 'ChatModel');
 /** The openai SDK carries no deprecation list; gpt-tokenizer's model specs do (`deprecated: true`). */
 const openaiDeprecated = await (async () => {
@@ -95,9 +104,28 @@ describe('when the catalog lists SDK models', () => {
     }
   });
 
-  it('marks exactly the Anthropic models the SDK deprecates', () => {
+  it('marks exactly the Anthropic models the SDK deprecates, with the end-of-life date the SDK gives', () => {
     for (const entry of MODEL_CATALOG.filter((candidate) => candidate.provider === 'anthropic')) {
       expect(entry.deprecated ?? false, entry.model).toBe(anthropicDeprecated.has(entry.model));
+      expect(entry.endOfLife, entry.model).toBe(anthropicEndOfLife.get(entry.model));
+    }
+  });
+
+  it('says OpenAI models have tools and structured output exactly where gpt-tokenizer lists function calling and structured outputs', async () => {
+    const specs = (await import('gpt-tokenizer/models')) as Record<string, { supported_features?: string[] } | undefined>;
+    for (const entry of MODEL_CATALOG.filter((candidate) => candidate.provider === 'openai')) {
+      const features = specs[entry.model]?.supported_features;
+      expect(features, `${entry.model} in gpt-tokenizer`).toBeDefined();
+      expect(entry.tools, entry.model).toBe(features!.includes('function_calling'));
+      expect(entry.structuredOutput, entry.model).toBe(features!.includes('structured_outputs'));
+    }
+  });
+
+  it('prices cache reads below the input price, and cache writes at it (OpenAI, Nova) or at 1.25× (Claude)', () => {
+    for (const entry of MODEL_CATALOG.filter((candidate) => candidate.provider !== 'offline')) {
+      expect(entry.cacheReadPricePerMTok, entry.model).toBeLessThan(entry.inputPricePerMTok);
+      const writeMultiplier = entry.family === 'anthropic' ? 1.25 : 1;
+      expect(entry.cacheWritePricePerMTok, entry.model).toBeCloseTo(entry.inputPricePerMTok * writeMultiplier, 10);
     }
   });
 

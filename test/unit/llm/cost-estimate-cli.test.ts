@@ -45,6 +45,23 @@ describe('when running assay estimate', () => {
     await main(['node', 'assay', 'estimate', '--llm', 'openai:gpt-5.4', '--max-steps', '5']);
     const text = output.stdout.join('');
     for (const phase of ['exploration', 'analysis', 'verification', 'recommendations', 'total']) expect(text).toContain(phase);
+    expect(text).toContain('cost without caching');
+    expect(text).toContain('cost with caching');
+    expect(text).toMatch(/prompt caching \(on by default\): \d+ % of the input read from the cache, \$[\d.]+ instead of \$[\d.]+/);
+  });
+
+  it('gives the cost with and without caching in the JSON, the cached one lower for a model that caches', async () => {
+    const output = captureOutput();
+    await main(['node', 'assay', 'estimate', '--llm', 'anthropic:claude-sonnet-5-5', '--max-steps', '30', '--json']);
+    const estimate = JSON.parse(output.stdout.join('')) as RunCostEstimate;
+    expect(estimate.llm.cache_read_tokens).toBeGreaterThan(0);
+    expect(estimate.llm.cost_usd_cached).toBeLessThan(estimate.llm.cost_usd);
+  });
+
+  it('warns about a deprecated model, naming its end of life', async () => {
+    const output = captureOutput();
+    await main(['node', 'assay', 'estimate', '--llm', 'openai:o3', '--max-steps', '5', '--json']);
+    expect(output.stderr.join('')).toMatch(/model "openai:o3" is deprecated by its vendor: choose a current model, e.g. openai:gpt-5.4/);
   });
 
   it('warns about an unknown model and rejects a bad step count with the validation exit code', async () => {

@@ -216,3 +216,56 @@ describe('for any sections, priorities, strategies and budgets', () => {
     );
   });
 });
+
+describe('when sections mark where a stable prefix ends', () => {
+  const budget = { contextWindow: 200_000, maxOutputTokens: 4_000, family: 'anthropic' as const };
+  const marked = (id: string, role: 'system' | 'user' | 'assistant', cacheBreakpoint = false): PromptSection => ({
+    id,
+    role,
+    text: `${id} text`,
+    priority: 50,
+    shrink: 'drop',
+    ...(cacheBreakpoint ? { cacheBreakpoint } : {}),
+  });
+
+  it('places breakpoints after the system prompt and after the messages that end with a marked section', () => {
+    const built = buildPrompt(
+      [marked('system', 'system', true), marked('kickoff', 'user', true), marked('a1', 'assistant'), marked('r1', 'user', true)],
+      budget,
+    );
+    expect(built.cacheBreakpoints).toEqual([{ after: 'system' }, { after: 'message', index: 0 }, { after: 'message', index: 2 }]);
+  });
+
+  it('leaves out a mark whose section is followed by another in the same message, since that text may change', () => {
+    const built = buildPrompt([marked('kickoff', 'user', true), marked('footer', 'user')], budget);
+    expect(built.messages).toHaveLength(1);
+    expect(built.cacheBreakpoints).toEqual([]);
+  });
+
+  it('shifts message breakpoints past the placeholder turn a dropped opening leaves', () => {
+    const built = buildPrompt([marked('a1', 'assistant', true), marked('r1', 'user', true)], budget);
+    expect(built.messages[0]?.content).toBe(OMITTED_TURNS_PLACEHOLDER);
+    expect(built.cacheBreakpoints).toEqual([
+      { after: 'message', index: 1 },
+      { after: 'message', index: 2 },
+    ]);
+  });
+
+  it('never changes the text of the prompt', () => {
+    const plain = buildPrompt([marked('system', 'system'), marked('kickoff', 'user')], budget);
+    const withMarks = buildPrompt([marked('system', 'system', true), marked('kickoff', 'user', true)], budget);
+    expect({ system: withMarks.system, messages: withMarks.messages, tokens: withMarks.estimatedTokens }).toEqual({
+      system: plain.system,
+      messages: plain.messages,
+      tokens: plain.estimatedTokens,
+    });
+  });
+
+  it('counts reserved tool-definition tokens in the estimate and fits the sections into what is left', () => {
+    const sections = [marked('system', 'system'), { ...marked('big', 'user'), text: 'word '.repeat(4_000), shrink: 'truncate' as const }];
+    const plain = buildPrompt(sections, { ...budget, budgetTokensCap: 3_000 });
+    const reserved = buildPrompt(sections, { ...budget, budgetTokensCap: 3_000, reservedTokens: 1_000 });
+    expect(reserved.estimatedTokens).toBeLessThanOrEqual(3_000);
+    expect(reserved.estimatedTokens - 1_000).toBeLessThan(plain.estimatedTokens);
+  });
+});

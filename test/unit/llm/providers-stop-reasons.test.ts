@@ -10,7 +10,7 @@ describe('when mapping Anthropic stop_reason', () => {
     ['stop_sequence', 'stop_sequence'],
     ['model_context_window_exceeded', 'context_window_exceeded'],
     ['refusal', 'content_filter'],
-    ['tool_use', 'other'],
+    ['tool_use', 'tool_use'],
     ['pause_turn', 'other'],
     [null, 'other'],
   ] as const)('maps %s to %s', (raw, unified) => {
@@ -23,7 +23,7 @@ describe('when mapping OpenAI finish_reason', () => {
     ['stop', 'end'],
     ['length', 'max_tokens'],
     ['content_filter', 'content_filter'],
-    ['tool_calls', 'other'],
+    ['tool_calls', 'tool_use'],
     [null, 'other'],
   ] as const)('maps %s to %s', (raw, unified) => {
     expect(mapOpenAiFinishReason(raw)).toBe(unified);

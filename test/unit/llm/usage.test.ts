@@ -40,8 +40,22 @@ describe('when accumulating the calls of a run', () => {
     usage.add(record({ prompt_tokens_reported: null, cost_usd: 0.001 }));
     usage.add(record({ phase: 'analysis', model: 'claude-haiku-5-5', prompt_tokens_reported: 5_000, output_tokens: 700, cost_usd: 0.01 }));
     const byPhase = usage.usageByPhase();
-    expect(byPhase.exploration!['claude-sonnet-5-5']).toEqual({ input_tokens: 1_900, output_tokens: 200, cost_usd: 0.0052, calls: 2 });
-    expect(byPhase.analysis!['claude-haiku-5-5']).toEqual({ input_tokens: 5_000, output_tokens: 700, cost_usd: 0.01, calls: 1 });
+    expect(byPhase.exploration!['claude-sonnet-5-5']).toEqual({
+      input_tokens: 1_900,
+      output_tokens: 200,
+      cost_usd: 0.0052,
+      calls: 2,
+      cache_read_tokens: 0,
+      cache_write_tokens: 0,
+    });
+    expect(byPhase.analysis!['claude-haiku-5-5']).toEqual({
+      input_tokens: 5_000,
+      output_tokens: 700,
+      cost_usd: 0.01,
+      calls: 1,
+      cache_read_tokens: 0,
+      cache_write_tokens: 0,
+    });
     const totals = usage.totals();
     expect(totals.calls).toBe(3);
     expect(totals.input_tokens).toBe(6_900);
@@ -63,7 +77,14 @@ describe('when accumulating the calls of a run', () => {
       analysis: { m: { input_tokens: 3, output_tokens: 4, cost_usd: 0.25, calls: 1 } },
     };
     const merged = mergeUsageByPhase(left, right);
-    expect(merged.exploration!.m).toEqual({ input_tokens: 11, output_tokens: 22, cost_usd: 1.5, calls: 3 });
+    expect(merged.exploration!.m).toEqual({
+      input_tokens: 11,
+      output_tokens: 22,
+      cost_usd: 1.5,
+      calls: 3,
+      cache_read_tokens: 0,
+      cache_write_tokens: 0,
+    });
     expect(merged.analysis!.m!.calls).toBe(1);
     expect(left.exploration.m.calls).toBe(1);
   });

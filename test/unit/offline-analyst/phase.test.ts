@@ -1,5 +1,5 @@
 import { describe, expect, it } from 'vitest';
-import { collectJsonCandidates } from '../../../src/discovery/parsing/json-extract.js';
+import { collectJsonCandidates } from '../../../src/common/json-extract.js';
 import { UNKNOWN_PROMPT_REPLY, createOfflineAnalyst, detectPhase } from '../../../src/llm/offline-analyst/index.js';
 import { analysisRequest, insight, kickoffRequest, queryStep, recommendationsRequest, sqlFixRequest } from './prompts.js';
 

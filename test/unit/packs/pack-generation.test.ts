@@ -291,7 +291,8 @@ describe('with a model', () => {
     context: ['One row per incident.'],
   });
 
-  function scripted(replies: string[], contextWindow = 200_000): { binding: LlmBinding; requests: LlmRequest[] } {
+  /** A model that answers with `replies` in order; a text-only model unless `native` (structured output and tools). */
+  function scripted(replies: string[], contextWindow = 200_000, native = false): { binding: LlmBinding; requests: LlmRequest[] } {
     const requests: LlmRequest[] = [];
     const provider = createOfflineProvider({
       brain: (request) => {
@@ -299,8 +300,34 @@ describe('with a model', () => {
         return replies[Math.min(requests.length - 1, replies.length - 1)] ?? '';
       },
     });
-    return { binding: { provider, entry: { ...lookupModel('offline:analyst').entry, contextWindow } }, requests };
+    const entry = { ...lookupModel('offline:analyst').entry, contextWindow, tools: native, structuredOutput: native };
+    return { binding: { provider, entry }, requests };
   }
+
+  it('asks through structured output when the model has it, and reads the proposal from the JSON it writes', async () => {
+    const { binding, requests } = scripted([`Here it is: ${validReply}`], 200_000, true);
+    const records: LlmCallRecord[] = [];
+    const generated = await generatePack({
+      tables: [incidents],
+      slug: 'incidents',
+      llm: binding,
+      onLlmCall: (record) => records.push(record),
+    });
+    expect(requests).toHaveLength(1);
+    expect(requests[0]?.responseFormat?.name).toBe('propose_pack');
+    expect(requests[0]?.responseFormat?.schema).toMatchObject({ type: 'object', additionalProperties: false });
+    expect(records.map((record) => record.protocol)).toEqual(['structured']);
+    expect(generated.generator).toBe('llm');
+    expect(generated.proposal.areas.map((area) => area.id)).toEqual(['durations', 'segments', 'trends']);
+  });
+
+  it('gives an unusable structured answer one repair turn that quotes the validation error, then falls back', async () => {
+    const { binding, requests } = scripted(['I would rather describe the warehouse in prose.'], 200_000, true);
+    const generated = await generatePack({ tables: [incidents], slug: 'incidents', llm: binding });
+    expect(requests).toHaveLength(2);
+    expect(requests[1]?.messages.at(-1)?.content).toMatch(/could not be used: name: Invalid input: expected string/);
+    expect(generated.generator).toBe('offline');
+  });
 
   it('uses a valid proposal, dropping keywords that are not table or column names and saying so', async () => {
     const { binding, requests } = scripted([validReply]);

@@ -115,6 +115,24 @@ describe('when the e-commerce fixture run is rendered', () => {
     expect(cost).toMatch(/Largest prompt[\s\S]*analysis · area conversion[\s\S]*21,480[\s\S]*20,655[\s\S]*200,000/);
   });
 
+  it('shows the tokens read from the prompt cache and their share of the input', () => {
+    const usage = fixture.result.telemetry.usage_by_phase;
+    const [phase, byModel] = Object.entries(usage)[0]!;
+    const [model, totals] = Object.entries(byModel)[0]!;
+    const cachedUsage = {
+      ...usage,
+      [phase]: { ...byModel, [model]: { ...totals, cache_read_tokens: totals.input_tokens, cache_write_tokens: 7 } },
+    };
+    const withCache = renderRunReport({
+      ...fixture,
+      result: { ...fixture.result, telemetry: { ...fixture.result.telemetry, usage_by_phase: cachedUsage } },
+    });
+    const cost = elementById(withCache, 'cost', 'section');
+    expect(cost).toContain('<th class="num" title="input tokens read from the provider\'s prompt cache">cached</th>');
+    expect(cost).toMatch(/\d+(\.\d)?% of the input tokens were read from the provider's prompt cache/);
+    expect(elementById(page, 'cost', 'section')).toMatch(/>0% of the input tokens were read/);
+  });
+
   it('logs every step, with original and executed SQL for a fixed query', () => {
     for (const step of fixture.steps) expect(page).toContain(`id="step-${step.step}"`);
     const fixed = page.slice(page.indexOf('id="step-5"'), page.indexOf('id="step-6"'));

@@ -22,6 +22,7 @@ import type { TableSchema, Warehouse } from '../../../warehouse/port.js';
 import type { LlmBinding } from '../../context.js';
 import { loadPack, loadPackFromFiles } from '../pack-loader.js';
 import type { DomainPack } from '../pack-schema.js';
+import type { ProtocolPreference } from '../../../llm/structured-output.js';
 import { proposeFromFacts, suggestProfile } from './deterministic-proposal.js';
 import { PackGenerationError } from './errors.js';
 import { proposalFailureNote, proposeWithModel } from './model-proposal.js';
@@ -74,6 +75,8 @@ export interface GeneratePackInput {
   signal?: AbortSignal;
   /** Told about every model call (usage accounting). */
   onLlmCall?: (record: LlmCallRecord) => void;
+  /** `config.llmProtocol`. @defaultValue `auto` */
+  protocol?: ProtocolPreference;
 }
 
 export interface GeneratedPack {
@@ -152,6 +155,7 @@ export async function generatePack(input: GeneratePackInput): Promise<GeneratedP
       validatePack: (candidate) => loadPackFromFiles(render(candidate), label),
       signal: input.signal,
       onLlmCall: input.onLlmCall,
+      protocol: input.protocol,
     });
     if (outcome.ok) {
       proposal = outcome.proposal;

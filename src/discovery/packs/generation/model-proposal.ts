@@ -1,8 +1,9 @@
 /**
  * The proposal from a configured model: one budgeted call (the Level-0 catalog under the run's catalog
- * budget, then column roles of the largest tables, both shrinking first), the reply validated as a
- * proposal and as a pack; one reformat retry that names every problem; otherwise the caller falls back
- * to the deterministic proposal. Model errors (auth, rate limits) propagate: they are not a bad proposal.
+ * budget, then column roles of the largest tables, both shrinking first), asked as structured output or a
+ * `propose_pack` tool call where the model has them, else as JSON in text; the answer validated as a
+ * proposal and as a pack; one repair (or reformat) turn that names every problem; otherwise the caller falls
+ * back to the deterministic proposal. Model errors (auth, rate limits) propagate: they are not a bad proposal.
  */
 import { z } from 'zod';
 import type { LlmCallRecord } from '../../../domain/index.js';
@@ -11,10 +12,11 @@ import { callLlm } from '../../../llm/budgeted-call.js';
 import { fenceData, promptIdentifier, promptTableName } from '../../../llm/data-fence.js';
 import type { PromptSection } from '../../../llm/prompt-builder.js';
 import { estimateTokens, type TokenFamily } from '../../../llm/tokens.js';
+import { answerRequest, askForAnswer, describeIssues, type AnswerSpec, type ProtocolPreference } from '../../../llm/structured-output.js';
 import { renderCatalog } from '../../../schema/index.js';
 import type { TableSchema } from '../../../warehouse/port.js';
 import type { LlmBinding } from '../../context.js';
-import { parsedObjects } from '../../parsing/json-extract.js';
+import { parsedObjects } from '../../../common/json-extract.js';
 import type { AnalysisArea } from '../pack-schema.js';
 import { catalogBudgetTokens } from '../../phases/run-setting.js';
 import {
@@ -39,8 +41,8 @@ const PROPOSAL_MAX_OUTPUT_TOKENS = 4_096;
 const COLUMNS_PER_TABLE = 40;
 /** Distinct sample values shown per segment column. */
 const SAMPLE_VALUES_PER_COLUMN = 3;
-/** A rejected reply echoed back to the model at most this long. */
-const ECHOED_REPLY_MAX_CHARS = 2_000;
+/** Reformat turns after an unusable text reply (a tool call or structured output gets one repair turn too). */
+const PROPOSAL_REFORMAT_RETRIES = 1;
 
 const replySchema = z.object({
   name: z.string().trim().min(1),
@@ -120,6 +122,8 @@ export interface ModelProposalInput {
   validatePack(proposal: PackProposal): void;
   signal?: AbortSignal | undefined;
   onLlmCall?: ((record: LlmCallRecord) => void) | undefined;
+  /** @defaultValue `auto`: structured output or a tool call where the model has them */
+  protocol?: ProtocolPreference | undefined;
 }
 
 export type ModelProposalOutcome = { ok: true; proposal: PackProposal; notes: string[] } | { ok: false; reason: string };
@@ -131,11 +135,13 @@ function parseReply(text: string, input: ModelProposalInput): ParsedReply {
   const candidates = parsedObjects(text);
   const candidate = candidates.find((object) => 'areas' in object) ?? candidates[0];
   if (!candidate) return { ok: false, reason: 'the reply holds no JSON object' };
+  return acceptProposal(candidate, input);
+}
+
+/** A proposal object (tool arguments, structured output, or the JSON of a text reply) checked as a proposal and as a pack. */
+function acceptProposal(candidate: unknown, input: ModelProposalInput): ParsedReply {
   const parsed = replySchema.safeParse(candidate);
-  if (!parsed.success) {
-    const issues = parsed.error.issues.slice(0, 5).map((issue) => `${issue.path.join('.') || '(root)'}: ${issue.message}`);
-    return { ok: false, reason: issues.join('; ') };
-  }
+  if (!parsed.success) return { ok: false, reason: describeIssues(parsed.error) };
   const notes: string[] = [];
   const used = new Map<string, number>();
   const areas: ProposedArea[] = parsed.data.areas.map((area, index) => {
@@ -202,48 +208,53 @@ export async function proposeWithModel(input: ModelProposalInput): Promise<Model
       shrink: 'none',
     },
   ];
-  const ask = async (promptSections: readonly PromptSection[]): Promise<string> => {
-    const { response } = await callLlm({
-      provider: input.binding.provider,
-      catalogEntry: entry,
-      sections: promptSections,
-      maxOutputTokens: PROPOSAL_MAX_OUTPUT_TOKENS,
-      temperature: 0,
-      phase: 'other',
-      signal: input.signal,
-      ...(input.onLlmCall ? { onRecord: input.onLlmCall } : {}),
-    });
-    return response.text;
+  type Accepted = Extract<ParsedReply, { ok: true }>;
+  const unwrap = (reply: ParsedReply) => (reply.ok ? { ok: true as const, value: reply } : reply);
+  const spec: AnswerSpec<Accepted> = {
+    tools: [
+      {
+        name: 'propose_pack',
+        description: 'Propose the analysis pack: its name, description, areas and what is known about the warehouse.',
+        schema: replySchema,
+        accept: (value) => unwrap(acceptProposal(value, input)),
+      },
+    ],
+    fromText: (text) => unwrap(parseReply(text, input)),
+    textNudge: (reason) =>
+      `That reply cannot be used: ${reason}. Reply again with only the corrected JSON object of the shape above; every keyword must be a table or column name from the lists.`,
+    textRetries: PROPOSAL_REFORMAT_RETRIES,
   };
-
-  const first = await ask(sections);
-  const firstParsed = parseReply(first, input);
-  if (firstParsed.ok) return firstParsed;
-  const retry = await ask([
-    ...sections,
-    {
-      id: 'rejected',
-      role: 'assistant',
-      text: first.slice(0, ECHOED_REPLY_MAX_CHARS) || '(empty reply)',
-      priority: 85,
-      shrink: 'truncate',
-      minTokens: 32,
+  const request = answerRequest(spec, entry, input.protocol ?? 'auto');
+  let firstReason = '';
+  const outcome = await askForAnswer({
+    spec,
+    request,
+    sections,
+    onRejected: (attempt, reason) => {
+      if (attempt === 1) firstReason = reason;
     },
-    {
-      id: 'reformat',
-      role: 'user',
-      text: `That reply cannot be used: ${firstParsed.reason}. Reply again with only the corrected JSON object of the shape above; every keyword must be a table or column name from the lists.`,
-      priority: 95,
-      shrink: 'none',
-    },
-  ]);
-  const retried = parseReply(retry, input);
-  if (retried.ok)
-    return {
-      ...retried,
-      notes: [`the model's first reply was unusable (${firstParsed.reason}); its reformatted reply was used`, ...retried.notes],
-    };
-  return { ok: false, reason: retried.reason };
+    call: async (promptSections, attempt) =>
+      (
+        await callLlm({
+          provider: input.binding.provider,
+          catalogEntry: entry,
+          sections: promptSections,
+          maxOutputTokens: PROPOSAL_MAX_OUTPUT_TOKENS,
+          temperature: 0,
+          phase: 'other',
+          signal: input.signal,
+          answer: request,
+          attempt,
+          ...(input.onLlmCall ? { onRecord: input.onLlmCall } : {}),
+        })
+      ).response,
+  });
+  if (!outcome.ok) return { ok: false, reason: outcome.reason };
+  if (outcome.attempts === 1) return outcome.value;
+  return {
+    ...outcome.value,
+    notes: [`the model's first reply was unusable (${firstReason}); its reformatted reply was used`, ...outcome.value.notes],
+  };
 }
 
 /** For callers that want the reason of an unexpected failure as text. */
