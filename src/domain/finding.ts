@@ -34,6 +34,8 @@ export const minedFindingSchema = z.object({
   columns: z.array(z.string()).default([]),
   /** The area it is evidence for. */
   area_id: z.string().optional(),
+  /** How close it is to that area's words, against the closest finding of the area (0–1): the area's own order. */
+  area_fit: z.number().min(0).max(1).optional(),
   /** Plural noun of one row of its table ("incidents"). */
   noun: z.string().default('rows'),
   /** The fact in one sentence, rendered from the claim. */

@@ -103,7 +103,7 @@ function words(text: string): string[] {
 /** A value as a whole token of the text: "1" names region 1, not the 1 of $5.12 or of 1,000. */
 function tokenPattern(value: string): RegExp {
   const escaped = value.replace(/[.*+?^${}()|[\]\\]/g, '\\$&');
-  return new RegExp(`(?<![\\p{L}\\p{N}.,])${escaped}(?![\\p{L}\\p{N}]|[.,]\\d)`, 'gu');
+  return new RegExp(`(?<![\\p{L}\\p{N}.,])${escaped}(?![\\p{L}\\p{N}]|[.,]\\d)`, 'giu');
 }
 
 /** Disagreements between the text and the claim (empty: they agree). */
@@ -134,9 +134,15 @@ export function textDisagreements(claim: Claim, text: { name: string; descriptio
     problems.push(`the text does not talk about the claim's measure (${claim.metric.label || claim.metric.column || claim.metric.kind})`);
   const { measured, labels } = claimNumbers(claim);
   // times of day (20:00, 23:59) and dates (2024-02-26, the start of a window's last week) are positions the claim names, not measurements
-  // and so are the digits of a value the claim names (app version 3.4.0), in a group or in the measure's condition
+  // and so are the digits of a value the claim names (app version 3.4.0), in a group or in the measure's condition,
+  // and of the names the claim gives its measure and groups ("week-5 retention (active on days 28-34)")
   const conditions = [claim.metric.condition, ...claim.metric.filters];
   const named = [
+    claim.metric.label,
+    claim.segment?.label,
+    claim.series?.label,
+    claim.x?.label,
+    claim.comparison?.kind === 'group' ? claim.comparison.group.label : undefined,
     ...[claim.segment, claim.comparison?.kind === 'group' ? claim.comparison.group : undefined].flatMap((group) => [
       group?.value,
       ...(group?.values ?? []),

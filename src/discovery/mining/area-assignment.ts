@@ -44,7 +44,11 @@ function cosine(left: readonly number[], right: readonly number[]): number {
   return a > 0 && b > 0 ? dot / Math.sqrt(a * b) : 0;
 }
 
-/** The findings with `area_id` set; ties go to the area listed first (the pack's priority order). */
+/**
+ * The findings with `area_id` and `area_fit` set; ties go to the area listed first (the pack's priority
+ * order). The fit is the finding's similarity to its area's words, scaled so the area's closest finding
+ * is 1: what the area's reader came for ranks first among findings of like score.
+ */
 export async function assignAreas(
   embedder: Embedder,
   findings: readonly MinedFinding[],
@@ -56,17 +60,26 @@ export async function assignAreas(
   const findingTexts = findings.map((finding) => contentWords(`${finding.kind} ${finding.statement} ${finding.columns.join(' ')}`));
   const vectors = await embedder.embed([...areaTexts, ...findingTexts], signal ? { signal } : undefined);
   const kinds = areas.map((area) => areaKinds(area));
-  return findings.map((finding, index) => {
+  const placed = findings.map((finding, index) => {
     const vector = vectors[areas.length + index] as number[];
     let best = 0;
     let bestScore = Number.NEGATIVE_INFINITY;
+    let similarity = 0;
     areas.forEach((_, at) => {
-      const score = cosine(vector, vectors[at] as number[]) + (kinds[at]?.has(finding.kind) ? KIND_MATCH : 0);
+      const closeness = cosine(vector, vectors[at] as number[]);
+      const score = closeness + (kinds[at]?.has(finding.kind) ? KIND_MATCH : 0);
       if (score > bestScore) {
         best = at;
         bestScore = score;
+        similarity = Math.max(0, closeness);
       }
     });
-    return { ...finding, area_id: (areas[best] as { id: string }).id };
+    return { finding, area: (areas[best] as { id: string }).id, similarity };
+  });
+  const closest = new Map<string, number>();
+  for (const { area, similarity } of placed) closest.set(area, Math.max(closest.get(area) ?? 0, similarity));
+  return placed.map(({ finding, area, similarity }) => {
+    const top = closest.get(area) ?? 0;
+    return { ...finding, area_id: area, area_fit: top > 0 ? Math.min(1, similarity / top) : 0 };
   });
 }

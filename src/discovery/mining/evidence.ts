@@ -8,11 +8,16 @@ import { promptIdentifier, promptText } from '../../llm/data-fence.js';
 import { formatNumber } from '../claims/claim-text.js';
 
 /** The area's findings, best first; findings of no area go to every area as a fallback only when the area has none. */
+/** How much a finding's fit to its area adds to its score in the area's own order: a perfect fit counts (1 + AREA_FIT_WEIGHT)×. */
+export const AREA_FIT_WEIGHT = 0.5;
+
+/** An area's findings, best first: the run's score, raised by how close each is to what the area is about. */
 export function findingsForArea(mining: MiningState | undefined, areaId: string, limit: number): MinedFinding[] {
   if (mining?.status !== 'completed') return [];
+  const weighed = (finding: MinedFinding) => finding.score * (1 + AREA_FIT_WEIGHT * (finding.area_fit ?? 0));
   return mining.findings
     .filter((finding) => finding.area_id === areaId)
-    .sort((left, right) => right.score - left.score)
+    .sort((left, right) => weighed(right) - weighed(left) || right.score - left.score)
     .slice(0, limit);
 }
 

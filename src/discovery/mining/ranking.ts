@@ -120,15 +120,43 @@ function restates(kept: Claim, candidate: Claim): boolean {
   return overlap || complement;
 }
 
-/** A rate of (nearly) all against (nearly) none: one column restating another, not a finding. */
+/** Rows behind a segment from which an all-or-none rate is a rule of the data rather than chance. */
+const RULE_MIN_ROWS = 50;
+
+/**
+ * A rate of (nearly) all against (nearly) none: one column restating another, not a finding. Between
+ * two flags (a yes/no column, or whether a column is filled in: shipped or not), all or none on either
+ * side is one implying the other — every checkout session added to cart, no refund on an undelivered
+ * order. Between other columns, every one of many rows of a segment on one side (mobile orders never
+ * from a desktop session; every delivered order shipped) is the same kind of rule: a tendency leaves
+ * exceptions.
+ */
 function isDefinitional(claim: Claim): boolean {
   if (claim.kind !== 'difference' || claim.metric.kind !== 'rate') return false;
-  const extreme = [claim.value, claim.comparison_value].some((rate) => rate >= 0.999 || rate <= 0.001);
-  const bothExtreme = [claim.value, claim.comparison_value].every((rate) => rate >= 0.995 || rate <= 0.005);
-  // between two flags, all or none on either side is one implying the other (every checkout session
-  // added to cart; no refund on an undelivered order) — a rule of the data's making, not a finding
-  const flags = typeof claim.segment?.value === 'boolean' || typeof claim.metric.condition?.value === 'boolean';
-  return bothExtreme || (flags && extreme);
+  const allOrNone = (rate: number, margin: number) => rate >= 1 - margin || rate <= margin;
+  if (allOrNone(claim.value, 0.005) && allOrNone(claim.comparison_value, 0.005)) return true;
+  const condition = claim.metric.condition;
+  const flagLike = (value: unknown) => typeof value === 'boolean';
+  const flags = flagLike(claim.segment?.value) || flagLike(condition?.value) || condition?.op === 'is_null' || condition?.op === 'not_null';
+  if (flags && [claim.value, claim.comparison_value].some((rate) => allOrNone(rate, 0.001))) return true;
+  return (claim.n?.segment ?? 0) >= RULE_MIN_ROWS && allOrNone(claim.value, 0.001);
+}
+
+/**
+ * Two differences that measure the same thing on the same rows under two names (`region` and
+ * `shipping_region`, a channel and its cost model): the same measure, as many rows behind the segment,
+ * the same value on it.
+ */
+function sameRows(kept: Claim, candidate: Claim): boolean {
+  if (kept.kind !== 'difference' || candidate.kind !== 'difference' || !kept.segment || !candidate.segment) return false;
+  if (kept.metric.table !== candidate.metric.table) return false;
+  const measure = (claim: Claim) =>
+    JSON.stringify([claim.metric.kind, claim.metric.column, claim.metric.start_column, claim.metric.end_column, claim.metric.condition]);
+  if (measure(kept) !== measure(candidate)) return false;
+  const rows = kept.n?.segment;
+  if (rows === undefined || rows !== candidate.n?.segment) return false;
+  const scale = Math.max(Math.abs(kept.value), Math.abs(candidate.value), 1e-12);
+  return Math.abs(kept.value - candidate.value) / scale < 1e-9;
 }
 
 /** Where a per-period total moves with the count of rows (more films, more gross), the total adds nothing: the count says it. */
@@ -159,7 +187,12 @@ export function rankFindings(candidates: readonly ScoredInput[], tables: Readonl
     (left, right) => right.score - left.score || left.candidate.subject.localeCompare(right.candidate.subject),
   );
   const kept: typeof sorted = [];
-  for (const item of sorted) if (!kept.some((other) => restates(other.candidate.claim, item.candidate.claim))) kept.push(item);
+  for (const item of sorted) {
+    const said = kept.some(
+      (other) => restates(other.candidate.claim, item.candidate.claim) || sameRows(other.candidate.claim, item.candidate.claim),
+    );
+    if (!said) kept.push(item);
+  }
   // variety: each further finding on the same measure and kind counts a little less, so one measure does not fill the list
   const seen = new Map<string, number>();
   const ranked = kept

@@ -38,6 +38,18 @@ interface SeriesMetric {
   aggregate: (syntax: SqlSyntax) => string;
   /** Totals and counts: partial periods distort them. */
   additive: boolean;
+  /** SQL counting the rows an average is over (a rate on payers counts payers): what a period's support is. */
+  counted?: (syntax: SqlSyntax) => string;
+}
+
+/** The select list of a series statement: each metric as `v{i}`, and the rows behind each average as `c{i}`. */
+function seriesSelect(syntax: SqlSyntax, metrics: readonly SeriesMetric[]): string {
+  return metrics
+    .flatMap((metric, index) => [
+      `${metric.aggregate(syntax)} AS v${index}`,
+      ...(metric.counted ? [`${metric.counted(syntax)} AS c${index}`] : []),
+    ])
+    .join(', ');
 }
 
 function metricsOf(table: MiningTable, measures: readonly MeasureSpec[], withEntities: boolean): SeriesMetric[] {
@@ -71,6 +83,7 @@ function metricsOf(table: MiningTable, measures: readonly MeasureSpec[], withEnt
       columns: measureColumns(measure),
       label: measure.label,
       aggregate: (syntax) => syntax.toDouble(`avg(${valueExpression(syntax, table, measure)})`),
+      counted: (syntax) => `count(${valueExpression(syntax, table, measure)})`,
       additive: false,
     });
     const column = measure.kind === 'mean' ? columnOf(table, measure.column) : undefined;
@@ -104,6 +117,8 @@ interface PeriodRow {
   x: number;
   rows: number;
   values: number[];
+  /** Per metric, the rows its average is over (the period's rows where a metric has no count of its own). */
+  counts: number[];
 }
 
 function readPeriods(rows: readonly Row[], axis: TimeAxis, metrics: readonly SeriesMetric[]): PeriodRow[] {
@@ -115,7 +130,14 @@ function readPeriods(rows: readonly Row[], axis: TimeAxis, metrics: readonly Ser
     const x = grain ? periodPosition(String(row.p), grain) : num(row.p);
     if (typeof start === 'number' && !Number.isFinite(start)) continue;
     if (!Number.isFinite(x)) continue;
-    periods.push({ start, x, rows: num(row.n), values: metrics.map((_, index) => num(row[`v${index}`])) });
+    const rowCount = num(row.n);
+    periods.push({
+      start,
+      x,
+      rows: rowCount,
+      values: metrics.map((_, index) => num(row[`v${index}`])),
+      counts: metrics.map((metric, index) => (metric.counted ? num(row[`c${index}`]) : rowCount)),
+    });
   }
   return periods.sort((left, right) => left.x - right.x);
 }
@@ -172,10 +194,18 @@ function analyseSeries(
   coverage: number,
 ): void {
   const { table, minSupport } = context;
-  const kept = metric.additive ? trimPartial(periods) : periods.filter((period) => period.rows >= Math.max(3, Math.ceil(minSupport / 3)));
-  const points: SeriesPoint[] = kept
-    .map((period) => ({ x: period.x, label: String(period.start), value: period.values[index] as number, rows: period.rows }))
-    .filter((point) => Number.isFinite(point.value));
+  // an average is over the rows it counts (payers, for a rate on payers): a period with too few is noise
+  const kept = (
+    metric.additive
+      ? trimPartial(periods)
+      : periods.filter((period) => (period.counts[index] ?? 0) >= Math.max(3, Math.ceil(minSupport / 3)))
+  ).filter((period) => Number.isFinite(period.values[index]));
+  const points: SeriesPoint[] = kept.map((period) => ({
+    x: period.x,
+    label: String(period.start),
+    value: period.values[index] as number,
+    rows: period.counts[index] ?? period.rows,
+  }));
   if (points.length < MIN_SERIES_PERIODS) return;
   const first = kept[0] as PeriodRow;
   const last = kept.at(-1) as PeriodRow;
@@ -331,7 +361,7 @@ export async function mineTimeSeries(
   const from = table.from;
 
   const metrics = metricsOf(table, measures, true);
-  const select = metrics.map((metric, index) => `${metric.aggregate(syntax)} AS v${index}`).join(', ');
+  const select = seriesSelect(syntax, metrics);
   const rows = await runner.run(
     `series ${table.qualified} by ${axis.column}`,
     `SELECT ${period} AS p, count(*) AS n, ${select} FROM ${from} WHERE ${axisId} IS NOT NULL GROUP BY ${period} ORDER BY p`,
@@ -343,7 +373,7 @@ export async function mineTimeSeries(
 
   // per segment: rows and every measure, for the largest values of each plain grouping
   const segmentMetrics = metricsOf(table, measures, false);
-  const segmentSelect = segmentMetrics.map((metric, index) => `${metric.aggregate(syntax)} AS v${index}`).join(', ');
+  const segmentSelect = seriesSelect(syntax, segmentMetrics);
   for (const grouping of groupings) {
     if (grouping.extracted || grouping.column === axis.column) continue;
     const values = (grouping.source.top ?? []).slice(0, SEGMENT_SERIES).filter((item) => item.count >= context.minSupport);

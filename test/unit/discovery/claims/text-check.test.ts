@@ -189,6 +189,27 @@ describe('a model’s own words', () => {
     ).toEqual([]);
   });
 
+  it('do not count the digits of the names the claim gives its measure, but still check the numbers around them', () => {
+    const retention = claimSchema.parse({
+      ...southeast,
+      metric: {
+        kind: 'rate',
+        table: 'main.users',
+        condition: { column: 'week5_retention', op: '=', value: true },
+        label: 'week-5 retention (active on days 28-34)',
+      },
+      segment: { column: 'signup_channel', value: 'tiktok_ads', label: 'signup channel' },
+      value: 0.166,
+      comparison_value: 0.579,
+      direction: 'lower',
+    });
+    const name = 'Users whose signup channel is tiktok_ads have a lower Week-5 retention (active on days 28-34) rate: 16.6% vs 57.9%';
+    expect(textDisagreements(retention, { name, description: '' })).toEqual([]);
+    expect(textDisagreements(retention, { name: name.replace('16.6%', '26.6%'), description: '' })).toContain(
+      'the title states 26.6%, which the claim does not hold',
+    );
+  });
+
   it('read abbreviated numbers to the precision they are written with', () => {
     const revenue = claimSchema.parse({
       ...southeast,
