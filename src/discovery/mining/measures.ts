@@ -124,7 +124,13 @@ function positiveLabel(column: { label: string; positive?: unknown }): string {
   const value = String(column.positive);
   // a presence value reads as a share: "share with an order"
   if (/^(a|an) /.test(column.label) && /^(true|1)$/i.test(value)) return `share with ${column.label}`;
-  if (/^(yes|y|true|t|1)$/i.test(value)) return `${column.label} rate`;
+  if (/^(yes|y|true|t|1)$/i.test(value)) {
+    // "cart abandonment rate" is a rate already; "is refunded" reads as "share refunded"
+    if (/\brate$/.test(column.label)) return column.label;
+    const state = /^is (.+)$/.exec(column.label);
+    if (state) return `share ${state[1]}`;
+    return `${column.label} rate`;
+  }
   return `share with ${column.label} ${value}`;
 }
 

@@ -52,6 +52,11 @@ function seriesSelect(syntax: SqlSyntax, metrics: readonly SeriesMetric[]): stri
     .join(', ');
 }
 
+/** A total's name: "total revenue", and a total already named so kept as it is. */
+function totalOf(label: string): string {
+  return /^total\b/i.test(label) ? label : `total ${label}`;
+}
+
 function metricsOf(table: MiningTable, measures: readonly MeasureSpec[], withEntities: boolean): SeriesMetric[] {
   const base = { table: table.qualified, filters: [] };
   const metrics: SeriesMetric[] = [
@@ -90,9 +95,9 @@ function metricsOf(table: MiningTable, measures: readonly MeasureSpec[], withEnt
     if (measure.kind === 'mean' && column?.additive)
       metrics.push({
         key: `sum:${measure.column}`,
-        metric: { ...base, kind: 'sum', column: measure.column, label: `total ${measure.label}` },
+        metric: { ...base, kind: 'sum', column: measure.column, label: totalOf(measure.label) },
         columns: [measure.column],
-        label: `total ${measure.label}`,
+        label: totalOf(measure.label),
         aggregate: (syntax) => syntax.toDouble(`sum(${table.expr(measure.column)})`),
         additive: true,
       });
