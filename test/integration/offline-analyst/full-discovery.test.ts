@@ -19,5 +19,5 @@ describe('when a full discovery runs on the e-commerce demo with the offline ana
       expect(recommendation.related_insight_ids.length).toBeGreaterThan(0);
       for (const id of recommendation.related_insight_ids) expect(ids.has(id)).toBe(true);
     }
-  }, 60_000);
+  }, 180_000);
 });
