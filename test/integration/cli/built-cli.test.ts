@@ -42,5 +42,6 @@ describe.skipIf(!fresh)('when bin/assay.js runs the built CLI', () => {
     const run = assay(['run', '--warehouse', `duckdb:${warehouse}`, '--pack', 'ecommerce', '--llm', 'offline:analyst', '--max-steps', '4']);
     expect(run.code, run.output).toBe(0);
     expect(run.output).toMatch(/run run-\S+: completed/);
-  });
+    // three commands of up to 120 s each (the run mines the warehouse before analysis)
+  }, 360_000);
 });
