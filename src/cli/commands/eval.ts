@@ -65,7 +65,15 @@ async function scoreDemo(kind: EvalKind, maxSteps: number, workDir: string, opti
   if (belowThreshold) process.exitCode = 1;
   if (options.json) {
     const { patterns: _patterns, ...summary } = score;
-    printJson({ ...summary, ...(options.minRecall === undefined ? {} : { min_recall: options.minRecall, passed: !belowThreshold }) });
+    printJson({
+      ...summary,
+      ...(options.minRecall === undefined ? {} : { min_recall: options.minRecall, passed: !belowThreshold }),
+      run_id: outcome.run.id,
+      report_path: outcome.reportPath,
+      insights_total: summary.insights,
+      // the output contract: every insight in ranked order, with its claim and validation (docs/api.md, "Insights")
+      insights: outcome.result.insights,
+    });
     return;
   }
   process.stdout.write(
