@@ -39,6 +39,13 @@ export function expectInsightContract(insights: unknown, where: string): number 
       expect(typeof insight.claim?.kind, `${label} claim.kind`).toBe('string');
       expect(insight.validation.recount, `${label} validation.recount`).toBeTypeOf('object');
       expect(insight.validation.reasoning.length, `${label} validation.reasoning is said`).toBeGreaterThan(0);
+      expect(insight.validation.recount?.n, `${label} validation.recount.n`).toBeGreaterThan(0);
+      // a segment compared with the other rows or another group has rows on both sides
+      const comparison = insight.claim?.comparison?.kind;
+      if (insight.claim?.kind === 'difference' && (comparison === 'rest' || comparison === 'group'))
+        expect(insight.validation.recount?.comparison_n, `${label} validation.recount.comparison_n`).toBeGreaterThan(0);
+      if (insight.claim?.kind === 'trend' || insight.claim?.kind === 'correlation')
+        expect(insight.validation.recount?.comparison_n, `${label} validation.recount.comparison_n`).toBeNull();
     }
   }
   expect(recounted, `${where}: some insight carries its recount`).toBeGreaterThan(0);
