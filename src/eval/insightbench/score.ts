@@ -113,7 +113,7 @@ export interface GroundTruthMatch {
   index: number;
   ground_truth: string;
   rouge1_recall: number;
-  /** The best-matching candidate's id (null for a template sentence, or when there is no candidate). */
+  /** The best-matching candidate's id (null for a template sentence, or when no candidate shares a word with the ground truth). */
   best_insight_id: string | null;
   best_insight_text: string | null;
 }
@@ -141,7 +141,8 @@ export function scoreCandidates(
   const perGroundTruth = groundTruth.map((truth): GroundTruthMatch => {
     const best = bestRouge1Match(truth.insight, texts, options);
     recalls.push(best.recall);
-    const candidate = best.index === null ? undefined : candidates[best.index];
+    // a candidate that shares no word with the ground truth is no match, even when every other shares none either
+    const candidate = best.index === null || best.recall === 0 ? undefined : candidates[best.index];
     return {
       index: truth.index,
       ground_truth: truth.insight,

@@ -199,6 +199,18 @@ describe('scoreRouge (the honest rule)', () => {
     expect(scoreRouge(groundTruth.slice(0, 1), [segmentOnly]).rouge1_recall_mean).toBe(0);
   });
 
+  it('names no best insight for a ground truth no found insight shares a word with', () => {
+    const score = scoreRouge(groundTruth, [insight('segments-1', 'Hardware incidents take longer to resolve', '', 'confirmed')]);
+    expect(score.per_ground_truth[0]).toMatchObject({ best_insight_id: 'segments-1', rouge1_recall: 1 });
+    // "incidents peak august" shares "incidents"
+    expect(score.per_ground_truth[1]).toMatchObject({ best_insight_id: 'segments-1' });
+    const unrelated = scoreRouge(
+      [{ index: 0, insight: 'Budgets doubled in March' }],
+      [insight('segments-1', 'Hardware incidents', '', 'confirmed')],
+    );
+    expect(unrelated.per_ground_truth[0]).toMatchObject({ best_insight_id: null, best_insight_text: null, rouge1_recall: 0 });
+  });
+
   it('scores 0 with no best insight when no insight was found', () => {
     const score = scoreRouge(groundTruth, [
       insight('segments-1', 'Hardware incidents take longer to resolve', '', 'rejected'),
