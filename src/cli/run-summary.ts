@@ -82,3 +82,26 @@ export function printRunSummary(outcome: DiscoveryOutcome): void {
   if (errors.length > 0) write(`errors:\n${errors.map((error) => `  - ${error}`).join('\n')}\n`);
   if (whyNotResumable(run) === undefined) write(`resume it: assay runs resume ${run.id}\n`);
 }
+
+/**
+ * What `assay run --json` prints: the run's outcome in brief and its result document — the same
+ * document as result.json and `GET /api/v1/runs/:id/result`, insights in ranked order, each with its
+ * claim and validation (docs/api.md, "Insights").
+ */
+export function runJson(outcome: DiscoveryOutcome): {
+  run_id: string;
+  status: Run['status'];
+  run_type: DiscoveryResult['run_type'];
+  output_dir: string;
+  report_path: string;
+  result: DiscoveryResult;
+} {
+  return {
+    run_id: outcome.run.id,
+    status: outcome.run.status,
+    run_type: outcome.result.run_type,
+    output_dir: outcome.outputDir,
+    report_path: outcome.reportPath,
+    result: outcome.result,
+  };
+}

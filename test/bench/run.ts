@@ -7,6 +7,7 @@ import type { Bench } from './bench.js';
 import { compactionBench } from './compaction.js';
 import { fleetBench } from './fleet.js';
 import { insightbenchBench } from './insightbench.js';
+import { keyFactsBench } from './key-facts.js';
 import { llmCostBench } from './llm-cost.js';
 import { promptBoundBench } from './prompt-bound.js';
 import { schemaBench } from './schema.js';
@@ -19,6 +20,7 @@ const benches: Bench[] = [
   compactionBench,
   fleetBench,
   insightbenchBench,
+  keyFactsBench,
   llmCostBench,
   promptBoundBench,
   schemaBench,

@@ -65,7 +65,15 @@ async function scoreDemo(kind: EvalKind, maxSteps: number, workDir: string, opti
   if (belowThreshold) process.exitCode = 1;
   if (options.json) {
     const { patterns: _patterns, ...summary } = score;
-    printJson({ ...summary, ...(options.minRecall === undefined ? {} : { min_recall: options.minRecall, passed: !belowThreshold }) });
+    printJson({
+      ...summary,
+      ...(options.minRecall === undefined ? {} : { min_recall: options.minRecall, passed: !belowThreshold }),
+      run_id: outcome.run.id,
+      report_path: outcome.reportPath,
+      insights_total: summary.insights,
+      // the output contract: every insight in ranked order, with its claim and validation (docs/api.md, "Insights")
+      insights: outcome.result.insights,
+    });
     return;
   }
   process.stdout.write(
@@ -120,53 +128,65 @@ function printInsightBenchReport(report: InsightBenchReport): void {
   const judged = report.scores.judge !== undefined;
   process.stdout.write(
     `${renderTable(
-      ['#', 'ground truth', 'rouge-1 recall', 'best insight', ...(judged ? ['judge', 'judged match'] : [])],
-      report.scores.per_ground_truth.map((match) => {
+      ['#', 'ground truth', 'rouge-1 recall', 'best insight', 'template baseline', ...(judged ? ['judge', 'judged match'] : [])],
+      report.scores.per_ground_truth.map((match, position) => {
         const verdict = verdicts.get(match.index);
         return [
           match.index + 1,
           match.ground_truth,
           match.rouge1_recall,
           match.best_insight_id ?? '',
+          report.scores.template_baseline.per_ground_truth[position]?.rouge1_recall ?? '',
           ...(judged ? [verdict?.score ?? '', verdict?.insight_id ?? ''] : []),
         ];
       }),
     )}\n`,
   );
-  const { counts } = report;
+  const { counts, scores } = report;
   process.stdout.write(
     `${renderTable(
-      [
-        'flag',
-        'pack',
-        'run type',
-        'insights',
-        'confirmed',
-        'adjusted',
-        'rejected',
-        'skipped',
-        'error',
-        'rouge-1 recall (mean)',
-        ...(judged ? ['judge (mean)'] : []),
-        'seconds',
-      ],
+      ['flag', 'pack', 'run type', 'insights', 'found', 'confirmed', 'adjusted', 'rejected', 'unverified', 'error', 'seconds'],
       [
         [
           report.flag,
           `${report.pack.slug} (${report.pack.strategy})`,
           report.run_type,
           counts.total,
+          counts.found,
           counts.confirmed,
           counts.adjusted,
           counts.rejected,
-          counts.skipped,
+          counts.unverified + counts.skipped + counts.unvalidated,
           counts.error,
-          report.scores.rouge1_recall_mean,
-          ...(judged ? [report.scores.judge?.mean] : []),
           report.duration_s,
         ],
       ],
     )}\n`,
+  );
+  process.stdout.write(
+    `${renderTable(
+      [
+        'rouge-1 recall (mean)',
+        'template baseline',
+        'lift (×)',
+        'lift (difference)',
+        'raw rouge-1 (old rule)',
+        ...(judged ? ['judge (mean)'] : []),
+      ],
+      [
+        [
+          scores.rouge1_recall_mean,
+          scores.template_baseline.rouge1_recall_mean,
+          scores.lift.ratio ?? 'n/a',
+          scores.lift.difference,
+          scores.raw.rouge1_recall_mean,
+          ...(judged ? [scores.judge?.mean] : []),
+        ],
+      ],
+    )}\n`,
+  );
+  process.stdout.write(
+    `scored: ${scores.rule.found}; ${scores.rule.text}; stop words: ${scores.rule.stop_words}. Template baseline: ${scores.template_baseline.sentences.length} sentences from column names and top values.\n`,
   );
   process.stdout.write(`report: ${report.report_path}\n`);
 }

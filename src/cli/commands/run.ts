@@ -16,6 +16,7 @@ export interface RunCommandOptions {
   project?: string;
   out: string;
   quiet?: boolean;
+  json?: boolean;
 }
 
 export function register(program: Command): void {
@@ -37,6 +38,10 @@ export function register(program: Command): void {
     )
     .option('--out <dir>', 'output directory (files go to <dir>/<runId>/)', 'assay-output')
     .option('--quiet', 'no progress output')
+    .option(
+      '--json',
+      'print one JSON object instead of the summary: run_id, status, run_type, output_dir, report_path and the result document (insights with their claim and validation); no progress output',
+    )
     .addHelpText(
       'after',
       `\nEvery input (--out, limits, pack, areas, warehouse, model, project) is checked before anything is created.\nctrl-C or SIGTERM cancels the run cleanly: its steps are kept and \`assay runs resume <runId>\` continues it.\n\n${EXIT_CODES_HELP}`,
@@ -47,14 +52,16 @@ export function register(program: Command): void {
           { parseStepCount },
           { cliConfig, cliLogger },
           { parsePackArgument, runDiscovery },
-          { printRunSummary },
+          { printRunSummary, runJson },
           { exitCodeForSignal },
+          { printJson },
         ] = await Promise.all([
           import('../../common/run-limits.js'),
           import('../context.js'),
           import('../discovery-session.js'),
           import('../run-summary.js'),
           import('../interrupts.js'),
+          import('../output.js'),
         ]);
         // the limits first: nothing else is read while a flag is wrong
         const maxSteps = options.maxSteps === undefined ? undefined : parseStepCount('max_steps', '--max-steps', options.maxSteps);
@@ -82,12 +89,17 @@ export function register(program: Command): void {
             minSteps: minSteps ?? Math.min(config.run.minSteps, effectiveMax),
             areas,
             outDir: options.out,
-            ...(options.quiet ? { quiet: true } : {}),
+            ...(options.quiet || options.json ? { quiet: true } : {}),
+            // stdout carries only the JSON object: choices made for the caller go to stderr
+            ...(options.json ? { onNotice: (line: string) => process.stderr.write(`${line}\n`) } : {}),
           },
           logger,
         );
-        printRunSummary(outcome);
-        process.stdout.write(`\nreport: ${outcome.reportPath}\n`);
+        if (options.json) printJson(runJson(outcome));
+        else {
+          printRunSummary(outcome);
+          process.stdout.write(`\nreport: ${outcome.reportPath}\n`);
+        }
         if (outcome.interruptedBy) process.exitCode = exitCodeForSignal(outcome.interruptedBy);
         else if (outcome.run.status === 'failed') process.exitCode = 1;
       },

@@ -54,6 +54,11 @@ function unverified(insight: Insight, at: string): InsightValidation {
   };
 }
 
+/** A trend, a correlation and a share against an even split compare with no group of rows: their `comparison_n` is null. */
+function hasComparisonRows(claim: Claim): boolean {
+  return claim.kind !== 'trend' && claim.kind !== 'correlation' && claim.comparison?.kind !== 'even';
+}
+
 async function verifyInsightUntimed(
   deps: DiscoveryDeps,
   runId: string,
@@ -114,6 +119,7 @@ async function verifyInsightUntimed(
             comparison_value: main.recount.comparisonValue,
             p_value: main.recount.test?.p_value ?? null,
             n: Math.round(main.recount.segmentRows),
+            comparison_n: hasComparisonRows(insight.claim) ? Math.max(0, Math.round(main.recount.comparisonRows)) : null,
           },
         }
       : {}),

@@ -20,7 +20,21 @@ import { discoverSchema } from '../../schema/index.js';
 import { flagProfile, loadInsightBenchFlag, type GroundTruthInsight, type InsightBenchFlag } from './flag.js';
 import { judgeFindings, type JudgeOutcome } from './judge.js';
 import { choosePack, INSIGHTBENCH_PACK_STRATEGY, type PackChoice, type PackStrategy } from './pack-choice.js';
-import { countStatuses, judgedFindings, scoreRouge, type GroundTruthMatch, type StatusCounts } from './score.js';
+import {
+  countStatuses,
+  type GroundTruthMatch,
+  isFound,
+  judgedFindings,
+  type Lift,
+  liftOver,
+  RAW_SCORING_RULE,
+  SCORING_RULE,
+  scoreRouge,
+  scoreRougeRaw,
+  scoreTemplateSentences,
+  type StatusCounts,
+} from './score.js';
+import { templateSentences } from './template-baseline.js';
 import { buildFlagWarehouse, type LoadedTable } from './warehouse.js';
 
 /** What the harness asks of the discovery driver (a subset of the CLI's discovery request). */
@@ -57,16 +71,19 @@ export interface InsightBenchOptions {
   onNotice?: (line: string) => void;
 }
 
-export interface InsightBenchInsight {
-  id: string;
-  analysis_area: string;
-  name: string;
-  description: string;
-  target_segment: string;
-  indicators: string[];
-  severity: Insight['severity'];
-  validation: { status: NonNullable<Insight['validation']>['status'] | 'unvalidated'; reasoning: string };
-}
+/**
+ * An insight as the report lists it (in the run's ranked order): its text, its claim and the whole
+ * validation block (status, recount with both values, p-value and n on each side, reasoning), the
+ * output contract of docs/api.md, "Insights". `validation` is null only when verification never ran.
+ */
+export type InsightBenchInsight = Pick<
+  Insight,
+  'id' | 'analysis_area' | 'name' | 'description' | 'target_segment' | 'indicators' | 'severity' | 'claim' | 'supporting_claims'
+> & {
+  validation: NonNullable<Insight['validation']> | null;
+  /** Counted as found by the honest rule (confirmed, or adjusted with its text re-rendered). */
+  found: boolean;
+};
 
 export interface InsightBenchReport {
   flag: string;
@@ -80,13 +97,22 @@ export interface InsightBenchReport {
   run_status: Run['status'];
   /** `requested`: the strategy asked for; `strategy`: the one that produced the pack (differs after a fall-back). */
   pack: Omit<PackChoice, 'profile'> & { requested: PackStrategy };
-  tables: Array<Omit<LoadedTable, 'file'>>;
+  tables: Array<Omit<LoadedTable, 'file' | 'top_values'>>;
   counts: StatusCounts;
   insights: InsightBenchInsight[];
   ground_truth: GroundTruthInsight[];
   scores: {
+    /** How the headline score is computed (stop words, text cap, which insights count as found). */
+    rule: typeof SCORING_RULE;
+    /** The headline: ROUGE-1 recall by the honest rule, mean over the ground truth. */
     rouge1_recall_mean: number;
     per_ground_truth: GroundTruthMatch[];
+    /** Sentences made only from column names and top values, scored by the same rule. */
+    template_baseline: { rouge1_recall_mean: number; sentences: string[]; per_ground_truth: GroundTruthMatch[] };
+    /** The headline over the template baseline. */
+    lift: Lift;
+    /** The rule before the honest one, kept so earlier figures stay comparable; not the headline. */
+    raw: { rouge1_recall_mean: number; rule: string; per_ground_truth: GroundTruthMatch[] };
     /** Present when a real model judged the findings. */
     judge?: JudgeOutcome;
     /** Why there is no judge score. */
@@ -118,7 +144,10 @@ function reportedInsight(insight: Insight): InsightBenchInsight {
     target_segment: insight.target_segment,
     indicators: insight.indicators,
     severity: insight.severity,
-    validation: { status: insight.validation?.status ?? 'unvalidated', reasoning: insight.validation?.reasoning ?? '' },
+    ...(insight.claim ? { claim: insight.claim } : {}),
+    supporting_claims: insight.supporting_claims,
+    validation: insight.validation ?? null,
+    found: isFound(insight),
   };
 }
 
@@ -202,6 +231,9 @@ export async function runInsightBenchFlag(options: InsightBenchOptions): Promise
 
   const insights = outcome.result.insights;
   const rouge = scoreRouge(flag.groundTruth, insights);
+  const sentences = templateSentences(tables.flatMap((table) => table.top_values));
+  const baseline = scoreTemplateSentences(flag.groundTruth, sentences);
+  const raw = scoreRougeRaw(flag.groundTruth, insights);
   let judge: JudgeOutcome | undefined;
   let judgeSkipped: string | undefined;
   if (llm) {
@@ -226,11 +258,19 @@ export async function runInsightBenchFlag(options: InsightBenchOptions): Promise
     run_type: outcome.result.run_type,
     run_status: outcome.run.status,
     pack: { requested: requestedStrategy(options), ...packSummary },
-    tables: tables.map(({ file: _file, ...table }) => table),
+    tables: tables.map(({ file: _file, top_values: _topValues, ...table }) => table),
     counts: countStatuses(insights),
     insights: insights.map(reportedInsight),
     ground_truth: flag.groundTruth,
-    scores: { ...rouge, ...(judge ? { judge } : {}), ...(judgeSkipped ? { judge_skipped: judgeSkipped } : {}) },
+    scores: {
+      rule: SCORING_RULE,
+      ...rouge,
+      template_baseline: { rouge1_recall_mean: baseline.rouge1_recall_mean, sentences, per_ground_truth: baseline.per_ground_truth },
+      lift: liftOver(rouge.rouge1_recall_mean, baseline.rouge1_recall_mean),
+      raw: { rouge1_recall_mean: raw.rouge1_recall_mean, rule: RAW_SCORING_RULE, per_ground_truth: raw.per_ground_truth },
+      ...(judge ? { judge } : {}),
+      ...(judgeSkipped ? { judge_skipped: judgeSkipped } : {}),
+    },
     duration_s: Math.round(Number(process.hrtime.bigint() - started) / 1e7) / 100,
     work_dir: workDir,
     report_path: outcome.reportPath,

@@ -12,6 +12,7 @@ import { serveApi, type ServedApi } from '../../../src/cli/commands/api.js';
 import { loadConfig } from '../../../src/config/index.js';
 import { silentLogger } from '../../../src/logging/index.js';
 import { generateDemoWarehouse } from '../../../src/demo/index.js';
+import { expectInsightContract } from '../../support/insight-contract.js';
 import { parseSseFrames, readAll } from '../../unit/api/sse.js';
 
 /** Enough exploration for the offline analyst to find the planted patterns, small enough to stay fast. */
@@ -99,6 +100,12 @@ describe('assay api (local runner, offline analyst, demo warehouse)', () => {
     const result = await send('GET', `/api/v1/runs/${runId}/result`);
     expect(result.status).toBe(200);
     expect(result.body.insights.length).toBeGreaterThan(0);
+    // the output contract: each insight's claim and validation, in the result and in the run document
+    expectInsightContract(result.body.insights, 'GET /runs/:id/result');
+    expectInsightContract(
+      run.body.areas.flatMap((area: { insights: unknown[] }) => area.insights),
+      'GET /runs/:id areas[].insights',
+    );
 
     const report = await send('GET', `/api/v1/runs/${runId}/report`);
     expect(report.status).toBe(200);

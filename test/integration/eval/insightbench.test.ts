@@ -11,6 +11,7 @@ import { JUDGE_INSTRUCTIONS, loadInsightBenchFlag, runInsightBenchFlag } from '.
 import { createOfflineAnalyst } from '../../../src/llm/offline-analyst/index.js';
 import { startLlmSimulator, type LlmSimulator } from '../../../src/llm/simulator/index.js';
 import { silentLogger } from '../../../src/logging/index.js';
+import { expectInsightContract } from '../../support/insight-contract.js';
 
 /** The development set shipped beside the project (MIT, ServiceNow); flag 14 has two tables. */
 const flagPath = resolve(
@@ -61,15 +62,28 @@ describe.skipIf(!available)('when an InsightBench flag runs end to end with the 
     expect(report.pack).toMatchObject({ requested: 'generated', strategy: 'generated', generator: 'offline' });
     expect(report.ground_truth).toEqual(flag.groundTruth);
     expect(report.insights.length).toBe(report.counts.total);
-    expect(report.counts.scored).toBe(report.counts.total - report.counts.rejected);
+    expect(report.counts.found).toBe(report.insights.filter((insight) => insight.found).length);
+    expectInsightContract(report.insights, 'eval --insightbench report');
 
-    // the score is recomputable from what the report shows
+    // the score is recomputable from what the report shows, and only found insights compete
     const perTruth = report.scores.per_ground_truth;
     expect(perTruth.map((match) => match.ground_truth)).toEqual(flag.groundTruth.map((truth) => truth.insight));
     const mean = perTruth.reduce((sum, match) => sum + match.rouge1_recall, 0) / perTruth.length;
     expect(report.scores.rouge1_recall_mean).toBeCloseTo(mean, 3);
-    const scoredIds = report.insights.filter((insight) => insight.validation.status !== 'rejected').map((insight) => insight.id);
-    for (const match of perTruth) expect(match.best_insight_id === null || scoredIds.includes(match.best_insight_id)).toBe(true);
+    const foundIds = report.insights.filter((insight) => insight.found).map((insight) => insight.id);
+    for (const match of perTruth) expect(match.best_insight_id === null || foundIds.includes(match.best_insight_id)).toBe(true);
+    for (const insight of report.insights.filter((candidate) => candidate.found))
+      expect(insight.validation?.status === 'confirmed' || insight.validation?.text_rerendered === true).toBe(true);
+
+    // beside it: the template baseline from both tables' columns, the lift, and the raw score of the old rule
+    const { template_baseline: baseline, lift, raw } = report.scores;
+    expect(baseline.sentences.length).toBeGreaterThan(10);
+    expect(baseline.sentences.some((sentence) => sentence.startsWith('category is mostly '))).toBe(true);
+    expect(baseline.per_ground_truth).toHaveLength(flag.groundTruth.length);
+    expect(lift.difference).toBeCloseTo(report.scores.rouge1_recall_mean - baseline.rouge1_recall_mean, 3);
+    if (baseline.rouge1_recall_mean > 0) expect(lift.ratio).toBeCloseTo(report.scores.rouge1_recall_mean / baseline.rouge1_recall_mean, 3);
+    expect(raw.per_ground_truth).toHaveLength(flag.groundTruth.length);
+    expect(report.scores.rule.stop_words).toMatch(/^stopword \(npm\) eng list/);
 
     // no real model: no judge, and the reason is given
     expect(report.scores.judge).toBeUndefined();
@@ -120,7 +134,7 @@ describe.skipIf(!available)('when a real model is configured (the offline analys
       quiet: true,
     });
     const flag = loadInsightBenchFlag(flagPath);
-    const firstScored = report.insights.find((insight) => insight.validation.status !== 'rejected');
+    const firstScored = report.insights.find((insight) => insight.found);
     expect(firstScored).toBeDefined();
     expect(report.scores.judge_skipped).toBeUndefined();
     expect(judged).toEqual(flag.groundTruth.map((truth) => truth.insight));

@@ -63,6 +63,29 @@ describe('GET /openapi.json', () => {
     });
   });
 
+  it("describes each insight's claim and validation (status, recount with n on each side, reasoning) in the result and the run", () => {
+    const insightOf = {
+      result: document.components.schemas.DiscoveryResult.properties.insights.items,
+      run: document.components.schemas.Run.properties.areas.items.properties.insights.items,
+    };
+    for (const [where, insight] of Object.entries<any>(insightOf)) {
+      expect(insight.properties.claim?.description, `${where}: claim`).toMatch(/unverified/);
+      expect(insight.properties.claim?.properties?.kind, `${where}: claim.kind`).toBeDefined();
+      const validation = insight.properties.validation;
+      expect(validation?.properties?.status?.enum, `${where}: validation.status`).toEqual(
+        expect.arrayContaining(['confirmed', 'adjusted', 'rejected', 'unverified']),
+      );
+      expect(validation.properties.status.description, `${where}: validation.status`).toMatch(/re-rendered/);
+      expect(validation.properties.reasoning?.type, `${where}: validation.reasoning`).toBe('string');
+      expect(validation.required, `${where}: validation.required`).toEqual(expect.arrayContaining(['status', 'reasoning']));
+      const recount = validation.properties.recount;
+      expect(recount?.required, `${where}: validation.recount`).toEqual(['value', 'comparison_value', 'p_value', 'n', 'comparison_n']);
+      for (const field of recount.required as string[])
+        expect(recount.properties[field].description, `${where}: recount.${field}`).toBeTruthy();
+      expect(validation.properties.text_rerendered?.type, `${where}: validation.text_rerendered`).toBe('boolean');
+    }
+  });
+
   it('declares every path parameter of a templated path', () => {
     for (const [path, operations] of Object.entries<Record<string, { parameters?: Array<{ name: string; in: string }> }>>(document.paths)) {
       const names = [...path.matchAll(/\{([^}]+)\}/g)].map((match) => match[1]);
