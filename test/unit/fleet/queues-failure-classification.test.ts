@@ -80,4 +80,24 @@ describe('what a failed job means to the queue', () => {
       });
     });
   });
+
+  describe("when the job's lock could not be renewed (Redis lost it, or another worker took the job over)", () => {
+    it('leaves the job alone whatever it threw: neither retried, failed, cancelled nor handed back from here', () => {
+      const lost = { shuttingDown: false, aborted: true, lockLost: true };
+      for (const error of [
+        new CancelledError(`the job's lock could not be renewed`),
+        new WarehouseError('connection reset'),
+        new LlmAuthError('invalid x-api-key', { provider }),
+        new LlmRateLimitError('429', { provider }),
+      ])
+        expect(classifyJobFailure(error, lost), error.message).toEqual({ action: 'lock_lost' });
+      expect(classifyJobFailure(new CancelledError('aborted'), { ...lost, shuttingDown: true })).toEqual({ action: 'lock_lost' });
+    });
+
+    it("still passes BullMQ's own control-flow signals through", () => {
+      expect(classifyJobFailure(new WaitingChildrenError(), { shuttingDown: false, aborted: false, lockLost: true })).toEqual({
+        action: 'control',
+      });
+    });
+  });
 });
