@@ -58,3 +58,23 @@ export function classifyJobFailure(error: unknown, state: JobState): JobFailure 
       return { action: 'retry' };
   }
 }
+
+/** What a worker `error` event says about a job that Redis no longer holds for this worker. */
+export interface JobGoneFromRedis {
+  jobId: string;
+  /** `renew_lock`: BullMQ's lock renewal failed (the registry abandons the job); else the BullMQ command that found no job. */
+  operation: string;
+}
+
+/**
+ * BullMQ reports a job that vanished under a worker (FLUSHALL, a restart without persistence, a job
+ * removed or taken over) only as a worker `error` with one of two messages; this reads them, so the
+ * registry can log them as what they are instead of as failures of the worker.
+ */
+export function jobGoneFromRedis(error: Error): JobGoneFromRedis | undefined {
+  const missing = /^Missing key for job (\S+)\. (\w+)$/.exec(error.message);
+  if (missing) return { jobId: missing[1] as string, operation: missing[2] as string };
+  const lock = /^could not renew lock for job (\S+)$/.exec(error.message);
+  if (lock) return { jobId: lock[1] as string, operation: 'renew_lock' };
+  return undefined;
+}

@@ -13,7 +13,7 @@ import type { DiscoveryDeps } from '../src/discovery/context.js';
 import { workerConnectionOptions } from '../src/fleet/bullmq/connection.js';
 import type { QueueSet } from '../src/fleet/bullmq/queue-set.js';
 import { childLogger, type Logger } from '../src/logging/index.js';
-import { classifyJobFailure } from './job-errors.js';
+import { classifyJobFailure, jobGoneFromRedis } from './job-errors.js';
 import { handlerFor } from './handlers.js';
 
 /**
@@ -190,7 +190,17 @@ export async function startWorkerRegistry(options: WorkerRegistryOptions): Promi
       if (final) logger.error(bindings, 'job failed for good');
       else logger.warn(bindings, 'job failed; it will be retried');
     });
-    worker.on('error', (error) => logger.error({ err: error }, 'worker error'));
+    worker.on('error', (error) => {
+      const gone = jobGoneFromRedis(error);
+      // the lock renewal's failure is handled (and logged) by `lockRenewalFailed` below
+      if (gone?.operation === 'renew_lock') logger.debug(gone, 'lock renewal failed');
+      else if (gone)
+        logger.warn(
+          gone,
+          'job gone from Redis before this worker could finish it (Redis lost its data, or the job was removed): nothing left to finish here; a run it leaves stuck is re-enqueued by the stuck-run reconciler',
+        );
+      else logger.error({ err: error }, 'worker error');
+    });
     worker.on('stalled', (jobId) => logger.warn({ jobId }, 'job stalled (its lock expired): moved back to wait for another worker'));
     // a job whose lock is gone will run again elsewhere: stop spending tokens and warehouse time on it here
     worker.on('lockRenewalFailed', (jobIds) => {
