@@ -109,7 +109,9 @@ describe.skipIf(redisServerMissing)('when Redis loses its data in the middle of 
       fleet = await createFleet(server.url, brain);
       const config = {
         ...fleet.harness.deps.config,
-        fleet: { ...fleet.harness.deps.config.fleet, reconcileIntervalMs: 1_000 },
+        // a grace longer than the lock, as the defaults have it (60 s against 15 s): the job abandoned
+        // at its next lock renewal has stopped before its run is re-enqueued
+        fleet: { ...fleet.harness.deps.config.fleet, reconcileIntervalMs: 1_000, stuckRunGraceMs: 1_500 },
       };
       fleet.harness.deps.config = config;
       const { logger, entries } = recordingLogger();
@@ -117,8 +119,7 @@ describe.skipIf(redisServerMissing)('when Redis loses its data in the middle of 
       const run = await fleet.harness.newRun({ maxSteps: 6, areas: ['conversion'] });
       await fleet.launcher.launch(run.id);
       await reached;
-      // scheduled once the run's coordinator exists: the harness's clock is in the past, so no grace would
-      // keep a reconciler from re-enqueuing a run caught between being written and being launched
+      // scheduled once the run's coordinator exists, as in a fleet whose schedules were there before the loss
       await scheduleMaintenance(fleet.producer, config);
       keeper = keepMaintenanceScheduled({ producer: fleet.producer, connection: fleet.connection, config, logger, checkIntervalMs });
 
