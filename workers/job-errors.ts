@@ -1,8 +1,8 @@
 /**
  * What a job's failure means for BullMQ: the pipeline's one error policy (`classifyStageError`) mapped
  * onto BullMQ's controls — retry with backoff, fail now, pause the queue for a provider's rate limit,
- * complete as cancelled — plus the two things only a worker knows: BullMQ's own control-flow signals,
- * and handing a job back to another worker because this one is shutting down.
+ * complete as cancelled — plus what only a worker knows: BullMQ's own control-flow signals, handing a
+ * job back to another worker because this one is shutting down, and a job this worker no longer owns.
  */
 import { DelayedError, RateLimitError, WaitingChildrenError, WaitingError } from 'bullmq';
 import { classifyStageError } from '../src/discovery/pipeline/index.js';
@@ -15,6 +15,12 @@ export type JobFailure =
   | { action: 'cancelled'; reason: string }
   /** Aborted because this worker is shutting down: back to `wait` for another worker, no attempt spent. */
   | { action: 'hand_over' }
+  /**
+   * The job's lock could not be renewed: Redis lost it (FLUSHALL, a restart without persistence) or
+   * another worker took the job over as stalled. Whatever it threw, the job is no longer this worker's to
+   * finish or fail: leave it to its new holder, or to the stuck-run reconciler.
+   */
+  | { action: 'lock_lost' }
   | { action: 'rate_limited'; pauseMs: number }
   | { action: 'unrecoverable'; reason: string }
   | { action: 'retry' };
@@ -28,8 +34,16 @@ function isBullmqControl(error: unknown): boolean {
   );
 }
 
-export function classifyJobFailure(error: unknown, state: { shuttingDown: boolean; aborted: boolean }): JobFailure {
+export interface JobState {
+  shuttingDown: boolean;
+  aborted: boolean;
+  /** BullMQ reported that the job's lock could not be renewed (the registry then aborts the job). */
+  lockLost?: boolean;
+}
+
+export function classifyJobFailure(error: unknown, state: JobState): JobFailure {
   if (isBullmqControl(error)) return { action: 'control' };
+  if (state.lockLost) return { action: 'lock_lost' };
   const classified = classifyStageError(error);
   // during shutdown, whatever an aborted job threw (a cancelled call, an interrupted query) is the abort's doing
   if (state.shuttingDown && (state.aborted || classified.kind === 'cancelled')) return { action: 'hand_over' };
@@ -43,4 +57,24 @@ export function classifyJobFailure(error: unknown, state: { shuttingDown: boolea
     case 'retryable':
       return { action: 'retry' };
   }
+}
+
+/** What a worker `error` event says about a job that Redis no longer holds for this worker. */
+export interface JobGoneFromRedis {
+  jobId: string;
+  /** `renew_lock`: BullMQ's lock renewal failed (the registry abandons the job); else the BullMQ command that found no job. */
+  operation: string;
+}
+
+/**
+ * BullMQ reports a job that vanished under a worker (FLUSHALL, a restart without persistence, a job
+ * removed or taken over) only as a worker `error` with one of two messages; this reads them, so the
+ * registry can log them as what they are instead of as failures of the worker.
+ */
+export function jobGoneFromRedis(error: Error): JobGoneFromRedis | undefined {
+  const missing = /^Missing key for job (\S+)\. (\w+)$/.exec(error.message);
+  if (missing) return { jobId: missing[1] as string, operation: missing[2] as string };
+  const lock = /^could not renew lock for job (\S+)$/.exec(error.message);
+  if (lock) return { jobId: lock[1] as string, operation: 'renew_lock' };
+  return undefined;
 }

@@ -7,9 +7,8 @@
  */
 import type { Server } from 'node:http';
 import { hostname } from 'node:os';
-import { MAINTENANCE_TASKS, maintenanceQueue, parseQueueSelection } from '../queues/index.js';
+import { maintenanceQueue, parseQueueSelection } from '../queues/index.js';
 import { sweepRunCollections } from '../src/discovery/phases/maintenance.js';
-import type { QueueSet } from '../src/fleet/bullmq/queue-set.js';
 import { composeRuntime } from '../src/composition.js';
 import type { AssayConfig } from '../src/config/index.js';
 import { subscribeToCancellations } from '../src/fleet/bullmq/cancellation.js';
@@ -22,20 +21,8 @@ import {
 import { createQueueSet } from '../src/fleet/bullmq/queue-set.js';
 import type { Logger } from '../src/logging/index.js';
 import { answersWithin, startHealthServer } from './health.js';
+import { keepMaintenanceScheduled, scheduleMaintenance, type ScheduleKeeper } from './maintenance-schedules.js';
 import { startWorkerRegistry, type WorkerRegistry } from './registry.js';
-
-/** The maintenance job schedulers: upserted by every pod that consumes the queue (an upsert of the same id is one schedule). */
-export async function scheduleMaintenance(producer: QueueSet, config: AssayConfig): Promise<void> {
-  const queue = producer.queue(maintenanceQueue.name);
-  const every = { 'reconcile-runs': config.fleet.reconcileIntervalMs, 'sweep-collections': config.fleet.sweepIntervalMs };
-  for (const task of MAINTENANCE_TASKS) {
-    await queue.upsertJobScheduler(
-      task,
-      { every: every[task] },
-      { name: maintenanceQueue.jobName, data: { task }, opts: maintenanceQueue.defaultJobOptions },
-    );
-  }
-}
 
 export interface WorkerProcessOptions {
   /** Comma-separated queues; overrides `fleet.queues`. */
@@ -77,7 +64,12 @@ export async function startWorkerProcess(config: AssayConfig, options: WorkerPro
     workerOverrides,
     ...(concurrency ? { concurrency } : {}),
   });
-  if (queues.includes(maintenanceQueue.name)) await scheduleMaintenance(producer, config);
+  let schedules: ScheduleKeeper | undefined;
+  if (queues.includes(maintenanceQueue.name)) {
+    await scheduleMaintenance(producer, config);
+    // Redis may lose them later (FLUSHALL, a restart without persistence): checked on reconnection and periodically
+    schedules = keepMaintenanceScheduled({ producer, connection: producerConnection, config, logger });
+  }
   // a run killed before finalize left its collection behind: sweep once at start, then on the schedule
   await sweepRunCollections(runtime).catch((error: unknown) => logger.warn({ err: error }, 'start-up sweep of run collections failed'));
   const subscriber = openSubscriberConnection(config.redisUrl);
@@ -95,6 +87,7 @@ export async function startWorkerProcess(config: AssayConfig, options: WorkerPro
     registry,
     stop() {
       stopping ??= (async () => {
+        schedules?.stop();
         await registry.shutdown(config.fleet.shutdownTimeoutMs);
         await Promise.allSettled([subscriber.quit(), producer.close().then(() => producerConnection.quit()), runtime.close()]);
         await new Promise<void>((resolve) => (health ? health.close(() => resolve()) : resolve()));

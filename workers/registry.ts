@@ -2,7 +2,8 @@
  * Starts one BullMQ Worker per consumed queue and wraps every processor the same way: the payload
  * parsed by the queue's zod schema at the boundary, a pino child logger bound to
  * `{ queue, jobId, runId }`, timing, one classification of failures (retry, fail now, queue-wide
- * rate-limit pause, cancelled, hand-over on shutdown), and `failed`/`error`/`stalled` listeners.
+ * rate-limit pause, cancelled, hand-over on shutdown, lock lost), and `failed`/`error`/`stalled`/
+ * `lockRenewalFailed` listeners.
  */
 import { UnrecoverableError, WaitingError, Worker, type Job } from 'bullmq';
 import { coordinatorQueue, queueContract, type QueueContract, type QueueName, type WorkerDefaults } from '../queues/index.js';
@@ -12,7 +13,7 @@ import type { DiscoveryDeps } from '../src/discovery/context.js';
 import { workerConnectionOptions } from '../src/fleet/bullmq/connection.js';
 import type { QueueSet } from '../src/fleet/bullmq/queue-set.js';
 import { childLogger, type Logger } from '../src/logging/index.js';
-import { classifyJobFailure } from './job-errors.js';
+import { classifyJobFailure, jobGoneFromRedis } from './job-errors.js';
 import { handlerFor } from './handlers.js';
 
 /**
@@ -20,8 +21,9 @@ import { handlerFor } from './handlers.js';
  * above any real job rate, so it never throttles by itself and only carries provider 429 pauses.
  */
 const LLM_QUEUE_LIMITER = { max: 10_000, duration: 1_000 };
-/** The abort reason shown in logs; the registry tells a shutdown from a cancellation by its own flag. */
+/** The abort reasons shown in logs; the registry tells a shutdown or a lost lock from a cancellation by its own flags. */
 const SHUTDOWN_REASON = 'worker shutting down';
+const LOCK_LOST_REASON = "the job's lock could not be renewed";
 
 export interface WorkerRegistryOptions {
   redisUrl: string;
@@ -55,12 +57,23 @@ export interface WorkerRegistry {
 interface ActiveJob {
   runId: string;
   queue: QueueName;
+  /** Aborted by BullMQ's own signal (shutdown), a cancellation of the run, or the loss of the job's lock. */
+  controller: AbortController;
+  /** BullMQ could not renew the job's lock, or the same job id was delivered here again: the job is no longer ours. */
+  lockLost: boolean;
 }
 
 export async function startWorkerRegistry(options: WorkerRegistryOptions): Promise<WorkerRegistry> {
   const workers = new Map<QueueName, Worker>();
   const active = new Map<string, ActiveJob>();
   let shuttingDown = false;
+
+  /** The job is no longer this process's (its lock is gone): abort it; it will be neither finished nor failed from here. */
+  function abandon(entry: ActiveJob): void {
+    if (entry.lockLost) return;
+    entry.lockLost = true;
+    entry.controller.abort(LOCK_LOST_REASON);
+  }
 
   function processorFor(contract: QueueContract, getWorker: () => Worker) {
     const handle = handlerFor(contract.name as QueueName);
@@ -80,15 +93,39 @@ export async function startWorkerRegistry(options: WorkerRegistryOptions): Promi
         await job.moveToWait(token);
         throw new WaitingError();
       };
+      // the job belongs to whoever holds its lock now (or, if Redis lost it, to the stuck-run reconciler):
+      // finishing or failing it from here would only fail against Redis, so BullMQ is told to leave it
+      const leaveLostJob = (durationMs: number): never => {
+        logger.warn(
+          { durationMs },
+          'job abandoned: its lock could not be renewed (Redis lost it, or another worker took the job over as stalled)',
+        );
+        throw new WaitingError();
+      };
       // a fetch already blocked in Redis when shutdown began can still deliver a job (even the one just handed back): never start it here
       if (shuttingDown) return handOver(0);
       const started = performance.now();
       const attempt = job.attemptsMade + 1;
-      active.set(job.id, { runId: payload.runId, queue: contract.name as QueueName });
+      // Redis hands out a job id to one holder at a time: if this process still runs an earlier delivery of
+      // it (Redis lost the job and it was added again), that one has lost its lock. BullMQ tracks locks by
+      // job id, so it would not notice: abandon the earlier one here.
+      const earlier = active.get(job.id);
+      if (earlier) abandon(earlier);
+      const entry: ActiveJob = {
+        runId: payload.runId,
+        queue: contract.name as QueueName,
+        controller: new AbortController(),
+        lockLost: false,
+      };
+      const forwardAbort = () => entry.controller.abort(signal.reason);
+      if (signal.aborted) forwardAbort();
+      else signal.addEventListener('abort', forwardAbort, { once: true });
+      active.set(job.id, entry);
       try {
         const run = (deps: DiscoveryDeps) =>
-          handle({ job, token, signal, payload, deps: { ...deps, logger }, logger, queues: options.producer });
+          handle({ job, token, signal: entry.controller.signal, payload, deps: { ...deps, logger }, logger, queues: options.producer });
         const result = await (options.clients ? options.clients.withRun(payload.runId, run) : run(options.deps));
+        if (entry.lockLost) return leaveLostJob(Math.round(performance.now() - started));
         logger.info({ durationMs: Math.round(performance.now() - started), attempt }, 'job completed');
         return result;
       } catch (error) {
@@ -98,7 +135,7 @@ export async function startWorkerRegistry(options: WorkerRegistryOptions): Promi
           await finalizeRun(options.deps, payload.runId, { fatalError: error.message });
           return { runId: payload.runId, failed: true, reason: error.message };
         }
-        const failure = classifyJobFailure(error, { shuttingDown, aborted: signal.aborted });
+        const failure = classifyJobFailure(error, { shuttingDown, aborted: entry.controller.signal.aborted, lockLost: entry.lockLost });
         const durationMs = Math.round(performance.now() - started);
         switch (failure.action) {
           case 'control':
@@ -108,6 +145,8 @@ export async function startWorkerRegistry(options: WorkerRegistryOptions): Promi
             return { runId: payload.runId, cancelled: true, reason: failure.reason };
           case 'hand_over':
             return handOver(durationMs);
+          case 'lock_lost':
+            return leaveLostJob(durationMs);
           case 'rate_limited':
             logger.warn({ durationMs, pauseMs: failure.pauseMs }, 'provider rate limit: pausing the queue');
             await getWorker().rateLimit(failure.pauseMs);
@@ -118,7 +157,8 @@ export async function startWorkerRegistry(options: WorkerRegistryOptions): Promi
             throw error;
         }
       } finally {
-        active.delete(job.id);
+        signal.removeEventListener('abort', forwardAbort);
+        if (active.get(job.id) === entry) active.delete(job.id);
       }
     };
   }
@@ -150,8 +190,25 @@ export async function startWorkerRegistry(options: WorkerRegistryOptions): Promi
       if (final) logger.error(bindings, 'job failed for good');
       else logger.warn(bindings, 'job failed; it will be retried');
     });
-    worker.on('error', (error) => logger.error({ err: error }, 'worker error'));
+    worker.on('error', (error) => {
+      const gone = jobGoneFromRedis(error);
+      // the lock renewal's failure is handled (and logged) by `lockRenewalFailed` below
+      if (gone?.operation === 'renew_lock') logger.debug(gone, 'lock renewal failed');
+      else if (gone)
+        logger.warn(
+          gone,
+          'job gone from Redis before this worker could finish it (Redis lost its data, or the job was removed): nothing left to finish here; a run it leaves stuck is re-enqueued by the stuck-run reconciler',
+        );
+      else logger.error({ err: error }, 'worker error');
+    });
     worker.on('stalled', (jobId) => logger.warn({ jobId }, 'job stalled (its lock expired): moved back to wait for another worker'));
+    // a job whose lock is gone will run again elsewhere: stop spending tokens and warehouse time on it here
+    worker.on('lockRenewalFailed', (jobIds) => {
+      for (const jobId of jobIds) {
+        const entry = active.get(jobId);
+        if (entry?.queue === name) abandon(entry);
+      }
+    });
     workers.set(name, worker);
   }
   await Promise.all([...workers.values()].map((worker) => worker.waitUntilReady()));
@@ -161,10 +218,11 @@ export async function startWorkerRegistry(options: WorkerRegistryOptions): Promi
     workers,
     abortRun(runId) {
       let aborted = 0;
-      for (const [jobId, job] of active) {
+      for (const job of active.values()) {
         // the coordinator spends no tokens: it sees the cancelled run itself and finalizes it
-        if (job.runId !== runId || job.queue === coordinatorQueue.name) continue;
-        if (workers.get(job.queue)?.cancelJob(jobId, `run ${runId} cancelled`)) aborted++;
+        if (job.runId !== runId || job.queue === coordinatorQueue.name || job.controller.signal.aborted) continue;
+        job.controller.abort(`run ${runId} cancelled`);
+        aborted++;
       }
       if (aborted > 0) options.logger.info({ runId, aborted }, "aborted the cancelled run's jobs");
       return aborted;

@@ -248,6 +248,7 @@ export const ENV_BINDINGS: ReadonlyArray<{
   { env: 'ASSAY_STALLED_INTERVAL_MS', path: ['fleet', 'stalledIntervalMs'], kind: 'int' },
   { env: 'ASSAY_RECONCILE_INTERVAL_MS', path: ['fleet', 'reconcileIntervalMs'], kind: 'int' },
   { env: 'ASSAY_SWEEP_INTERVAL_MS', path: ['fleet', 'sweepIntervalMs'], kind: 'int' },
+  { env: 'ASSAY_STUCK_RUN_GRACE_MS', path: ['fleet', 'stuckRunGraceMs'], kind: 'int' },
   { env: 'ASSAY_API_PUBLIC_METRICS', path: ['api', 'publicMetrics'], kind: 'bool' },
   { env: 'ASSAY_API_MAX_BODY_BYTES', path: ['api', 'maxBodyBytes'], kind: 'int' },
   { env: 'ASSAY_API_RUNS_PER_MINUTE', path: ['api', 'runCreatesPerMinute'], kind: 'int' },

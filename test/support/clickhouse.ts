@@ -11,6 +11,7 @@ import { mkdir, mkdtemp, rm, writeFile } from 'node:fs/promises';
 import net from 'node:net';
 import os from 'node:os';
 import path from 'node:path';
+import { skipForMissingServer } from './required-servers.js';
 
 export interface TestClickhouse {
   /** The `default` user: fixtures, and the only one that may write. */
@@ -92,7 +93,11 @@ function usersXml(): string {
 
 export async function startTestClickhouse(): Promise<TestClickhouseStart> {
   const binary = findServer();
-  if (binary === undefined) return { available: false, reason: 'no clickhouse-server binary; apt-get install -y clickhouse-server' };
+  if (binary === undefined)
+    return {
+      available: false,
+      reason: skipForMissingServer('ClickHouse', 'no clickhouse-server binary; apt-get install -y clickhouse-server'),
+    };
   const directory = await mkdtemp(path.join(os.tmpdir(), 'assay-clickhouse-'));
   const userFilesDirectory = path.join(directory, 'user_files');
   await mkdir(userFilesDirectory, { recursive: true });

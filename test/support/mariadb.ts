@@ -12,6 +12,7 @@ import os from 'node:os';
 import path from 'node:path';
 import { promisify } from 'node:util';
 import mysql from 'mysql2/promise';
+import { skipForMissingServer } from './required-servers.js';
 
 const run = promisify(execFile);
 
@@ -78,7 +79,10 @@ export async function startTestMariadb(): Promise<TestMariadbStart> {
   const server = findBinary(['mariadbd', 'mysqld']);
   const installer = findBinary(['mariadb-install-db', 'mysql_install_db']);
   if (server === undefined || installer === undefined)
-    return { available: false, reason: 'no MariaDB binaries (mariadbd, mariadb-install-db); apt-get install -y mariadb-server' };
+    return {
+      available: false,
+      reason: skipForMissingServer('MariaDB', 'no MariaDB binaries (mariadbd, mariadb-install-db); apt-get install -y mariadb-server'),
+    };
   const directory = await mkdtemp(path.join(os.tmpdir(), 'assay-mariadb-'));
   const dataDirectory = path.join(directory, 'data');
   const fileDirectory = path.join(directory, 'files');

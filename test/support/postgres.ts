@@ -12,6 +12,7 @@ import os from 'node:os';
 import path from 'node:path';
 import { promisify } from 'node:util';
 import pg from 'pg';
+import { skipForMissingServer } from './required-servers.js';
 
 const run = promisify(execFile);
 
@@ -67,7 +68,13 @@ async function runPostgresBinary(binary: string, args: string[]): Promise<void> 
 export async function startTestPostgres(): Promise<TestPostgresStart> {
   const binDirectory = findBinDirectory();
   if (binDirectory === undefined)
-    return { available: false, reason: 'no PostgreSQL binaries (initdb, pg_ctl) found under /usr/lib/postgresql or $POSTGRES_BIN_DIR' };
+    return {
+      available: false,
+      reason: skipForMissingServer(
+        'PostgreSQL',
+        'no PostgreSQL binaries (initdb, pg_ctl) found under /usr/lib/postgresql or $POSTGRES_BIN_DIR; apt-get install -y postgresql',
+      ),
+    };
   const directory = await mkdtemp(path.join(os.tmpdir(), 'assay-pg-'));
   const dataDirectory = path.join(directory, 'data');
   if (runningAsRoot) {

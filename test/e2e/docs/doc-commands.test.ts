@@ -23,8 +23,11 @@ import { createServer } from 'node:net';
 import { delimiter, join, resolve } from 'node:path';
 import { fileURLToPath } from 'node:url';
 import { afterAll, describe, expect, it } from 'vitest';
+import { type CiRequiredServer, skipForMissingServer } from '../../support/required-servers.js';
 import { tempDir } from '../../support/temp-dir.js';
 
+/** `needs` names of the servers CI must have (see test/support/required-servers.ts). */
+const CI_SERVER_OF_BINARY: Record<string, CiRequiredServer> = { 'redis-server': 'redis-server', postgresql: 'PostgreSQL' };
 const REPO_ROOT = resolve(fileURLToPath(new URL('../../..', import.meta.url)));
 const DOCUMENTS = [
   'README.md',
@@ -94,6 +97,11 @@ export function shellBlocks(file: string, text: string): DocBlock[] {
           .split(/\s+/)
           .filter((binary) => !installed(binary));
         if (missing.length > 0) skip = `needs ${missing.join(' and ')}, not installed here`;
+        // what .ci/run installs is never skipped under CI
+        for (const binary of missing) {
+          const server = CI_SERVER_OF_BINARY[binary];
+          if (server) skipForMissingServer(server, `${file}:${index + 1} needs ${binary}, not installed here`);
+        }
       } else if (directive !== undefined) throw new Error(`${file}:${index}: unknown doc-test directive "${directive}"`);
       blocks.push({ file, line: index + 1, script: lines.slice(index + 1, end).join('\n'), ...(skip ? { skip } : {}) });
     }

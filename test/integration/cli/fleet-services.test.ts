@@ -10,9 +10,11 @@ import { Redis } from 'ioredis';
 import { afterAll, describe, expect, it } from 'vitest';
 import { openRunStore } from '../../../src/store/index.js';
 import { redisServerMissing } from '../fleet/redis-server.js';
+import { skipForMissingServer } from '../../support/required-servers.js';
 import { runCli } from '../../support/run-cli.js';
 
 const postgresMissing = !existsSync('/usr/lib/postgresql') && !process.env.POSTGRES_BIN_DIR;
+if (postgresMissing) skipForMissingServer('PostgreSQL', 'no /usr/lib/postgresql and no $POSTGRES_BIN_DIR; apt-get install -y postgresql');
 const missing = [redisServerMissing ? 'redis-server' : '', postgresMissing ? 'PostgreSQL' : ''].filter(Boolean);
 if (missing.length > 0)
   console.info(`skipping assay fleet up: ${missing.join(' and ')} not installed (apt-get install -y redis-server postgresql)`);

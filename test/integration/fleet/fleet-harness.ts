@@ -33,6 +33,8 @@ export interface Fleet {
   prefix: string;
   launcher: ReturnType<typeof createBullmqLauncher>;
   producer: QueueSet;
+  /** The producers' connection (as `assay worker` has one): fails fast while Redis is away, reconnects after. */
+  connection: Redis;
   startWorkers(options?: FleetWorkersOptions): Promise<WorkerRegistry>;
   waitForRunEnd(runId: string, timeoutMs?: number): Promise<Run>;
   close(): Promise<void>;
@@ -57,6 +59,7 @@ export async function createFleet(
     prefix,
     launcher,
     producer,
+    connection,
     async startWorkers(workerOptions = {}) {
       const registry = await startWorkerRegistry({
         redisUrl,

@@ -68,8 +68,14 @@ describe.skipIf(redisServerMissing)('a run through the BullMQ fleet (real redis-
       await fleet.waitForRunEnd(run.id);
       const before = await fleet.harness.deps.store.getRun(run.id);
 
+      const coordinator = fleet.producer.queue('coordinator');
+      const finished = await coordinator.getJob(run.id);
       await fleet.launcher.launch(run.id);
-      await new Promise((resolve) => setTimeout(resolve, 300));
+      // BullMQ refused the add (same job id): its last event says so, and the job is still the finished
+      // one, so nothing was enqueued that could run later — no need to wait and see
+      const [last] = await fleet.connection.xrevrange(coordinator.toKey('events'), '+', '-', 'COUNT', 1);
+      expect(last?.[1]).toEqual(['event', 'duplicated', 'jobId', run.id]);
+      expect((await coordinator.getJob(run.id))?.finishedOn).toBe(finished?.finishedOn);
 
       expect(calls).toMatchObject({ exploration: 4, analysis: 2, verification: 0, recommendations: 1 });
       const steps = await fleet.harness.deps.store.listSteps(run.id);

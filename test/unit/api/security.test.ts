@@ -14,6 +14,7 @@ import { OPERATIONS } from '../../../src/api/openapi/index.js';
 import { FEEDBACK_CLOSE, FEEDBACK_OPEN, buildPreviousContext } from '../../../src/discovery/phases/previous-context.js';
 import { renderBaseContext } from '../../../src/discovery/packs/prompt-assembly.js';
 import { recommendationSchema } from '../../../src/domain/index.js';
+import { waitFor } from '../../support/wait-for.js';
 import { createApiHarness, issuePaths, type ApiHarness } from './api-harness.js';
 
 let api: ApiHarness | undefined;
@@ -212,9 +213,13 @@ describe('limits', () => {
     while (!(await reader.read()).done) {
       // drain to the end event
     }
-    await new Promise((resolve) => setTimeout(resolve, 20));
-    const third = await open();
-    expect(third.status).toBe(200);
+    // the slot is freed when the stream's loop ends, just after its last frame
+    const third = await waitFor('the ended stream to free its slot', async () => {
+      const attempt = await open();
+      if (attempt.status === 200) return attempt;
+      await attempt.body?.cancel();
+      return undefined;
+    });
     await third.body?.cancel();
   });
 

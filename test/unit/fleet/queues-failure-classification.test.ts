@@ -10,7 +10,7 @@ import {
   PackError,
   WarehouseError,
 } from '../../../src/errors/index.js';
-import { DEFAULT_RATE_LIMIT_PAUSE_MS, classifyJobFailure } from '../../../workers/job-errors.js';
+import { DEFAULT_RATE_LIMIT_PAUSE_MS, classifyJobFailure, jobGoneFromRedis } from '../../../workers/job-errors.js';
 
 const RUNNING = { shuttingDown: false, aborted: false };
 const provider = 'anthropic';
@@ -79,5 +79,46 @@ describe('what a failed job means to the queue', () => {
         action: 'retry',
       });
     });
+  });
+
+  describe("when the job's lock could not be renewed (Redis lost it, or another worker took the job over)", () => {
+    it('leaves the job alone whatever it threw: neither retried, failed, cancelled nor handed back from here', () => {
+      const lost = { shuttingDown: false, aborted: true, lockLost: true };
+      for (const error of [
+        new CancelledError(`the job's lock could not be renewed`),
+        new WarehouseError('connection reset'),
+        new LlmAuthError('invalid x-api-key', { provider }),
+        new LlmRateLimitError('429', { provider }),
+      ])
+        expect(classifyJobFailure(error, lost), error.message).toEqual({ action: 'lock_lost' });
+      expect(classifyJobFailure(new CancelledError('aborted'), { ...lost, shuttingDown: true })).toEqual({ action: 'lock_lost' });
+    });
+
+    it("still passes BullMQ's own control-flow signals through", () => {
+      expect(classifyJobFailure(new WaitingChildrenError(), { shuttingDown: false, aborted: false, lockLost: true })).toEqual({
+        action: 'control',
+      });
+    });
+  });
+});
+
+describe("reading BullMQ's worker errors about a job Redis no longer holds", () => {
+  it('reads the job and the command from a missing-key error', () => {
+    expect(jobGoneFromRedis(new Error('Missing key for job run-1-explore-3. moveToFinished'))).toEqual({
+      jobId: 'run-1-explore-3',
+      operation: 'moveToFinished',
+    });
+  });
+
+  it('reads a failed lock renewal', () => {
+    expect(jobGoneFromRedis(new Error('could not renew lock for job run-1-area-churn'))).toEqual({
+      jobId: 'run-1-area-churn',
+      operation: 'renew_lock',
+    });
+  });
+
+  it('leaves every other worker error alone', () => {
+    for (const message of ['Connection is closed.', 'Missing lock for job run-1. moveToFinished', 'ERR unknown command'])
+      expect(jobGoneFromRedis(new Error(message)), message).toBeUndefined();
   });
 });
