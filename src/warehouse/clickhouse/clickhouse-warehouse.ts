@@ -19,6 +19,7 @@ import { ClickHouseLogLevel, createClient, type ClickHouseClient, type ClickHous
 import type { Row } from '../../domain/index.js';
 import { CancelledError, ConfigError, NotFoundError, WarehouseError, describeError } from '../../errors/index.js';
 import { deduplicateColumnNames } from '../cells.js';
+import { openingError } from '../login-refusal.js';
 import { inferColumnCategory } from '../column-category.js';
 import { SAMPLE_ROW_COUNT, type WarehouseResources } from '../limits.js';
 import type {
@@ -351,6 +352,6 @@ export async function openClickhouseWarehouse(options: ClickhouseWarehouseOption
   } catch (error) {
     await client.close().catch(() => undefined);
     if (error instanceof ConfigError) throw error;
-    throw new WarehouseError(`could not connect to ${options.description}: ${describeError(error)}`, { cause: error });
+    throw openingError('clickhouse', options.description, error);
   }
 }

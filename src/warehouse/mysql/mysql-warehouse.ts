@@ -16,6 +16,7 @@ import { CancelledError, NotFoundError, WarehouseError, describeError } from '..
 import { deduplicateColumnNames } from '../cells.js';
 import { inferColumnCategory } from '../column-category.js';
 import { SAMPLE_ROW_COUNT } from '../limits.js';
+import { openingError } from '../login-refusal.js';
 import type {
   QueryOptions,
   QueryResult,
@@ -392,6 +393,6 @@ export async function openMysqlWarehouse(options: MysqlWarehouseOptions): Promis
     return warehouse;
   } catch (error) {
     await pool.end().catch(() => undefined);
-    throw new WarehouseError(`could not connect to ${options.description}: ${describeError(error)}`, { cause: error });
+    throw openingError('mysql', options.description, error);
   }
 }
