@@ -111,6 +111,9 @@ for (const engine of ['duckdb', 'postgres'] as const) {
       expect(mined.text(west as MinedFinding)).toMatch(
         /^Number of orders per month rose by 300 from May 2024 to June 2024; orders whose region is West account for 100% of the rise \(300\)/,
       );
+      // a driver carries at most all of the change, and is a group of the records, not a calendar position
+      expect(drivers.every((finding) => finding.claim.value / finding.claim.comparison_value <= 1)).toBe(true);
+      expect(drivers.filter((finding) => finding.claim.segment?.grain !== undefined)).toEqual([]);
       // no other region drives a rise it did not share in
       expect(drivers.filter((finding) => finding.claim.metric.kind === 'count' && finding.claim.segment?.value !== 'West')).toEqual([]);
       expect(mined.unconfirmed.filter((line) => /account for/.test(line))).toEqual([]);

@@ -15,6 +15,7 @@ import type { SqlSyntax } from '../../../warehouse/sql-syntax/index.js';
 import { type ChangeMetric, type ChangePeriod, type PeriodSums, breakDownChange } from '../../statistics/change.js';
 import { type PeriodGrain, isPeriodGrain, nextPeriodStart, periodStart, previousPeriodStart } from '../../statistics/periods.js';
 import { type FinderOutput, emptyOutput, recordTest, unit } from '../candidate.js';
+import { isBinningOf } from './segments.js';
 import { type Grouping, groupExpression, groupingKey, segmentFor } from '../groupings.js';
 import { type MeasureSpec, claimMetricOf, measureColumns, valueExpression } from '../measures.js';
 import { type MiningTable, columnOf } from '../mining-table.js';
@@ -24,8 +25,12 @@ import type { MiningQueryRunner } from '../query-runner.js';
 const MIN_DRIVER_PERIODS = 3;
 /** A last period with fewer rows than this share of the median period is partial: the one before is compared instead. */
 const PARTIAL_PERIOD_SHARE = 0.5;
-/** A driver accounts for at least this share of the change. */
+/**
+ * A driver accounts for at least this share of the change, and at most all of it: a group "behind 213% of
+ * the fall" says the others moved the other way — offsetting moves, not one driver.
+ */
 const MIN_SHARE_OF_CHANGE = 0.25;
+const MAX_SHARE_OF_CHANGE = 1;
 /** The whole must change by at least this share of its level to have drivers worth naming. */
 const MIN_RELATIVE_CHANGE = 0.02;
 /** Periods the reporting grain should give at least: the last, the one before, and history to tell a partial last one. */
@@ -159,6 +164,22 @@ function windowsOf(
   return { window: { from: after, to: after + 1 }, baseline: { from: before, to: after }, keys: [before, after] };
 }
 
+/** A group's values of one measure over every period read: how many, the smallest and the largest. */
+function rangeOf(rows: readonly Row[], value: unknown, index: number): { n: number; min?: number; max?: number } {
+  let n = 0;
+  let min = Number.POSITIVE_INFINITY;
+  let max = Number.NEGATIVE_INFINITY;
+  for (const row of rows) {
+    if (!(row.g === value || String(row.g) === String(value))) continue;
+    const count = num(row[`vn${index}`]);
+    if (!(count > 0)) continue;
+    n += count;
+    min = Math.min(min, num(row[`vlo${index}`]));
+    max = Math.max(max, num(row[`vhi${index}`]));
+  }
+  return n > 0 && Number.isFinite(min) && Number.isFinite(max) ? { n, min, max } : { n };
+}
+
 export async function mineDrivers(
   context: DriverContext,
   measures: readonly MeasureSpec[],
@@ -182,10 +203,13 @@ export async function mineDrivers(
       `count(${value}) AS vn${at}`,
       `${syntax.toDouble(`sum(${value})`)} AS vs${at}`,
       `${syntax.toDouble(`sum((${value}) * (${value}))`)} AS vq${at}`,
+      `${syntax.toDouble(`min(${value})`)} AS vlo${at}`,
+      `${syntax.toDouble(`max(${value})`)} AS vhi${at}`,
     ];
   });
   for (const grouping of groupings) {
-    if (grouping.extracted || grouping.column === axis.column) continue;
+    // calendar positions (a month of the year, an hour) cut every period alike: they are no group of the records
+    if (grouping.extracted || grouping.calendar !== undefined || grouping.column === axis.column) continue;
     const values = (grouping.source.top ?? []).filter((item) => item.value !== null);
     if (values.length < 2) continue;
     const group = groupExpression(syntax, table, grouping);
@@ -212,6 +236,9 @@ export async function mineDrivers(
     const before = inPeriod(beforeKey);
     const after = inPeriod(afterKey);
     for (const metric of metrics) {
+      // a measure that is its own grouping, or a grouping that is a binning of it (status "hurricane" is wind ≥ 64 kt), says nothing
+      if (metric.columns.includes(grouping.column)) continue;
+      if (metric.index !== undefined && isBinningOf(values.map((item) => rangeOf(rows, item.value, metric.index as number)))) continue;
       const whole = (periodRows: readonly Row[]) => periodRows.reduce((sum, row) => add(sum, sumsOf(row, metric)), ZERO);
       for (const item of values) {
         const mine = (periodRows: readonly Row[]) =>
@@ -234,7 +261,7 @@ export async function mineDrivers(
         if (breakdown.segmentRows < minSupport) continue;
         const shareOfChange = contribution / change;
         const relative = baselineLevel !== 0 ? Math.abs(change / baselineLevel) : Number.POSITIVE_INFINITY;
-        if (shareOfChange < MIN_SHARE_OF_CHANGE || relative < MIN_RELATIVE_CHANGE) continue;
+        if (shareOfChange < MIN_SHARE_OF_CHANGE || shareOfChange > MAX_SHARE_OF_CHANGE || relative < MIN_RELATIVE_CHANGE) continue;
         // how much more of the change the group carries than its size would give
         const excess = shareOfChange - (Number.isFinite(breakdown.baselineShare) ? breakdown.baselineShare : 0);
         const claim: Claim = {
