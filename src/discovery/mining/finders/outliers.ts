@@ -62,7 +62,7 @@ interface Read {
 export function outlierThreshold(side: OutlierSide, fence: number, nearest: number): number {
   if (side === 'high') return roundestBetween(fence, nearest, 'up');
   // a low threshold is exclusive (rows below it): it must lie above the nearest extreme row
-  const threshold = roundestBetween(nearest, fence, 'down');
+  const threshold = roundestBetween(nearest + Math.max(Math.abs(nearest), 1e-12) * 1e-9, fence, 'down');
   return threshold > nearest ? threshold : fence;
 }
 
