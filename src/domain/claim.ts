@@ -31,6 +31,13 @@ export const CLAIM_KINDS = [
   'shift',
   /** Two measures move together across rows (Pearson's r). */
   'correlation',
+  /**
+   * Which segment accounts for a metric's rise or fall between two windows of a series (the drivers of a
+   * change): the segment's part of the change against the change of the whole.
+   */
+  'contribution',
+  /** A few rows whose measure lies far outside the rest (beyond Tukey's far-out fence), and what they weigh. */
+  'outlier',
 ] as const;
 export const claimKindSchema = z.enum(CLAIM_KINDS);
 export type ClaimKind = z.infer<typeof claimKindSchema>;
@@ -217,7 +224,18 @@ export const claimSeriesSchema = z.object({
 export type ClaimSeries = z.infer<typeof claimSeriesSchema>;
 
 export const claimTestSchema = z.object({
-  name: z.enum(['two_proportion_z', 'welch_t', 'mood_median', 'binomial', 'ols_slope', 'pearson_t', 'poisson_rate', 'compound_poisson_z']),
+  name: z.enum([
+    'two_proportion_z',
+    'welch_t',
+    'mood_median',
+    'binomial',
+    'ols_slope',
+    'pearson_t',
+    'poisson_rate',
+    'compound_poisson_z',
+    'share_change_z',
+    'poisson_tail',
+  ]),
   statistic: z.number().finite(),
   p_value: z.number().min(0).max(1),
   df: z.number().positive().optional(),
@@ -242,36 +260,48 @@ export const claimFitSchema = z.object({
 });
 export type ClaimFit = z.infer<typeof claimFitSchema>;
 
+/** What a contribution claim may measure: rows, a total, or an average (a mean, a rate, a mean duration). */
+export const CONTRIBUTION_METRICS: readonly ClaimMetricKind[] = ['count', 'sum', 'mean', 'rate', 'duration_mean'];
+
 export const claimSchema = z
   .object({
     kind: claimKindSchema.default('difference'),
     metric: claimMetricSchema,
     /**
-     * Who the claim is about: the group compared (`difference`, `share`), or the rows a `trend`, `shift`
-     * or `correlation` is measured on (absent: every row).
+     * Who the claim is about: the group compared (`difference`, `share`), the group whose part of a change
+     * is measured (`contribution`), the extreme rows (`outlier`: a threshold on the measure's own column),
+     * or the rows a `trend`, `shift` or `correlation` is measured on (absent: every row).
      */
     segment: claimGroupSchema.optional(),
-    /** What the segment is compared with (`difference`, `share`). */
+    /** What the segment is compared with (`difference`, `share`; `outlier`: the other rows). */
     comparison: claimComparisonSchema.optional(),
-    /** `trend` and `shift`: the metric is measured per period of this axis. */
+    /** `trend`, `shift` and `contribution`: the metric is measured per period of this axis. */
     series: claimSeriesSchema.optional(),
-    /** `shift`: the periods the value is measured over (`to` exclusive). */
+    /** `shift`: the periods the value is measured over; `contribution`: the later window (`to` exclusive). */
     window: z.object({ from: scalarSchema, to: scalarSchema }).optional(),
-    /** `shift`: the periods the comparison value is measured over; absent means every other period of the series. */
+    /**
+     * `shift`: the periods the comparison value is measured over (absent: every other period of the series);
+     * `contribution`: the earlier window the change is measured from.
+     */
     baseline: z.object({ from: scalarSchema, to: scalarSchema }).optional(),
     /** `correlation`: the other measure (`metric.column` is the first). */
     x: z.object({ column: z.string().min(1).max(200), label: z.string().max(200).default('') }).optional(),
     /**
      * The metric on the segment: for `trend` the mean of its last k periods (k = round(periods / 5),
-     * 1 to 6), for `shift` the mean per period inside the window, for `correlation` Pearson's r.
+     * 1 to 6), for `shift` the mean per period inside the window, for `correlation` Pearson's r, for
+     * `contribution` the segment's part of the change (window − baseline), for `outlier` the mean of the
+     * extreme rows.
      */
     value: z.number().finite(),
     /**
      * The metric on the comparison side: for `trend` the mean of its first k periods, for `shift`
      * the mean per period over the baseline, for `correlation` 0, for a `share` against `even` 1 / groups,
-     * for a `share` of a total against `rest` the segment's share of the rows.
+     * for a `share` of a total against `rest` the segment's share of the rows, for `contribution` the
+     * change of the whole, for `outlier` the median of the other rows.
      */
     comparison_value: z.number().finite(),
+    /** `outlier`: the extreme rows' share (0–1) of the measure's total, for a measure whose values add up. */
+    share_of_total: z.number().min(0).max(1).optional(),
     direction: z.enum(['higher', 'lower']),
     test: claimTestSchema.optional(),
     n: claimSupportSchema.optional(),
@@ -297,6 +327,40 @@ export const claimSchema = z
       need(claim.x, 'x');
       need(claim.metric.column ?? claim.metric.end_column, 'metric.column');
     }
+    if (claim.kind === 'contribution') {
+      need(claim.series, 'series');
+      need(claim.window, 'window');
+      need(claim.baseline, 'baseline');
+      need(claim.segment, 'segment');
+      if (!CONTRIBUTION_METRICS.includes(claim.metric.kind))
+        context.addIssue({
+          code: 'custom',
+          path: ['metric', 'kind'],
+          message: `a contribution claim measures one of ${CONTRIBUTION_METRICS.join(', ')}`,
+        });
+    }
+    if (claim.kind === 'outlier') {
+      need(claim.segment, 'segment');
+      if (claim.metric.kind !== 'mean' || claim.metric.column === undefined)
+        context.addIssue({
+          code: 'custom',
+          path: ['metric'],
+          message: 'an outlier claim measures the mean of a column (metric.kind "mean")',
+        });
+      const segment = claim.segment;
+      if (
+        segment &&
+        (segment.column !== claim.metric.column ||
+          segment.grain !== undefined ||
+          (segment.from === undefined) === (segment.to === undefined))
+      )
+        context.addIssue({
+          code: 'custom',
+          path: ['segment'],
+          message:
+            "an outlier claim's segment is a threshold on its own measure's column: from (rows at or above it) or to (rows below it)",
+        });
+    }
   });
 export type Claim = z.infer<typeof claimSchema>;
 export type ClaimInput = z.input<typeof claimSchema>;
@@ -318,6 +382,10 @@ export const claimCheckSchema = z.object({
   test: claimTestSchema.optional(),
   /** The trend's fit recomputed from the recount. */
   fit: claimFitSchema.optional(),
+  /** `contribution`: the test of the whole's change between the two windows, recomputed. */
+  change_test: claimTestSchema.optional(),
+  /** `outlier`: the extreme rows' share of the total, recounted. */
+  share_of_total: z.number().nullable().optional(),
   sql: z.string(),
 });
 export type ClaimCheck = z.infer<typeof claimCheckSchema>;

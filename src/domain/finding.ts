@@ -5,9 +5,11 @@ import { claimKindSchema, claimSchema } from './claim.js';
 export const findingEffectSchema = z.object({
   /**
    * `ratio` segment ÷ comparison; `standardized` mean gap in pooled standard deviations; `lift` share ÷
-   * even share; `relative_change` change over the period as a share of the level; `r` Pearson's r.
+   * even share; `relative_change` change over the period as a share of the level; `r` Pearson's r;
+   * `share_of_change` a segment's part of a change ÷ the change (`contribution`); `robust_z` how far the
+   * extreme rows' mean lies from the median in robust spreads (`outlier`).
    */
-  name: z.enum(['ratio', 'standardized', 'lift', 'relative_change', 'r']),
+  name: z.enum(['ratio', 'standardized', 'lift', 'relative_change', 'r', 'share_of_change', 'robust_z']),
   value: z.number().finite(),
 });
 export type FindingEffect = z.infer<typeof findingEffectSchema>;

@@ -69,6 +69,17 @@ export async function checkClaim(input: CheckClaimInput): Promise<ClaimCheckOutc
         }
       : {}),
     ...(recount.fit ? { fit: recount.fit } : {}),
+    ...(recount.changeTest
+      ? {
+          change_test: {
+            name: recount.changeTest.test,
+            statistic: Number.isFinite(recount.changeTest.statistic) ? recount.changeTest.statistic : 0,
+            p_value: recount.changeTest.p_value,
+            ...(recount.changeTest.df ? { df: recount.changeTest.df } : {}),
+          },
+        }
+      : {}),
+    ...(recount.shareOfTotal !== undefined ? { share_of_total: recount.shareOfTotal } : {}),
     sql: built.sql,
   };
   return { status: verdict.status, reasoning: verdict.reasoning, sql: built.sql, recount, verdict, check };
@@ -95,5 +106,8 @@ export function recountedClaim(claim: Claim, recount: ClaimRecount): Claim {
       ...(recount.comparisonRows > 0 ? { comparison: Math.round(recount.comparisonRows) } : {}),
     },
     ...(recount.fit ? { fit: recount.fit } : {}),
+    ...(claim.share_of_total !== undefined && recount.shareOfTotal !== null && recount.shareOfTotal !== undefined
+      ? { share_of_total: Math.max(0, Math.min(1, recount.shareOfTotal)) }
+      : {}),
   };
 }

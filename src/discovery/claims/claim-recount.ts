@@ -3,10 +3,12 @@
  * values, the support behind them, and the kind's test recomputed from scratch — the same statistics
  * functions the miner uses, fed only with what the verifier counted.
  */
-import type { Claim, ClaimFit } from '../../domain/index.js';
+import type { Claim, ClaimFit, ClaimScalar } from '../../domain/index.js';
 import type { Row } from '../../warehouse/port.js';
 import { type TestResult, binomialTest, compoundPoissonZ, moodMedian, pearsonT, twoProportionZ, welchT } from '../statistics/index.js';
-import { isPeriodGrain, periodPosition, periodStart } from '../statistics/periods.js';
+import { type ChangePeriod, type PeriodSums, breakDownChange, changeMetricOf } from '../statistics/change.js';
+import { type OutlierSide, type Quartiles, farOutFences, outlierTailTest } from '../statistics/outliers.js';
+import { isPeriodGrain, periodPosition, periodStart, periodStartsBetween } from '../statistics/periods.js';
 import { type SeriesPoint, trendOf, windowContrast } from '../statistics/series.js';
 import type { RecountShape } from './claim-sql.js';
 
@@ -21,6 +23,14 @@ export interface ClaimRecount {
   /** The kind's test on the recount; absent when none applies (then the claim cannot be confirmed). */
   test?: TestResult | undefined;
   fit?: ClaimFit | undefined;
+  /** `contribution`: the test of the whole's change between the windows (both tests must hold). */
+  changeTest?: TestResult | undefined;
+  /** `outlier`: the extreme rows' share of the total (null when the total is not positive). */
+  shareOfTotal?: number | null | undefined;
+  /** `outlier`: the far-out fence on the claim's side, from the recounted quartiles (undefined without spread). */
+  fence?: number | undefined;
+  /** `outlier`: which side of the bulk the claim's threshold names. */
+  side?: OutlierSide | undefined;
 }
 
 function num(value: unknown): number | null {
@@ -149,7 +159,7 @@ function periodKey(claim: Claim, period: unknown): string | number {
   return num(period) ?? String(period);
 }
 
-function inWindow(key: string | number, window: { from: string | number | boolean; to: string | number | boolean }): boolean {
+function inWindow(key: string | number, window: { from: ClaimScalar; to: ClaimScalar }): boolean {
   if (typeof key === 'number') return key >= Number(window.from) && key < Number(window.to);
   return key >= String(window.from) && key < String(window.to);
 }
@@ -211,6 +221,89 @@ function series(claim: Claim, rows: readonly Row[], minSupport: number): ClaimRe
   };
 }
 
+/** Periods a window spans: calendar periods on a time axis, steps on a numeric one; undefined when it cannot be counted. */
+function spanOf(claim: Claim, range: { from: ClaimScalar; to: ClaimScalar }): number | undefined {
+  const grain = claim.series?.grain;
+  if (isPeriodGrain(grain)) return periodStartsBetween(String(range.from), String(range.to), grain)?.length;
+  const from = Number(range.from);
+  const to = Number(range.to);
+  return Number.isFinite(from) && Number.isFinite(to) ? Math.max(0, Math.ceil(to - from)) : undefined;
+}
+
+function contribution(claim: Claim, rows: readonly Row[], minSupport: number): ClaimRecount {
+  const empty: ClaimRecount = { value: null, comparisonValue: null, segmentRows: 0, comparisonRows: 0 };
+  const { window, baseline } = claim;
+  if (!window || !baseline) return empty;
+  const count = claim.metric.kind === 'count';
+  const periods = new Map<string | number, ChangePeriod>();
+  for (const row of rows) {
+    if (row.p === null || row.p === undefined) continue;
+    const key = periodKey(claim, row.p);
+    const records = num(row.nr) ?? 0;
+    const sums: PeriodSums = count
+      ? { rows: records, n: records, sum: records, squares: records }
+      : { rows: records, n: num(row.vn) ?? 0, sum: num(row.vs) ?? 0, squares: num(row.vq) ?? 0 };
+    const period = periods.get(key) ?? { key, all: { rows: 0, n: 0, sum: 0, squares: 0 }, segment: { rows: 0, n: 0, sum: 0, squares: 0 } };
+    period.all = {
+      rows: period.all.rows + sums.rows,
+      n: period.all.n + sums.n,
+      sum: period.all.sum + sums.sum,
+      squares: period.all.squares + sums.squares,
+    };
+    if (num(row.s) === 1) period.segment = sums;
+    periods.set(key, period);
+  }
+  const listed = [...periods.values()];
+  const baselineSpan = spanOf(claim, baseline);
+  const windowSpan = spanOf(claim, window);
+  if (!baselineSpan || !windowSpan) return empty;
+  const breakdown = breakDownChange(
+    changeMetricOf(claim.metric.kind),
+    {
+      baseline: listed.filter((period) => inWindow(period.key, baseline)),
+      window: listed.filter((period) => inWindow(period.key, window)),
+      baselinePeriods: baselineSpan,
+      windowPeriods: windowSpan,
+    },
+    { minSupport, rate: claim.metric.kind === 'rate' },
+  );
+  if (!breakdown) return empty;
+  return {
+    value: breakdown.contribution,
+    comparisonValue: breakdown.change,
+    segmentRows: breakdown.segmentRows,
+    comparisonRows: breakdown.rows - breakdown.segmentRows,
+    test: breakdown.shareTest,
+    changeTest: breakdown.changeTest,
+  };
+}
+
+function outlier(claim: Claim, row: Row): ClaimRecount {
+  const quartiles: Quartiles = {
+    q1: num(row.q1) ?? Number.NaN,
+    median: num(row.q2) ?? Number.NaN,
+    q3: num(row.q3) ?? Number.NaN,
+    min: num(row.lo) ?? Number.NaN,
+    n: num(row.vn) ?? 0,
+  };
+  const side: OutlierSide = claim.segment?.from !== undefined ? 'high' : 'low';
+  const threshold = Number(side === 'high' ? claim.segment?.from : claim.segment?.to);
+  const segmentRows = num(row.segment_rows) ?? 0;
+  const total = num(row.vs);
+  const segmentSum = num(row.segment_sum);
+  const fences = farOutFences(quartiles);
+  return {
+    value: segmentRows > 0 ? num(row.segment_mean) : null,
+    comparisonValue: num(row.comparison_median),
+    segmentRows,
+    comparisonRows: num(row.comparison_n) ?? 0,
+    test: Number.isFinite(threshold) ? outlierTailTest(quartiles, threshold, side, segmentRows) : undefined,
+    shareOfTotal: total !== null && total > 0 && segmentSum !== null ? segmentSum / total : null,
+    fence: fences ? (side === 'high' ? fences.high : fences.low) : undefined,
+    side,
+  };
+}
+
 function correlation(row: Row): ClaimRecount {
   const r = num(row.r);
   const n = num(row.n) ?? 0;
@@ -225,5 +318,9 @@ export function recountFromRows(claim: Claim, shape: RecountShape, rows: readonl
       return series(claim, rows, minSupport);
     case 'correlation':
       return rows[0] ? correlation(rows[0]) : { value: null, comparisonValue: null, segmentRows: 0, comparisonRows: 0 };
+    case 'contribution':
+      return contribution(claim, rows, minSupport);
+    case 'outlier':
+      return rows[0] ? outlier(claim, rows[0]) : { value: null, comparisonValue: null, segmentRows: 0, comparisonRows: 0 };
   }
 }

@@ -7,7 +7,11 @@
  * - `difference` and `share`: both sides' sufficient statistics (rows, successes, mean, variance, sum,
  *   above-median counts) with conditional aggregates;
  * - `trend` and `shift`: the metric per period (or per step of an ordered axis) with its rows;
- * - `correlation`: Pearson's r and the complete pairs.
+ * - `correlation`: Pearson's r and the complete pairs;
+ * - `contribution`: per period of the two windows and per side (the segment, the rest), the rows and the
+ *   per-row values' count, sum and sum of squares;
+ * - `outlier`: the quartiles, smallest value, count and total of the measure, and per side the rows, the
+ *   extreme rows' mean and sum, and the other rows' median.
  */
 import type { Claim, ClaimCondition, ClaimGroup, ClaimMetric, ClaimScalar } from '../../domain/index.js';
 import type { TableSchema } from '../../warehouse/port.js';
@@ -15,7 +19,7 @@ import type { SqlSyntax } from '../../warehouse/sql-syntax/index.js';
 import { isPeriodGrain } from '../statistics/periods.js';
 import { type Relation, RelationShapeError, buildRelation } from './relation.js';
 
-export type RecountShape = 'sides' | 'series' | 'correlation';
+export type RecountShape = 'sides' | 'series' | 'correlation' | 'contribution' | 'outlier';
 
 export type ClaimSql = { ok: true; sql: string; shape: RecountShape } | { ok: false; reason: string };
 
@@ -230,6 +234,59 @@ function correlationSql(context: Resolved, claim: Claim): string {
     .trim();
 }
 
+/** The series axis and the range condition of [from, to) on it. */
+function axisRange(context: Resolved, series: NonNullable<Claim['series']>, range: { from: ClaimScalar; to: ClaimScalar }): string {
+  const axis = groupExpression(context, series);
+  return `${axis.expression} >= ${groupValue(context, range.from, axis.temporal)} AND ${axis.expression} < ${groupValue(context, range.to, axis.temporal)}`;
+}
+
+/** Per period of the baseline and the window, per side (s = 1: the segment), rows and the value's count, sum, sum of squares. */
+function contributionSql(context: Resolved, claim: Claim): string {
+  const { series, window, baseline, segment } = claim;
+  if (!series || !window || !baseline || !segment)
+    throw new RelationShapeError('a contribution claim needs a series, a window, a baseline and a segment');
+  if (series.grain !== undefined && !isPeriodGrain(series.grain))
+    throw new RelationShapeError(`a contribution is measured along periods of time or a numeric axis, not along ${series.grain}`);
+  const { syntax } = context;
+  const axis = groupExpression(context, series);
+  const side = `CASE WHEN ${groupSql(context, segment)} THEN 1 ELSE 0 END`;
+  const value = claim.metric.kind === 'count' ? undefined : rowValue(context, claim.metric);
+  const figures = value
+    ? [`count(${value}) AS vn`, `${syntax.toDouble(`sum(${value})`)} AS vs`, `${syntax.toDouble(`sum((${value}) * (${value}))`)} AS vq`]
+    : [];
+  return [
+    `SELECT ${axis.expression} AS p, ${side} AS s, count(*) AS nr${figures.length > 0 ? `, ${figures.join(', ')}` : ''}`,
+    `FROM ${context.from}`,
+    whereClause([
+      ...filtersOf(context, claim),
+      `${axis.expression} IS NOT NULL`,
+      `(${axisRange(context, series, baseline)}) OR (${axisRange(context, series, window)})`,
+    ]),
+    `GROUP BY ${axis.expression}, ${side}`,
+    'ORDER BY p, s',
+  ].join('\n');
+}
+
+/** The measure's quartiles over every row, and the extreme rows (the segment) against the others. */
+function outlierSql(context: Resolved, claim: Claim): string {
+  const { syntax } = context;
+  if (!claim.segment) throw new RelationShapeError('an outlier claim needs the threshold its rows pass');
+  const value = rowValue(context, claim.metric) as string;
+  const segment = groupSql(context, claim.segment);
+  const other = `(${segment}) IS NOT TRUE`;
+  return [
+    `SELECT ${syntax.quantile(value, 0.25)} AS q1, ${syntax.median(value)} AS q2, ${syntax.quantile(value, 0.75)} AS q3,`,
+    `       ${syntax.toDouble(`min(${value})`)} AS lo, count(${value}) AS vn, ${syntax.toDouble(`sum(${value})`)} AS vs,`,
+    `       count(${when(segment, '1')}) AS segment_rows, ${syntax.toDouble(`avg(${when(segment, value)})`)} AS segment_mean,`,
+    `       ${syntax.toDouble(`sum(${when(segment, value)})`)} AS segment_sum,`,
+    `       count(${when(other, value)}) AS comparison_n, ${syntax.median(when(other, value))} AS comparison_median`,
+    `FROM ${context.from}`,
+    whereClause(filtersOf(context, claim)),
+  ]
+    .join('\n')
+    .trim();
+}
+
 /** One statement that recounts the claim, or why it cannot be recounted. */
 export function buildClaimSql(claim: Claim, tables: readonly TableSchema[], syntax: SqlSyntax): ClaimSql {
   try {
@@ -244,6 +301,10 @@ export function buildClaimSql(claim: Claim, tables: readonly TableSchema[], synt
         return { ok: true, sql: seriesSql(context, claim), shape: 'series' };
       case 'correlation':
         return { ok: true, sql: correlationSql(context, claim), shape: 'correlation' };
+      case 'contribution':
+        return { ok: true, sql: contributionSql(context, claim), shape: 'contribution' };
+      case 'outlier':
+        return { ok: true, sql: outlierSql(context, claim), shape: 'outlier' };
     }
   } catch (error) {
     if (error instanceof RelationShapeError || error instanceof RangeError) return { ok: false, reason: error.message };

@@ -246,13 +246,28 @@ const TEST_NAMES: Record<NonNullable<Claim['test']>['name'], string> = {
   pearson_t: 't',
   poisson_rate: 'Poisson z',
   compound_poisson_z: 'z of the totals',
+  share_change_z: 'z of the share',
+  poisson_tail: 'Poisson tail test',
 };
 
 function evidence(claim: Claim, extra: string[] = []): string {
   const parts = [...extra];
-  if (claim.test) parts.push(`${TEST_NAMES[claim.test.name]} = ${formatNumber(claim.test.statistic)}, ${pValueText(claim.test.p_value)}`);
+  // the tail test's statistic is the rows the bulk's model expects beyond the threshold
+  if (claim.test?.name === 'poisson_tail')
+    parts.push(
+      `${formatExpected(claim.test.statistic)} ${noun(claim)} expected beyond it from the spread of the rest, ${pValueText(claim.test.p_value)}`,
+    );
+  else if (claim.test)
+    parts.push(`${TEST_NAMES[claim.test.name]} = ${formatNumber(claim.test.statistic)}, ${pValueText(claim.test.p_value)}`);
   if (claim.approximate) parts.push('measured on a sample');
   return parts.length > 0 ? ` (${parts.join('; ')})` : '';
+}
+
+/** A tiny expected count as a person reads it: "fewer than one in a million", else its value. */
+function formatExpected(expected: number): string {
+  if (expected < 1e-6) return 'fewer than one in a million';
+  if (expected < 0.01) return `${expected.toPrecision(1)}`;
+  return formatNumber(expected);
 }
 
 /** Below this share of the larger value, a ratio is against (nearly) nothing: not stated. */
@@ -450,6 +465,66 @@ function correlationText(claim: Claim): ClaimText {
   return { title, description };
 }
 
+/**
+ * The drivers of a change: "Revenue per quarter rose by $120k from Q2 2024 to Q3 2024; orders whose
+ * region is West account for 68.0% of the rise ($81.6k)".
+ */
+function contributionText(claim: Claim): ClaimText {
+  const measure = `${metricPhrase(claim)}${claim.metric.kind === 'count' || claim.metric.kind === 'sum' ? perPeriod(claim) : ''}`;
+  const segment = claim.segment as ClaimGroup;
+  const who = groupPhrase(segment, noun(claim));
+  const rose = claim.direction === 'higher';
+  const change = formatMetricValue(claim, Math.abs(claim.comparison_value));
+  const part = formatMetricValue(claim, Math.abs(claim.value));
+  const share = claim.comparison_value !== 0 ? claim.value / claim.comparison_value : Number.NaN;
+  const before = windowName(claim, claim.baseline);
+  const after = windowName(claim, claim.window);
+  const movement = rose ? 'rise' : 'fall';
+  const title = `${capitalise(measure)} ${rose ? 'rose' : 'fell'} by ${change} from ${before} to ${after}; ${who} account for ${formatPercent(share)} of the ${movement} (${part})`;
+  const description = `Between ${before} and ${after} the ${measure} ${rose ? 'rose' : 'fell'} by ${change}; the part of ${who} ${rose ? 'rose' : 'fell'} by ${part}, ${formatPercent(share)} of the whole ${movement} — more than their size alone would give${evidence(claim, claim.n ? [`${countOf(claim.n.segment)} of ${countOf(claim.n.segment + (claim.n.comparison ?? 0))} ${noun(claim)} in the two windows`] : [])}.`;
+  return { title, description };
+}
+
+/**
+ * Record-level outliers: "3 orders have an order total of $20,000 or more, far above the rest: $23,400
+ * on average, 48.8× the median of the others ($480); they hold 9.0% of all order total".
+ */
+function outlierText(claim: Claim): ClaimText {
+  const segment = claim.segment as ClaimGroup;
+  const high = segment.from !== undefined;
+  const label = splitUnit(columnWords(claim.metric.label, claim.metric.column ?? '')).words;
+  const threshold = formatMetricValue(claim, Number(high ? segment.from : segment.to));
+  const count = claim.n?.segment;
+  const rows = count !== undefined ? `${countOf(count)} ${count === 1 ? singular(noun(claim)) : noun(claim)}` : capitalise(noun(claim));
+  const have = count === 1 ? 'has' : 'have';
+  const mean = formatMetricValue(claim, claim.value);
+  const median = formatMetricValue(claim, claim.comparison_value);
+  const ratio = ratioText(claim.value, claim.comparison_value);
+  const held =
+    claim.share_of_total !== undefined
+      ? `; ${count === 1 ? 'it holds' : 'they hold'} ${formatPercent(claim.share_of_total)} of the total ${label}`
+      : '';
+  const title = high
+    ? `${rows} ${have} ${article(label)} ${label} of ${threshold} or more, far above the rest: ${mean}${count === 1 ? '' : ' on average'}${ratio ? `, ${ratio} the median of the others (${median})` : `, against a median of ${median}`}${held}`
+    : `${rows} ${have} ${article(label)} ${label} under ${threshold}, far below the rest: ${mean}${count === 1 ? '' : ' on average'}, against a median of ${median} for the others${held}`;
+  const among =
+    claim.n?.comparison !== undefined ? ` of ${countOf(claim.n.segment + claim.n.comparison)} ${noun(claim)}` : ` ${noun(claim)}`;
+  const description = `Beyond ${threshold} lie ${count !== undefined ? countOf(count) : 'a few'}${among}: past the far-out fence (three interquartile ranges ${high ? 'above the upper' : 'below the lower'} quartile), where the spread of the other ${noun(claim)} puts almost none${evidence(claim)}.`;
+  return { title, description };
+}
+
+/** "a" or "an" before a word (by its first letter: "an amount", "a price"). */
+function article(word: string): string {
+  return /^[aeiou]/i.test(word) ? 'an' : 'a';
+}
+
+/** "orders" → "order", for one row. */
+function singular(plural: string): string {
+  if (/ies$/.test(plural)) return `${plural.slice(0, -3)}y`;
+  if (/(ss|us)$/.test(plural)) return plural;
+  return plural.replace(/s$/, '');
+}
+
 /** The insight text a claim states. */
 export function renderClaim(claim: Claim): ClaimText {
   switch (claim.kind) {
@@ -463,5 +538,9 @@ export function renderClaim(claim: Claim): ClaimText {
       return shiftText(claim);
     case 'correlation':
       return correlationText(claim);
+    case 'contribution':
+      return contributionText(claim);
+    case 'outlier':
+      return outlierText(claim);
   }
 }

@@ -39,6 +39,10 @@ function show(value: number): string {
   return Math.abs(value) >= 1000 ? value.toFixed(1) : value.toPrecision(4);
 }
 
+function testWords(test: { test: string; statistic: number; p_value: number }): string {
+  return `${test.test} = ${show(test.statistic)}, ${test.p_value < 0.001 ? 'p < 0.001' : `p = ${show(test.p_value)}`}`;
+}
+
 function relativeGap(claimed: number, recounted: number): number {
   return Math.abs(recounted - claimed) / Math.max(Math.abs(claimed), Math.abs(recounted), 1e-12);
 }
@@ -54,8 +58,36 @@ function directionHolds(claim: Claim, recount: ClaimRecount): boolean {
   const wanted = claim.direction === 'higher' ? 1 : -1;
   if (claim.kind === 'trend' && recount.fit)
     return Math.sign(recount.fit.slope) === wanted && Math.sign(value - comparisonValue) === wanted;
+  // a driver moves the way the whole moves: both rise, or both fall
+  // and its share of the total moves with the change (a rise: its share grows), so its part exceeds its size's
+  if (claim.kind === 'contribution')
+    return (
+      Math.sign(value) === wanted &&
+      Math.sign(comparisonValue) === wanted &&
+      (recount.test === undefined || Math.sign(recount.test.statistic) === wanted)
+    );
+  // rows at or above a threshold are high outliers, rows below one low outliers
+  if (claim.kind === 'outlier' && (recount.side === 'high') !== (claim.direction === 'higher')) return false;
   const gap = value - comparisonValue;
   return Math.abs(gap) > 1e-12 && Math.sign(gap) === wanted;
+}
+
+/** Rows a claim needs behind it: a segment's minimum support; 3 periods or pairs; one extreme row for an outlier. */
+function supportNeeded(claim: Claim, minSupport: number): number {
+  if (claim.kind === 'trend' || claim.kind === 'correlation') return 3;
+  if (claim.kind === 'outlier') return 1;
+  return minSupport;
+}
+
+/** An outlier's threshold must lie at or beyond the far-out fence: rows inside it are the tail of the data, not outliers. */
+function insideFence(claim: Claim, recount: ClaimRecount, tolerance: number): string | undefined {
+  if (claim.kind !== 'outlier' || recount.fence === undefined) return undefined;
+  const threshold = Number(recount.side === 'high' ? claim.segment?.from : claim.segment?.to);
+  // a claim measured on a sample may state a fence from sampled quartiles: within its tolerance
+  const slack = claim.approximate ? tolerance * Math.abs(recount.fence) : 0;
+  const beyond = recount.side === 'high' ? threshold >= recount.fence - slack : threshold <= recount.fence + slack;
+  if (beyond) return undefined;
+  return `the threshold ${show(threshold)} lies inside the far-out fence (${show(recount.fence)}: three interquartile ranges ${recount.side === 'high' ? 'above the upper' : 'below the lower'} quartile${recount.fence > 0 && claim.value > 0 ? ', on the log scale' : ''}): the rows are the tail of the data, not outliers`;
 }
 
 export function judgeClaim(claim: Claim, recount: ClaimRecount, options: VerdictOptions): ClaimVerdict {
@@ -78,11 +110,9 @@ export function judgeClaim(claim: Claim, recount: ClaimRecount, options: Verdict
   const errors = { relativeError, comparisonRelativeError };
   if (!holds) return { ...errors, status: 'rejected', directionHolds: false, reasoning: `the direction does not hold — ${measured}` };
   const test = recount.test;
-  const testText = test
-    ? `${test.test} = ${show(test.statistic)}, ${test.p_value < 0.001 ? 'p < 0.001' : `p = ${show(test.p_value)}`}`
-    : '';
+  const testText = test ? `${testWords(test)}${recount.changeTest ? `; the whole's change: ${testWords(recount.changeTest)}` : ''}` : '';
   // support: rows behind the segment; periods behind a trend; pairs behind a correlation; rows inside a shift's window
-  const support = claim.kind === 'trend' || claim.kind === 'correlation' ? 3 : options.minSupport;
+  const support = supportNeeded(claim, options.minSupport);
   const behind = claim.kind === 'shift' ? (recount.segmentRecords ?? recount.segmentRows) : recount.segmentRows;
   if (behind < support)
     return {
@@ -91,7 +121,18 @@ export function judgeClaim(claim: Claim, recount: ClaimRecount, options: Verdict
       directionHolds: true,
       reasoning: `only ${behind} ${claim.kind === 'trend' ? 'periods' : 'rows'} behind the segment, fewer than the ${support} needed — ${measured}`,
     };
-  if (!test)
+  const tolerance = claim.approximate ? SAMPLED_VALUE_TOLERANCE : VALUE_TOLERANCE;
+  if (claim.kind === 'outlier' && recount.fence === undefined)
+    return {
+      ...errors,
+      status: 'unverified',
+      directionHolds: true,
+      reasoning: `the measure's quartiles do not spread (half the rows or more share one value): no fence tells outliers from the rest — ${measured}`,
+    };
+  const inside = insideFence(claim, recount, tolerance);
+  if (inside) return { ...errors, status: 'rejected', directionHolds: true, reasoning: `${inside} — ${measured}` };
+  const changeTest = recount.changeTest;
+  if (!test || (claim.kind === 'contribution' && !changeTest))
     return {
       ...errors,
       status: 'unverified',
@@ -103,10 +144,40 @@ export function judgeClaim(claim: Claim, recount: ClaimRecount, options: Verdict
       ...errors,
       status: 'rejected',
       directionHolds: true,
-      reasoning: `the difference is not significant (${testText}) — ${measured}`,
+      reasoning:
+        claim.kind === 'contribution'
+          ? `the segment's share of the total did not move between the windows beyond chance (${testText}): its part of the change is its size's — ${measured}`
+          : `the difference is not significant (${testText}) — ${measured}`,
     };
-  const tolerance = claim.approximate ? SAMPLED_VALUE_TOLERANCE : VALUE_TOLERANCE;
-  if (within(claim.value, recount.value, tolerance) && within(claim.comparison_value, recount.comparisonValue, tolerance))
+  if (changeTest && !(changeTest.p_value <= alpha))
+    return {
+      ...errors,
+      status: 'rejected',
+      directionHolds: true,
+      reasoning: `the change of the whole is not significant (${testWords(changeTest)}): there is no change to account for — ${measured}`,
+    };
+  const valuesAgree = (() => {
+    if (claim.kind === 'contribution') {
+      // changes and their ratio: relative agreement only (a change of two points is not "near zero")
+      const agrees = (claimed: number, recounted: number) => relativeGap(claimed, recounted) <= tolerance;
+      return (
+        agrees(claim.value, recount.value as number) &&
+        agrees(claim.comparison_value, recount.comparisonValue as number) &&
+        agrees(claim.value / claim.comparison_value, (recount.value as number) / (recount.comparisonValue as number))
+      );
+    }
+    const shareAgrees =
+      claim.share_of_total === undefined ||
+      (recount.shareOfTotal !== null &&
+        recount.shareOfTotal !== undefined &&
+        within(claim.share_of_total, recount.shareOfTotal, tolerance));
+    return (
+      shareAgrees &&
+      within(claim.value, recount.value as number, tolerance) &&
+      within(claim.comparison_value, recount.comparisonValue as number, tolerance)
+    );
+  })();
+  if (valuesAgree)
     return {
       ...errors,
       status: 'confirmed',

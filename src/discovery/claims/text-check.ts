@@ -47,6 +47,7 @@ function claimNumbers(claim: Claim): { measured: number[]; labels: number[] } {
   measured.push(claim.value - claim.comparison_value, Math.abs(claim.value - claim.comparison_value));
   if (claim.comparison_value !== 0) measured.push((claim.value - claim.comparison_value) / Math.abs(claim.comparison_value));
   if (claim.comparison?.kind === 'even') measured.push(claim.value * claim.comparison.groups);
+  if (claim.share_of_total !== undefined) measured.push(claim.share_of_total);
   const labels: number[] = [];
   if (claim.comparison?.kind === 'even') labels.push(claim.comparison.groups);
   if (claim.n)

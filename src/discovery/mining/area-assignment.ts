@@ -20,6 +20,11 @@ const KIND_WORDS: ReadonlyArray<[Kind, RegExp]> = [
     /\b(segment\w*|group\w*|differ\w*|driver\w*|rate\w*|compar\w*|gap\w*|by \w+|outcome\w*|conversion|retention|churn|duration\w*|time to|elapsed|performance)\b/i,
   ],
   ['correlation', /\b(correlat\w*|relationship\w*|driver\w*|associat\w*|depend\w*|relat\w*)\b/i],
+  [
+    'contribution',
+    /\b(driver\w*|what changed|why \w+ (rose|fell|changed)|contribut\w*|account\w* for|breakdown|growth|declin\w*|chang\w*|variance)\b/i,
+  ],
+  ['outlier', /\b(outlier\w*|anomal\w*|unusual|extreme\w*|largest|biggest|whale\w*|fraud\w*|exception\w*)\b/i],
 ];
 /** Weight of the kind match against the text similarity. */
 const KIND_MATCH = 0.5;

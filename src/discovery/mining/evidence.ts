@@ -27,12 +27,18 @@ function pText(p: number | undefined): string {
 }
 
 /**
- * What a finding is about, as `column="value"` for a segment and `measure@axis` otherwise: findings with
+ * What a finding is about, as `column="value"` for a segment (a driver of a change included: the group it
+ * names), `column>=threshold` for outliers and `measure@axis` otherwise: findings with
  * the same subject can be told as one insight (an assignee's share and that assignee's trend). Names are
  * written as SQL writes them and values as JSON strings: warehouse text, quoted.
  */
 export function findingSubject(finding: MinedFinding): string {
   const { claim } = finding;
+  // an outlier's segment is a threshold on its own measure: `"amount">=5000`
+  if (claim.kind === 'outlier' && claim.segment) {
+    const { from, to } = claim.segment;
+    return `${promptIdentifier(claim.segment.column)}${from !== undefined ? `>=${String(from)}` : `<${String(to)}`}`;
+  }
   if (claim.segment) {
     const value =
       claim.segment.value ?? claim.segment.values?.join('|') ?? `${String(claim.segment.from ?? '')}..${String(claim.segment.to ?? '')}`;

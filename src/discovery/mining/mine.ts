@@ -14,6 +14,8 @@ import { isArchiveShaped } from '../../schema/index.js';
 import { benjaminiHochberg } from '../statistics/index.js';
 import { type Candidate, type FinderOutput, mergeOutputs } from './candidate.js';
 import { mineCorrelations } from './finders/correlations.js';
+import { mineDrivers } from './finders/drivers.js';
+import { mineOutliers } from './finders/outliers.js';
 import { mineSegments } from './finders/segments.js';
 import { termMeasures } from './finders/terms.js';
 import { mineTimeSeries } from './finders/time-series.js';
@@ -208,7 +210,9 @@ async function mineTable(
     .sort((left, right) => Number(right.distinct >= 3 && right.distinct <= 8) - Number(left.distinct >= 3 && left.distinct <= 8))
     .slice(0, SEGMENT_SERIES_GROUPINGS);
   outputs.push(await mineTimeSeries(shared, measures, seriesGroupings));
+  outputs.push(await mineDrivers(shared, measures, seriesGroupings));
   outputs.push(await mineCorrelations(shared, measures));
+  outputs.push(await mineOutliers(shared, measures));
   // a grouping and a measure read from the same related table say one thing twice (has an order / number of orders)
   const sourceOf = (name: string) => table.derived.find((item) => item.name === name)?.table;
   for (const grouping of groupings) {

@@ -33,7 +33,19 @@ export function supportFactor(candidate: Pick<Candidate, 'coverage' | 'claim'>):
  * records is often structural (tenure columns move together), so it needs a larger effect or a closer
  * tie to the goal to outrank a segment that differs.
  */
-const KIND_WEIGHT: Readonly<Record<Claim['kind'], number>> = { difference: 1, share: 0.9, trend: 1, shift: 1, correlation: 0.7 };
+const KIND_WEIGHT: Readonly<Record<Claim['kind'], number>> = {
+  difference: 1,
+  share: 0.9,
+  trend: 1,
+  shift: 1,
+  correlation: 0.7,
+  contribution: 1,
+  // a few extreme records are worth knowing, rarely the answer to a question about the whole
+  outlier: 0.8,
+};
+
+/** Findings of a kind kept per table at most, the best-scored first: a few extreme records, not a list of them. */
+export const PER_TABLE_CAP: Readonly<Partial<Record<Claim['kind'], number>>> = { outlier: 2, contribution: 3 };
 
 /** A correlation with a measure the goal is about is what "what drives X" asks for: no discount. */
 const GOAL_MEASURE_RELEVANCE = 0.6;
@@ -187,11 +199,20 @@ export function rankFindings(candidates: readonly ScoredInput[], tables: Readonl
     (left, right) => right.score - left.score || left.candidate.subject.localeCompare(right.candidate.subject),
   );
   const kept: typeof sorted = [];
+  const perTable = new Map<string, number>();
   for (const item of sorted) {
     const said = kept.some(
       (other) => restates(other.candidate.claim, item.candidate.claim) || sameRows(other.candidate.claim, item.candidate.claim),
     );
-    if (!said) kept.push(item);
+    if (said) continue;
+    const cap = PER_TABLE_CAP[item.candidate.claim.kind];
+    if (cap !== undefined) {
+      const key = `${item.candidate.claim.kind} ${item.candidate.claim.metric.table}`;
+      const held = perTable.get(key) ?? 0;
+      if (held >= cap) continue;
+      perTable.set(key, held + 1);
+    }
+    kept.push(item);
   }
   // variety: each further finding on the same measure and kind counts a little less, so one measure does not fill the list
   const seen = new Map<string, number>();

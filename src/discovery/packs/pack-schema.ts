@@ -38,7 +38,7 @@ export const areaManifestSchema = z.strictObject({
    * name, description and keywords.
    */
   finding_kinds: z
-    .array(z.enum(['difference', 'share', 'trend', 'shift', 'correlation']))
+    .array(z.enum(['difference', 'share', 'trend', 'shift', 'correlation', 'contribution', 'outlier']))
     .min(1)
     .optional(),
   prompt_file: z.string().regex(/^analysis_[a-z][a-z0-9_]*\.md$/, 'must be analysis_<id>.md'),

@@ -134,3 +134,14 @@ export const MONTH_NAMES = [
 ] as const;
 
 export const WEEKDAY_NAMES = ['Monday', 'Tuesday', 'Wednesday', 'Thursday', 'Friday', 'Saturday', 'Sunday'] as const;
+
+/** The starts of the periods from `from` (inclusive) to `to` (exclusive); undefined past `limit` periods. */
+export function periodStartsBetween(from: string, to: string, grain: PeriodGrain, limit = 10_000): string[] | undefined {
+  const end = periodStart(to, grain);
+  const starts: string[] = [];
+  for (let start = periodStart(from, grain); start < end; start = nextPeriodStart(start, grain)) {
+    if (starts.length >= limit) return undefined;
+    starts.push(start);
+  }
+  return starts;
+}

@@ -19,6 +19,8 @@ export const TEST_NAMES = [
   'pearson_t',
   'poisson_rate',
   'compound_poisson_z',
+  'share_change_z',
+  'poisson_tail',
 ] as const;
 export type TestName = (typeof TEST_NAMES)[number];
 
@@ -157,6 +159,71 @@ export function compoundPoissonZ(a: Total, b: Total): TestResult | undefined {
   if (!(spread > 0) || !Number.isFinite(a.sum) || !Number.isFinite(b.sum)) return undefined;
   const z = (a.sum - b.sum) / spread;
   return { test: 'compound_poisson_z', statistic: z, p_value: normalTwoSided(z) };
+}
+
+/** A segment's part of a total and the rest's, each a compound sum. */
+export interface SplitTotal {
+  segment: Total;
+  rest: Total;
+}
+
+/**
+ * Whether a segment's share of a total differs between two periods (the drivers of a change: a segment
+ * whose share holds steady accounts for the change in proportion to its size; one whose share moves
+ * accounts for more or less). Each share p = S / (S + R) of two compound sums; its variance by the delta
+ * method from the sums' compound-Poisson variances (Σy²): ((1 − p)² Σy²_S + p² Σy²_R) / (S + R)². For a
+ * count (every y = 1) this is the unpooled two-proportion z. Needs non-negative totals.
+ */
+export function shareChangeZ(before: SplitTotal, after: SplitTotal): TestResult | undefined {
+  const share = (split: SplitTotal) => {
+    const total = split.segment.sum + split.rest.sum;
+    if (!(total > 0) || split.segment.sum < 0 || split.rest.sum < 0) return undefined;
+    const p = split.segment.sum / total;
+    const variance = ((1 - p) ** 2 * Math.max(0, split.segment.squares) + p ** 2 * Math.max(0, split.rest.squares)) / total ** 2;
+    return { p, variance };
+  };
+  const a = share(before);
+  const b = share(after);
+  if (!a || !b) return undefined;
+  const se = Math.sqrt(a.variance + b.variance);
+  if (!(se > 0)) return undefined;
+  const z = (b.p - a.p) / se;
+  return { test: 'share_change_z', statistic: z, p_value: normalTwoSided(z) };
+}
+
+/** ln P(Z > z) for a standard normal, accurate far into the tail (where the probability itself underflows). */
+export function logNormalUpperTail(z: number): number {
+  if (z <= 0) return Math.log1p(-0.5 * jStat.erfc(-z / Math.SQRT2));
+  if (z < 7) return Math.log(0.5 * jStat.erfc(z / Math.SQRT2));
+  // Mills' ratio, asymptotic: Q(z) = φ(z)/z · (1 − 1/z² + 3/z⁴ − 15/z⁶ + 105/z⁸ …)
+  const w = 1 / (z * z);
+  return -0.5 * z * z - Math.log(z) - 0.5 * Math.log(2 * Math.PI) + Math.log(1 - w + 3 * w ** 2 - 15 * w ** 3 + 105 * w ** 4);
+}
+
+/**
+ * Whether `count` rows beyond a threshold are more than a reference model puts there: X ~ Poisson(λ) with
+ * λ = rows × P(beyond), one-sided P(X ≥ count), from logarithms so that a λ of 1e-12 still gives a
+ * p-value. The statistic reported is λ, the rows the model expects beyond the threshold.
+ */
+export function poissonTail(count: number, logExpected: number): TestResult {
+  const expected = Math.exp(logExpected);
+  if (count <= 0) return { test: 'poisson_tail', statistic: expected, p_value: 1 };
+  let logP: number;
+  if (expected < count) {
+    // P(X ≥ k) = e^−λ λ^k / k! · Σ_i λ^i k! / (k + i)!
+    let term = 1;
+    let series = 1;
+    for (let i = 1; i < 1_000 && term > 1e-17 * series; i++) {
+      term *= expected / (count + i);
+      series += term;
+    }
+    logP = -expected + count * logExpected - jStat.gammaln(count + 1) + Math.log(series);
+  } else {
+    let below = 0;
+    for (let j = 0; j < count; j++) below += Math.exp(j * logExpected - expected - jStat.gammaln(j + 1));
+    logP = Math.log(Math.max(0, 1 - below));
+  }
+  return { test: 'poisson_tail', statistic: expected, p_value: clampP(Math.exp(logP)) };
 }
 
 /** Pearson's r over n pairs against zero: t = r √((n − 2) / (1 − r²)). */

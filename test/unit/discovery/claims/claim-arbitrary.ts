@@ -197,8 +197,84 @@ const correlation = fc
   })
   .map(({ r, ...rest }) => ({ ...rest, numbers: { value: r, comparison_value: 0, direction: r > 0 ? 'higher' : 'lower' } }));
 
+const contribution = fc.constantFrom('count', 'sum', 'rate', 'mean').chain((kind) =>
+  fc
+    .record({
+      metric: metricFor(kind).map((metric) => (metric.kind === 'median' ? { ...metric, kind: 'mean' } : metric)),
+      segment: fc.record({
+        column: fc.constantFrom('region', 'category'),
+        value: fc.constantFrom(...SEGMENT_VALUES),
+        label: fc.constantFrom('region', 'category'),
+      }),
+      windows: fc.constantFrom(
+        {
+          series: { column: 'ordered_at', grain: 'month', label: 'order month' },
+          baseline: { from: '2024-05-01', to: '2024-06-01' },
+          window: { from: '2024-06-01', to: '2024-07-01' },
+        },
+        {
+          series: { column: 'ordered_at', grain: 'quarter' },
+          baseline: { from: '2024-04-01', to: '2024-07-01' },
+          window: { from: '2024-07-01', to: '2024-10-01' },
+        },
+        { series: { column: 'year', label: 'year' }, baseline: { from: 2022, to: 2023 }, window: { from: 2023, to: 2024 } },
+      ),
+      change:
+        kind === 'rate'
+          ? fc.double({ min: 0.001, max: 0.5, noNaN: true })
+          : kind === 'count'
+            ? fc.integer({ min: 1, max: 100_000 })
+            : fc.double({ min: 0.01, max: 5e6, noNaN: true }),
+      share: fc.double({ min: 0.26, max: 1.2, noNaN: true }),
+      fall: fc.boolean(),
+      n: support,
+      test: test('share_change_z'),
+      noun,
+    })
+    .map(({ windows, change, share, fall, ...rest }) => {
+      const sign = fall ? -1 : 1;
+      const whole = kind === 'count' ? sign * change : sign * change;
+      return {
+        kind: 'contribution',
+        ...rest,
+        ...windows,
+        comparison: { kind: 'rest' },
+        numbers: { value: whole * share, comparison_value: whole, direction: fall ? 'lower' : 'higher' },
+      };
+    }),
+);
+
+const outlier = fc
+  .record({
+    label: fc.constantFrom('order total (USD)', 'amount', 'price', 'delay (minutes)', 'items'),
+    high: fc.boolean(),
+    median: fc.double({ min: 1, max: 1_000, noNaN: true }),
+    times: fc.double({ min: 5, max: 500, noNaN: true }),
+    count: fc.integer({ min: 1, max: 50 }),
+    rest: fc.integer({ min: 30, max: 1_000_000 }),
+    share: fc.option(fc.double({ min: 0, max: 0.9, noNaN: true }), { nil: undefined }),
+    test: test('poisson_tail'),
+    noun,
+  })
+  .map(({ label, high, median, times, count, rest, share, ...others }) => {
+    const mean = high ? median * times : median / times;
+    const threshold = high ? Number((mean * 0.8).toPrecision(2)) : Number((mean * 1.25).toPrecision(2));
+    return {
+      kind: 'outlier',
+      ...others,
+      metric: { kind: 'mean', table: 'main.t', column: 'amount', label },
+      segment: { column: 'amount', ...(high ? { from: threshold } : { to: threshold }), label },
+      comparison: { kind: 'rest' },
+      n: { segment: count, comparison: rest },
+      ...(share !== undefined ? { share_of_total: share } : {}),
+      numbers: { value: mean, comparison_value: median, direction: high ? 'higher' : 'lower' },
+    };
+  });
+
 /** A claim in the schema, of any kind. */
-export const claimArbitrary: fc.Arbitrary<Claim> = fc.oneof(difference, share, trend, shift, correlation).map(({ numbers, ...claim }) => {
-  const defined = Object.fromEntries(Object.entries(claim).filter(([, value]) => value !== undefined));
-  return claimSchema.parse({ ...defined, ...numbers });
-});
+export const claimArbitrary: fc.Arbitrary<Claim> = fc
+  .oneof(difference, share, trend, shift, correlation, contribution, outlier)
+  .map(({ numbers, ...claim }) => {
+    const defined = Object.fromEntries(Object.entries(claim).filter(([, value]) => value !== undefined));
+    return claimSchema.parse({ ...defined, ...numbers });
+  });

@@ -327,3 +327,82 @@ describe('a shift and a correlation', () => {
     expect(correlation(0.2)).toBe('Central pressure and wind are weakly positively correlated (r = 0.20)');
   });
 });
+
+describe('the drivers of a change and record-level outliers', () => {
+  it('states the change of the whole, the driver and its part of it', () => {
+    const text = renderClaim(
+      claim({
+        kind: 'contribution',
+        metric: { kind: 'sum', table: 'main.orders', column: 'total', label: 'revenue (USD)' },
+        segment: { column: 'region', value: 'West', label: 'region' },
+        series: { column: 'ordered_at', grain: 'quarter' },
+        baseline: { from: '2024-04-01', to: '2024-07-01' },
+        window: { from: '2024-07-01', to: '2024-10-01' },
+        value: 81_600,
+        comparison_value: 120_000,
+        direction: 'higher',
+        test: { name: 'share_change_z', statistic: 5.1, p_value: 1e-7 },
+      }),
+    );
+    expect(text.title).toBe(
+      'Total revenue per quarter rose by $120,000 from 2024-Q2 to 2024-Q3; orders whose region is West account for 68.0% of the rise ($81,600)',
+    );
+    expect(text.description).toContain('z of the share = 5.10, p < 0.001');
+  });
+
+  it('states a fall as a fall, for an average without "per period"', () => {
+    const text = renderClaim(
+      claim({
+        kind: 'contribution',
+        metric: {
+          kind: 'rate',
+          table: 'main.orders',
+          condition: { column: 'status', op: '=', value: 'cancelled' },
+          label: 'cancellation rate',
+        },
+        series: { column: 'year' },
+        baseline: { from: 2022, to: 2023 },
+        window: { from: 2023, to: 2024 },
+        value: -0.02,
+        comparison_value: -0.025,
+        direction: 'lower',
+      }),
+    );
+    expect(text.title).toBe(
+      'Cancellation rate fell by 2.5% from 2022 to 2023; orders whose shipping region is Southeast account for 80.0% of the fall (2.0%)',
+    );
+  });
+
+  it('states how many rows are extreme, how far, and what they weigh', () => {
+    const high = renderClaim(
+      claim({
+        kind: 'outlier',
+        metric: { kind: 'mean', table: 'main.orders', column: 'total', label: 'order total (USD)' },
+        segment: { column: 'total', from: 20_000 },
+        value: 23_400,
+        comparison_value: 480,
+        share_of_total: 0.09,
+        direction: 'higher',
+        n: { segment: 3, comparison: 4_997 },
+        test: { name: 'poisson_tail', statistic: 1e-9, p_value: 1e-12 },
+      }),
+    );
+    expect(high.title).toBe(
+      '3 orders have an order total of $20,000 or more, far above the rest: $23,400 on average, 48.8× the median of the others ($480); they hold 9.0% of the total order total',
+    );
+    expect(high.description).toContain('3 of 5,000 orders');
+    expect(high.description).toContain('fewer than one in a million orders expected beyond it');
+    const low = renderClaim(
+      claim({
+        kind: 'outlier',
+        metric: { kind: 'mean', table: 'main.flights', column: 'speed', label: 'speed (knots)' },
+        segment: { column: 'speed', to: 20 },
+        value: 4,
+        comparison_value: 410,
+        direction: 'lower',
+        n: { segment: 1, comparison: 900 },
+      }),
+    );
+    expect(low.title).toBe('1 order has a speed under 20 knots, far below the rest: 4 knots, against a median of 410 knots for the others');
+  });
+});

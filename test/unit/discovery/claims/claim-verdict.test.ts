@@ -177,3 +177,89 @@ describe('judgeClaim, rule by rule', () => {
     expect(judge(claim({ value: 4.8, approximate: true }), recount()).status).toBe('adjusted');
   });
 });
+
+describe('the drivers of a change', () => {
+  const driver = (input: Partial<ClaimInput> = {}): Claim =>
+    claim({
+      kind: 'contribution',
+      metric: { kind: 'count', table: 'main.orders', label: 'orders' },
+      segment: { column: 'region', value: 'West' },
+      series: { column: 'ordered_at', grain: 'month' },
+      baseline: { from: '2024-05-01', to: '2024-06-01' },
+      window: { from: '2024-06-01', to: '2024-07-01' },
+      value: 300,
+      comparison_value: 400,
+      ...input,
+    });
+  const counted = (overrides: Partial<ClaimRecount> = {}) =>
+    recount({
+      value: 300,
+      comparisonValue: 400,
+      test: { test: 'share_change_z', statistic: 12, p_value: 1e-30 },
+      changeTest: { test: 'poisson_rate', statistic: 9, p_value: 1e-18 },
+      ...overrides,
+    });
+
+  it('confirms a driver whose part, change and share of the change all recount', () => {
+    expect(judge(driver(), counted()).status).toBe('confirmed');
+  });
+
+  it('adjusts a driver given the wrong share of the change, though each figure alone is near', () => {
+    expect(judge(driver({ value: 290, comparison_value: 412 }), counted()).status).toBe('adjusted');
+  });
+
+  it('rejects a driver that moved against the whole, or whose share of the total moved against the change', () => {
+    expect(judge(driver(), counted({ value: -20 })).status).toBe('rejected');
+    expect(judge(driver(), counted({ test: { test: 'share_change_z', statistic: -4, p_value: 1e-4 } })).status).toBe('rejected');
+  });
+
+  it('rejects a share that did not move beyond chance, and a change of the whole that is not there', () => {
+    expect(judge(driver(), counted({ test: { test: 'share_change_z', statistic: 1.2, p_value: 0.23 } })).reasoning).toMatch(
+      /share of the total did not move/,
+    );
+    const flat = judge(driver(), counted({ changeTest: { test: 'poisson_rate', statistic: 1.1, p_value: 0.27 } }));
+    expect(flat).toMatchObject({ status: 'rejected', reasoning: expect.stringMatching(/no change to account for/) });
+  });
+});
+
+describe('record-level outliers', () => {
+  const extreme = (input: Partial<ClaimInput> = {}): Claim =>
+    claim({
+      kind: 'outlier',
+      metric: { kind: 'mean', table: 'main.orders', column: 'amount', label: 'amount' },
+      segment: { column: 'amount', from: 5_000 },
+      value: 25_000,
+      comparison_value: 250,
+      share_of_total: 0.1,
+      ...input,
+    });
+  const counted = (overrides: Partial<ClaimRecount> = {}) =>
+    recount({
+      value: 25_000,
+      comparisonValue: 250,
+      segmentRows: 3,
+      comparisonRows: 2_697,
+      test: { test: 'poisson_tail', statistic: 0.002, p_value: 1e-9 },
+      shareOfTotal: 0.1,
+      fence: 4_445,
+      side: 'high',
+      ...overrides,
+    });
+
+  it('confirms a single extreme row: one row is support enough for an outlier', () => {
+    expect(judge(extreme(), counted({ segmentRows: 1 })).status).toBe('confirmed');
+  });
+
+  it('adjusts a claim whose rows hold another share of the total', () => {
+    expect(judge(extreme({ share_of_total: 0.3 }), counted()).status).toBe('adjusted');
+  });
+
+  it('rejects a threshold inside the far-out fence, and low outliers claimed above a threshold', () => {
+    expect(judge(extreme(), counted({ fence: 6_000 })).reasoning).toMatch(/inside the far-out fence/);
+    expect(judge(extreme({ direction: 'lower' }), counted()).status).toBe('rejected');
+  });
+
+  it('leaves a measure without spread unverified', () => {
+    expect(judge(extreme(), counted({ fence: undefined })).status).toBe('unverified');
+  });
+});

@@ -26,11 +26,12 @@ const OPPOSITES: ReadonlyArray<[string, string]> = [
   ['positively', 'negatively'],
   ['the most', 'the least'],
   ['fewer', 'more'],
+  ['above', 'below'],
 ];
 
 function reversed(title: string): string {
   return title.replace(
-    /\b(higher|lower|rose|fell|rises|falls|peaked|dipped|spiked|slumped|drops|positively|negatively|the most|the least|fewer|more)\b/g,
+    /\b(higher|lower|rose|fell|rises|falls|peaked|dipped|spiked|slumped|drops|positively|negatively|the most|the least|fewer|more|above|below)\b/g,
     (word) => {
       const pair = OPPOSITES.find(([one, other]) => one === word || other === word) as [string, string];
       return pair[0] === word ? pair[1] : pair[0];
