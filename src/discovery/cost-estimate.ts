@@ -104,14 +104,19 @@ export const ESTIMATE_DEFAULTS = {
   avgAnalysisPromptTokens: 1_500,
   /** One area's digests per step in its prompt: 22,418–31,012 tokens for 19–24 steps, template included. */
   analysisDigestTokensPerStep: 1_050,
-  /** 10,997 output tokens for 3 areas. */
-  analysisOutputTokens: 3_700,
-  /** 30 insights, 10 per area (the analyst's cap). */
-  insightsPerArea: 10,
+  /**
+   * One area's reply: about five insights citing their findings, with a claim or words of the model's own
+   * (~150 tokens each, plus the call's wrapper). The offline narrator writes 157 tokens for 3 areas, since
+   * it leaves the words to the claims; a model that writes its own is what this prices.
+   */
+  analysisOutputTokens: 1_000,
+  /** The default cap (`mining.insightsPerArea`): what the recommendations prompt lists. */
+  insightsPerArea: 5,
   /** Recommendations prompt template, and one compacted insight in it. */
   recommendationsPromptTokens: 1_500,
   tokensPerInsight: 200,
-  recommendationsOutputTokens: 2_500,
+  /** 3,280 output tokens for 15 insights. */
+  recommendationsOutputTokens: 3_300,
   /** The first user message ("Begin… up to N steps", budgets, how notes work). */
   explorationKickoffTokens: 200,
 } as const;
