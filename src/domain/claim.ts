@@ -223,19 +223,22 @@ export const claimSeriesSchema = z.object({
 });
 export type ClaimSeries = z.infer<typeof claimSeriesSchema>;
 
+/** The tests a claim may name; the statistics module computes each of them. */
+export const CLAIM_TEST_NAMES = [
+  'two_proportion_z',
+  'welch_t',
+  'mood_median',
+  'binomial',
+  'ols_slope',
+  'pearson_t',
+  'poisson_rate',
+  'compound_poisson_z',
+  'share_change_z',
+  'poisson_tail',
+] as const;
+
 export const claimTestSchema = z.object({
-  name: z.enum([
-    'two_proportion_z',
-    'welch_t',
-    'mood_median',
-    'binomial',
-    'ols_slope',
-    'pearson_t',
-    'poisson_rate',
-    'compound_poisson_z',
-    'share_change_z',
-    'poisson_tail',
-  ]),
+  name: z.enum(CLAIM_TEST_NAMES),
   statistic: z.number().finite(),
   p_value: z.number().min(0).max(1),
   df: z.number().positive().optional(),

@@ -66,3 +66,21 @@ export const miningStateSchema = z.object({
   error: z.string().optional(),
 });
 export type MiningState = z.infer<typeof miningStateSchema>;
+
+/** Mining that ended in an error: no finding, the reason kept; analysis goes on from the digests. */
+export function failedMining(input: { fdr: number; durationMs: number; error: string }): MiningState {
+  return {
+    status: 'failed',
+    queries: 0,
+    failed_queries: 0,
+    skipped_queries: 0,
+    tables: [],
+    tested: 0,
+    significant: 0,
+    fdr: input.fdr,
+    findings: [],
+    duration_ms: input.durationMs,
+    notes: [],
+    error: input.error,
+  };
+}

@@ -41,10 +41,12 @@ export function formatNumber(value: number, integer = false): string {
 
 /** 30.5% — one decimal, none at or above 99.5%. */
 export function formatPercent(share: number): string {
-  // a difference of two rates can leave floating-point dust where the rate is zero
-  const percent = Math.abs(share) < 1e-9 ? 0 : share * 100;
+  // a difference of two rates can leave floating-point dust where the rate is zero; below a millionth, a
+  // share reads as none
+  const percent = Math.abs(share) < 1e-6 ? 0 : share * 100;
   if (Math.abs(percent) >= 99.95 || Math.abs(percent) === 0) return `${Math.round(percent)}%`;
-  if (Math.abs(percent) < 0.1) return `${percent.toPrecision(1)}%`;
+  // one significant digit, written out (0.0004%, never 4e-4%)
+  if (Math.abs(percent) < 0.1) return `${percent.toFixed(-Math.floor(Math.log10(Math.abs(percent))))}%`;
   return `${percent.toFixed(1)}%`;
 }
 

@@ -6,7 +6,7 @@
 import type { MinedFinding } from '../../domain/index.js';
 import type { Embedder } from '../../embed/port.js';
 import type { AnalysisArea } from '../packs/pack-schema.js';
-import { contentWords } from './relevance.js';
+import { contentWords, cosine } from './relevance.js';
 
 type Kind = MinedFinding['kind'];
 
@@ -35,18 +35,6 @@ export function areaKinds(
   if (area.finding_kinds && area.finding_kinds.length > 0) return new Set(area.finding_kinds);
   const text = `${area.name} ${area.description} ${area.keywords.join(' ')}`;
   return new Set(KIND_WORDS.filter(([, words]) => words.test(text)).map(([kind]) => kind));
-}
-
-function cosine(left: readonly number[], right: readonly number[]): number {
-  let dot = 0;
-  let a = 0;
-  let b = 0;
-  for (let i = 0; i < left.length; i++) {
-    dot += (left[i] as number) * (right[i] as number);
-    a += (left[i] as number) ** 2;
-    b += (right[i] as number) ** 2;
-  }
-  return a > 0 && b > 0 ? dot / Math.sqrt(a * b) : 0;
 }
 
 /**

@@ -51,7 +51,8 @@ function sameStem(left: string, right: string): boolean {
 /** Cosine below this is noise of the hashing embedder, not relatedness. */
 const MIN_SIMILARITY = 0.05;
 
-function cosine(left: readonly number[], right: readonly number[]): number {
+/** Cosine similarity of two embeddings (0 when either is all zeros). */
+export function cosine(left: readonly number[], right: readonly number[]): number {
   let dot = 0;
   let a = 0;
   let b = 0;

@@ -5,7 +5,7 @@
  * returned as it is, so a redelivered job spends nothing. A failure of mining never fails the run:
  * analysis then works from the exploration digests alone, and the run says why.
  */
-import type { MiningState, Project, Run } from '../../domain/index.js';
+import { failedMining, type MiningState, type Project, type Run } from '../../domain/index.js';
 import { CancelledError, describeError } from '../../errors/index.js';
 import { assertRunActive, requireProject, type DiscoveryDeps } from '../context.js';
 import { assignAreas } from '../mining/area-assignment.js';
@@ -116,20 +116,7 @@ async function mineRunUntimed(deps: DiscoveryDeps, runId: string, signal?: Abort
     if (error instanceof CancelledError) throw error;
     rethrowUnlessFinal(error);
     deps.logger.error({ runId, err: error }, 'mining failed; analysis goes on from the exploration digests');
-    state = {
-      status: 'failed',
-      queries: 0,
-      failed_queries: 0,
-      skipped_queries: 0,
-      tables: [],
-      tested: 0,
-      significant: 0,
-      fdr: settings.fdr,
-      findings: [],
-      duration_ms: Date.now() - started,
-      notes: [],
-      error: describeError(error),
-    };
+    state = failedMining({ fdr: settings.fdr, durationMs: Date.now() - started, error: describeError(error) });
   }
   await deps.store.updateRun(runId, (current) => ({ ...current, mining: state }));
   return state;

@@ -4,7 +4,7 @@
  * often, or never reported), so the run document stays consistent — every area settled, every
  * attempted insight validated, the reason kept — whichever driver ran it.
  */
-import type { Run } from '../../domain/index.js';
+import { failedMining, type Run } from '../../domain/index.js';
 
 /** Progress shown once analysis starts (exploration reports up to 60). */
 export const ANALYSIS_PROGRESS = 62;
@@ -68,20 +68,7 @@ export function failMining(run: Run, reason: string): Run {
   if (run.mining && run.mining.status !== 'failed') return run;
   return {
     ...run,
-    mining: {
-      status: 'failed',
-      queries: 0,
-      failed_queries: 0,
-      skipped_queries: 0,
-      tables: [],
-      tested: 0,
-      significant: 0,
-      fdr: run.mining?.fdr ?? 0.05,
-      findings: [],
-      duration_ms: run.mining?.duration_ms ?? 0,
-      notes: [],
-      error: `mining failed: ${reason}`,
-    },
+    mining: failedMining({ fdr: run.mining?.fdr ?? 0.05, durationMs: run.mining?.duration_ms ?? 0, error: `mining failed: ${reason}` }),
   };
 }
 

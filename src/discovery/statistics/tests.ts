@@ -6,23 +6,12 @@
  * Every test returns a two-sided p-value; distribution functions come from jStat.
  */
 import jstat from 'jstat';
+import type { CLAIM_TEST_NAMES } from '../../domain/index.js';
 
 // jStat ships CommonJS: its named export is a property of the default import
 const { jStat } = jstat;
 
-export const TEST_NAMES = [
-  'two_proportion_z',
-  'welch_t',
-  'mood_median',
-  'binomial',
-  'ols_slope',
-  'pearson_t',
-  'poisson_rate',
-  'compound_poisson_z',
-  'share_change_z',
-  'poisson_tail',
-] as const;
-export type TestName = (typeof TEST_NAMES)[number];
+export type TestName = (typeof CLAIM_TEST_NAMES)[number];
 
 export interface TestResult {
   test: TestName;
