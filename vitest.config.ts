@@ -6,6 +6,9 @@ export default defineConfig({
     testTimeout: 30_000,
     hookTimeout: 60_000,
     pool: 'forks',
+    // both cores: most integration files wait on servers, simulators and child processes (vitest's
+    // default, cores − 1, ran the suite one file at a time here: 1,228 s)
+    maxWorkers: 2,
     // every test file removes the temporary directories it made (test/support/temp-dir.ts)
     setupFiles: ['test/support/cleanup-setup.ts'],
     projects: [

@@ -1,7 +1,6 @@
 /** What a benchmark is, and the small helpers they share (timing, result files, tables). */
 import { mkdirSync, writeFileSync } from 'node:fs';
-import { resolve } from 'node:path';
-import { fileURLToPath } from 'node:url';
+import { join, resolve } from 'node:path';
 
 export interface Bench {
   /** The name given on the command line: `npm run bench -- <name>`. */
@@ -10,12 +9,19 @@ export interface Bench {
   run(): Promise<void>;
 }
 
-const resultsDirectory = resolve(fileURLToPath(new URL('../../bench-results/', import.meta.url)));
+/**
+ * `bench-results/` of the directory the bench runs from (npm runs scripts from the project root), or
+ * `ASSAY_BENCH_RESULTS_DIR`: a copy of the checkout (the doc test's sandbox) writes into itself.
+ */
+function resultsDirectory(): string {
+  return resolve(process.env.ASSAY_BENCH_RESULTS_DIR ?? join(process.cwd(), 'bench-results'));
+}
 
 /** Write `bench-results/<name>.json` and return its path. */
 export function writeBenchResult(name: string, result: unknown): string {
-  mkdirSync(resultsDirectory, { recursive: true });
-  const path = resolve(resultsDirectory, `${name}.json`);
+  const directory = resultsDirectory();
+  mkdirSync(directory, { recursive: true });
+  const path = resolve(directory, `${name}.json`);
   writeFileSync(path, `${JSON.stringify(result, null, 2)}\n`);
   return path;
 }

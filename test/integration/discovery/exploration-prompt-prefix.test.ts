@@ -1,5 +1,3 @@
-import { mkdtempSync } from 'node:fs';
-import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { generateDemoWarehouse } from '../../../src/demo/index.js';
@@ -12,6 +10,7 @@ import { createOfflineProvider } from '../../../src/llm/providers/offline.js';
 import { explorationSections } from '../../../src/discovery/phases/explore-step.js';
 import { callLlm } from '../../../src/llm/budgeted-call.js';
 import { createHarness, type Harness } from '../../support/engine-harness.js';
+import { tempDir } from '../../support/temp-dir.js';
 
 /**
  * The exploration prompt is built for a prompt cache: it only grows at its end between the moments turns
@@ -26,7 +25,7 @@ describe('when a 40-step exploration is asked of a model that caches prompts at 
   let runId: string;
 
   beforeAll(async () => {
-    const dir = mkdtempSync(join(tmpdir(), 'assay-prefix-'));
+    const dir = tempDir('assay-prefix-');
     const demo = await generateDemoWarehouse({ kind: 'ecommerce', out: join(dir, 'shop.duckdb') });
     const provider = createOfflineProvider({
       brain: (request) => {
