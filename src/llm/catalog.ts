@@ -465,70 +465,75 @@ const OFFLINE_MODELS: CatalogRow[] = [
   { model: 'analyst', contextWindow: 200_000, maxOutputTokens: 8_192, inputPricePerMTok: 0, outputPricePerMTok: 0, tier: 'strong' },
 ];
 
-/** A row as a full entry: its provider's tokenizer family, cache pricing and capabilities, unless the row says otherwise. */
-function anthropicEntry(row: CatalogRow, provider = 'anthropic'): ModelCatalogEntry {
-  return {
-    provider,
+/** What a provider's rows share unless a row says otherwise: tokenizer family, cache pricing (multipliers on the input price) and capabilities. */
+interface ProviderProfile
+  extends Pick<ModelCatalogEntry, 'provider' | 'family' | 'promptCache' | 'minCacheableTokens' | 'tools' | 'structuredOutput'> {
+  cacheReadMultiplier: number;
+  cacheWriteMultiplier: number;
+}
+
+const PROVIDER_PROFILES = {
+  anthropic: {
+    provider: 'anthropic',
     family: 'anthropic',
-    cacheReadPricePerMTok: row.inputPricePerMTok * ANTHROPIC_CACHE_READ_MULTIPLIER,
-    cacheWritePricePerMTok: row.inputPricePerMTok * ANTHROPIC_CACHE_WRITE_MULTIPLIER,
+    cacheReadMultiplier: ANTHROPIC_CACHE_READ_MULTIPLIER,
+    cacheWriteMultiplier: ANTHROPIC_CACHE_WRITE_MULTIPLIER,
     promptCache: 'breakpoints',
     minCacheableTokens: ANTHROPIC_MIN_CACHEABLE,
     tools: true,
     structuredOutput: true,
-    ...row,
-  };
-}
-
-function openAiEntry(row: CatalogRow): ModelCatalogEntry {
-  return {
+  },
+  openai: {
     provider: 'openai',
     family: 'openai',
-    cacheReadPricePerMTok: row.inputPricePerMTok * OPENAI_CACHE_READ_MULTIPLIER,
-    cacheWritePricePerMTok: row.inputPricePerMTok,
+    cacheReadMultiplier: OPENAI_CACHE_READ_MULTIPLIER,
+    // no write premium
+    cacheWriteMultiplier: 1,
     promptCache: 'automatic',
     minCacheableTokens: OPENAI_MIN_CACHEABLE,
     tools: true,
     structuredOutput: true,
-    ...row,
-  };
-}
-
-function bedrockEntry(row: CatalogRow): ModelCatalogEntry {
-  return {
+  },
+  bedrock: {
     provider: 'bedrock',
     family: 'default',
-    cacheReadPricePerMTok: row.inputPricePerMTok * NOVA_CACHE_READ_MULTIPLIER,
-    cacheWritePricePerMTok: row.inputPricePerMTok,
+    cacheReadMultiplier: NOVA_CACHE_READ_MULTIPLIER,
+    cacheWriteMultiplier: 1,
     promptCache: 'breakpoints',
     minCacheableTokens: ANTHROPIC_MIN_CACHEABLE,
     tools: true,
     // Nova's structured output is not documented for Converse: a forced tool call carries the schema instead
     structuredOutput: false,
-    ...row,
-  };
-}
-
-function offlineEntry(row: CatalogRow): ModelCatalogEntry {
-  return {
+  },
+  offline: {
     provider: 'offline',
     family: 'default',
-    cacheReadPricePerMTok: 0,
-    cacheWritePricePerMTok: 0,
+    cacheReadMultiplier: 0,
+    cacheWriteMultiplier: 0,
     promptCache: 'none',
     minCacheableTokens: 0,
     // the offline provider turns the analyst's JSON answers into tool calls and structured output (native-answer.ts)
     tools: true,
     structuredOutput: true,
+  },
+} as const satisfies Record<string, ProviderProfile>;
+
+/** A row as a full entry: its provider's profile, unless the row says otherwise. */
+function catalogEntry(profile: ProviderProfile, row: CatalogRow): ModelCatalogEntry {
+  const { cacheReadMultiplier, cacheWriteMultiplier, ...shared } = profile;
+  return {
+    ...shared,
+    cacheReadPricePerMTok: row.inputPricePerMTok * cacheReadMultiplier,
+    cacheWritePricePerMTok: row.inputPricePerMTok * cacheWriteMultiplier,
     ...row,
   };
 }
 
 export const MODEL_CATALOG: readonly ModelCatalogEntry[] = [
-  ...ANTHROPIC_MODELS.map((row) => anthropicEntry(row)),
-  ...OPENAI_MODELS.map(openAiEntry),
-  ...BEDROCK_MODELS.map(bedrockEntry),
-  ...OFFLINE_MODELS.map(offlineEntry),
+  ...ANTHROPIC_MODELS.map((row) => catalogEntry(PROVIDER_PROFILES.anthropic, row)),
+  ...OPENAI_MODELS.map((row) => catalogEntry(PROVIDER_PROFILES.openai, row)),
+  ...BEDROCK_MODELS.map((row) => catalogEntry(PROVIDER_PROFILES.bedrock, row)),
+  ...OFFLINE_MODELS.map((row) => catalogEntry(PROVIDER_PROFILES.offline, row)),
 ];
 
 /**
