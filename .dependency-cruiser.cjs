@@ -14,10 +14,43 @@ const ADAPTERS = [
   '^src/project-clients',
   '^src/secrets/',
 ];
+/**
+ * The layers, lowest first. A module may import its own layer and the layers below, never one above:
+ * the nouns and errors at the bottom, the ports and adapters over them, the model layer, the schema and
+ * compaction services, the engine, what the drivers share, then the drivers (fleet, workers, API) and the
+ * CLI on top. Cycles inside a layer are caught by no-circular.
+ */
+const LAYERS = [
+  ['domain', 'errors'],
+  ['common', 'config', 'logging', 'secrets', 'concurrency'],
+  ['warehouse', 'embed', 'vector', 'store', 'demo'],
+  ['llm'],
+  ['schema', 'compaction'],
+  ['discovery'],
+  ['report', 'runs', 'project-clients', 'composition', 'queues'],
+  ['eval', 'fleet'],
+  ['workers', 'api'],
+  ['cli'],
+];
+/** `src/<name>/`, `src/<name>.ts`, or the top-level `queues/` and `workers/`. */
+function layerPaths(names) {
+  return names.map((name) => (name === 'queues' || name === 'workers' ? `^${name}/` : `^src/${name}(/|\\.ts$)`));
+}
+const LAYER_RULES = LAYERS.slice(0, -1).map((names, index) => ({
+  name: `layer-${index}-imports-no-higher-layer`,
+  severity: 'error',
+  comment: `${names.join(', ')} may import only their own layer and those below; ${LAYERS.slice(index + 1)
+    .flat()
+    .join(', ')} sit above them (docs/architecture.md, "Layout").`,
+  from: { path: layerPaths(names) },
+  to: { path: layerPaths(LAYERS.slice(index + 1).flat()) },
+}));
+
 const SDKS = ['@anthropic-ai/sdk', 'openai', '@aws-sdk/', 'bullmq', 'ioredis', '@duckdb/', '^pg$', 'mysql2', '@clickhouse/', '@google-cloud/', 'snowflake-sdk', 'mongodb', '@qdrant/', 'hono', '@bull-board/'];
 
 module.exports = {
   forbidden: [
+    ...LAYER_RULES,
     {
       name: 'no-circular',
       severity: 'error',

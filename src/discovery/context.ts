@@ -7,20 +7,13 @@ import type { AssayConfig } from '../config/index.js';
 import type { Project, Run } from '../domain/index.js';
 import type { Embedder } from '../embed/port.js';
 import { CancelledError, NotFoundError } from '../errors/index.js';
-import type { ModelCatalogEntry } from '../llm/catalog.js';
-import type { LlmProvider } from '../llm/port.js';
+import type { LlmBinding } from '../llm/catalog.js';
 import type { Logger } from '../logging/index.js';
 import type { Catalog } from '../schema/catalog.js';
 import type { RunStore } from '../store/port.js';
 import type { VectorIndex } from '../vector/port.js';
 import type { TableSchema, Warehouse } from '../warehouse/port.js';
 import type { DomainPack } from './packs/pack-schema.js';
-
-/** A model and its catalog entry (window, output cap, prices, token family). */
-export interface LlmBinding {
-  provider: LlmProvider;
-  entry: ModelCatalogEntry;
-}
 
 /** The project's schema as a run sees it: cached tables, the Level-0 catalog and the search collection. */
 export interface ProjectSchema {

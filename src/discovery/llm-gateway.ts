@@ -17,7 +17,8 @@ import {
 } from '../llm/structured-output.js';
 import { addCallTo, emptyTotals, mergeUsageByPhase, summariseUsage } from '../llm/usage.js';
 import type { LlmToolCall } from '../llm/port.js';
-import type { DiscoveryDeps, LlmBinding } from './context.js';
+import type { LlmBinding } from '../llm/catalog.js';
+import type { DiscoveryDeps } from './context.js';
 
 export interface AskOptions {
   runId: string;

@@ -1,6 +1,6 @@
 /** A model spec bound to its provider client and its catalog entry (window, output cap, prices). */
 import type { AssayConfig } from '../config/index.js';
-import type { LlmBinding } from '../discovery/context.js';
+import type { LlmBinding } from './catalog.js';
 import type { Logger } from '../logging/index.js';
 import { lookupModel } from './catalog.js';
 import { createLlmProvider } from './factory.js';

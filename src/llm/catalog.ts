@@ -13,6 +13,7 @@
  */
 import { z } from 'zod';
 import { ConfigError } from '../errors/index.js';
+import type { LlmProvider } from './port.js';
 import type { TokenFamily } from './tokens.js';
 
 export type ModelTier = 'fast' | 'strong';
@@ -56,6 +57,12 @@ export interface ModelLookup {
   entry: ModelCatalogEntry;
   /** False when the model is not in the catalog and no override gave its window: the caller logs a warning. */
   known: boolean;
+}
+
+/** A model and its catalog entry (window, output cap, prices, token family): what a phase calls a model through. */
+export interface LlmBinding {
+  provider: LlmProvider;
+  entry: ModelCatalogEntry;
 }
 
 /** Per-model overrides from `config.models`, keyed `provider:model`. */

@@ -8,6 +8,7 @@
 import { DATA_CLOSE, DATA_OPEN, defuseMarkers, promptIdentifier, promptTableName, promptText } from '../llm/data-fence.js';
 import { TOKEN_WEIGHTS, countTokenFeatures, estimateTokens, weighFeatures, type TokenFamily } from '../llm/tokens.js';
 import type { TableSchema } from '../warehouse/port.js';
+import { isArchiveShaped } from '../warehouse/table-copies.js';
 import {
   CATALOG_COMMENT_MAX_CHARS,
   CATALOG_MAX_JOINS_PER_TABLE,
@@ -20,16 +21,6 @@ import { matchTableKeywords, prepareKeywords } from './keywords.js';
 
 export const CATALOG_LEGEND =
   '# table | columns | rows | area keywords | likely joins | comment (fetch columns with lookup_schema, find more with search_tables)';
-
-/**
- * Snapshot, log, backup, temp and staging copies: first to go when the catalog is over budget.
- * Suffixes as in the reference: `_2023`, `_202301`, `_2023_01`, `_log`, `_archive`, `_bkp`, `_tmp`, `_stg` …
- */
-const ARCHIVE_SHAPED = /_(?:\d{4}(?:_?\d{2}){0,2}|logs?|archived?|bkp|backup|bak|old|tmp|temp|stg|staging)$/i;
-
-export function isArchiveShaped(tableName: string): boolean {
-  return ARCHIVE_SHAPED.test(tableName);
-}
 
 export interface CatalogOptions {
   /** Keywords of the pack's analysis areas, shown on the tables they match. */

@@ -8,7 +8,7 @@ export {
   type SchemaBudgetLimits,
   type SchemaBudgetState,
 } from './budget.js';
-export { renderCatalog, renderCatalogLines, isArchiveShaped, CATALOG_LEGEND, type Catalog, type CatalogOptions } from './catalog.js';
+export { renderCatalog, renderCatalogLines, CATALOG_LEGEND, type Catalog, type CatalogOptions } from './catalog.js';
 export { formatRowCount, formatSampleValue, truncateText } from './format.js';
 export { inferJoins, keyPrefix } from './joins.js';
 export { matchTableKeywords, prepareKeywords, stemWord, type PreparedKeywords } from './keywords.js';

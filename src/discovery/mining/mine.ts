@@ -10,7 +10,7 @@ import type { ClaimDerived, MinedFinding } from '../../domain/index.js';
 import type { Embedder } from '../../embed/port.js';
 import type { TableDescription, Warehouse } from '../../warehouse/port.js';
 import { type SqlSyntax, sqlSyntaxFor } from '../../warehouse/sql-syntax/index.js';
-import { isArchiveShaped } from '../../schema/index.js';
+import { isTableCopy } from '../../warehouse/table-copies.js';
 import { benjaminiHochberg } from '../statistics/index.js';
 import { type Candidate, type FinderOutput, mergeOutputs } from './candidate.js';
 import { mineCorrelations } from './finders/correlations.js';
@@ -140,7 +140,7 @@ export function derivedUsed(claim: MinedFinding['claim'], derived: readonly Clai
 
 function chooseTables(tables: readonly TableDescription[], maxTables: number): TableDescription[] {
   return tables
-    .filter((table) => table.rowCount !== 0 && !isArchiveShaped(table.name) && table.columns.length >= 2)
+    .filter((table) => table.rowCount !== 0 && !isTableCopy(table) && table.columns.length >= 2)
     .sort((left, right) => right.rowCount - left.rowCount || (left.qualified < right.qualified ? -1 : 1))
     .slice(0, maxTables);
 }

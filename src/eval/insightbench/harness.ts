@@ -11,7 +11,7 @@ import { tmpdir } from 'node:os';
 import { join, resolve } from 'node:path';
 import { bindLlm, composeRuntime } from '../../composition.js';
 import type { AssayConfig } from '../../config/index.js';
-import type { LlmBinding } from '../../discovery/context.js';
+import type { LlmBinding } from '../../llm/catalog.js';
 import { projectSchema, type DiscoveryResult, type Insight, type Run } from '../../domain/index.js';
 import { parseLlmSpec } from '../../llm/factory.js';
 import { createOfflineAnalyst } from '../../llm/offline-analyst/index.js';

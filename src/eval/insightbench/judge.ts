@@ -3,7 +3,7 @@
  * whether any of the run's findings states it. 1 when the model names a finding, 0 when it says none
  * does; a reply that is not the asked-for JSON counts as 0 and is reported as unusable.
  */
-import type { LlmBinding } from '../../discovery/context.js';
+import type { LlmBinding } from '../../llm/catalog.js';
 import { parsedObjects } from '../../common/json-extract.js';
 import type { LlmCallRecord } from '../../domain/index.js';
 import { callLlm } from '../../llm/budgeted-call.js';

@@ -13,7 +13,7 @@ import {
   generatePack,
   packSlugFrom,
 } from '../../discovery/packs/generation/index.js';
-import type { LlmBinding } from '../../discovery/context.js';
+import type { LlmBinding } from '../../llm/catalog.js';
 import { loadPack } from '../../discovery/packs/pack-loader.js';
 import type { TableSchema } from '../../warehouse/port.js';
 

@@ -18,7 +18,7 @@ import {
   type ExplorationPosition,
 } from './readers/exploration-turns.js';
 import { readLookupReply } from './readers/lookup-reply.js';
-import { isArchiveShaped } from '../../schema/catalog.js';
+import { isTableCopy } from '../../warehouse/table-copies.js';
 import { refineRoles, toTableModel } from './schema-model.js';
 import { sqlDialect } from './sql/dialect.js';
 import { PROFILE_VALUES_MAX, PROFILE_VALUE_SEPARATOR, profileKey, profileQuery } from './sql/profile-query.js';
@@ -31,10 +31,6 @@ export const LOOKUP_TABLES_PER_CALL = 10;
 export const MAX_LOOKUP_ROUNDS = 2;
 /** Purpose prefix of the profile query, how the analyst recognises its result. */
 export const PROFILE_PURPOSE = 'profile: distinct values of the text and ordinal columns of the looked-up tables';
-/** Schemas that hold copies, not the live data. */
-const COPY_SCHEMA = /(^|_)(archive|archived|backup|staging|stage|stg|tmp|temp|scratch|sandbox)$/i;
-/** Table names of copies the catalog's archive pattern does not cover. */
-const COPY_NAME = /(^stg_|_(hist|history|v\d+|copy|snapshot)$)/i;
 /** Catalogs at least this long get one search_tables call before planning. */
 const LARGE_CATALOG_TABLES = 40;
 
@@ -131,7 +127,7 @@ function isCopyTable(qualified: string): boolean {
   const [schema = '', name = qualified] = qualified.includes('.')
     ? [qualified.slice(0, qualified.lastIndexOf('.')), qualified.slice(qualified.lastIndexOf('.') + 1)]
     : ['', qualified];
-  return isArchiveShaped(name) || COPY_SCHEMA.test(schema) || COPY_NAME.test(name);
+  return isTableCopy({ schema, name });
 }
 
 /** Tables most worth a lookup: area keyword hints, joins in and out, then size. */

@@ -1,6 +1,6 @@
 import { DATA_RULE } from '../../../src/llm/data-fence.js';
 import { describe, expect, it } from 'vitest';
-import type { LlmBinding } from '../../../src/discovery/context.js';
+import type { LlmBinding } from '../../../src/llm/catalog.js';
 import { JUDGE_INSTRUCTIONS, judgeFindings, judgePromptSections, parseJudgeReply } from '../../../src/eval/insightbench/judge.js';
 import { lookupModel } from '../../../src/llm/catalog.js';
 import type { LlmProvider, LlmRequest } from '../../../src/llm/port.js';

@@ -7,7 +7,7 @@ import { mkdirSync, writeFileSync } from 'node:fs';
 import { dirname, join } from 'node:path';
 import { describe, expect, it } from 'vitest';
 import type { LlmCallRecord, Row } from '../../../src/domain/index.js';
-import type { LlmBinding } from '../../../src/discovery/context.js';
+import type { LlmBinding } from '../../../src/llm/catalog.js';
 import { generatePack, GENERAL_PACK_SLUG, choosePackForTables, packSlugFrom } from '../../../src/discovery/packs/generation/index.js';
 import { readWarehouseFacts } from '../../../src/discovery/packs/generation/warehouse-facts.js';
 import { ALLOWED_VARIABLES, loadPack, loadPackFromFiles, loadPacks } from '../../../src/discovery/packs/pack-loader.js';

@@ -1,5 +1,5 @@
 import { describe, expect, it } from 'vitest';
-import { CATALOG_LEGEND, isArchiveShaped, renderCatalog } from '../../../src/schema/catalog.js';
+import { CATALOG_LEGEND, renderCatalog } from '../../../src/schema/catalog.js';
 import { formatRowCount } from '../../../src/schema/format.js';
 import { inferJoins, keyPrefix } from '../../../src/schema/joins.js';
 import { matchTableKeywords, prepareKeywords } from '../../../src/schema/keywords.js';
@@ -84,25 +84,6 @@ describe('the Level-0 catalog', () => {
       expect(tighter.tokens).toBeLessThanOrEqual(90);
       expect(tighter.droppedTables).toEqual(order.slice(0, tighter.droppedTables.length));
       expect(tighter.droppedTables.length).toBeGreaterThan(catalog.droppedTables.length);
-    });
-
-    it('recognises archive, log, backup, temp and staging names only as suffixes', () => {
-      expect(
-        [
-          'sales_2023',
-          'sales_202301',
-          'sales_2023_01',
-          'app_log',
-          'orders_archive',
-          'x_bkp',
-          'x_backup',
-          'x_tmp',
-          'x_temp',
-          'x_stg',
-          'x_staging',
-        ].every(isArchiveShaped),
-      ).toBe(true);
-      expect(['logins', 'archive_index', 'temperature', 'orders', 'stage_results', 'y2023_sales'].some(isArchiveShaped)).toBe(false);
     });
 
     it('stays within budget on a very wide warehouse, accounting for every table', () => {

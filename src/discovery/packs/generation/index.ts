@@ -19,7 +19,7 @@ import type { LlmCallRecord } from '../../../domain/index.js';
 import { ValidationError } from '../../../errors/index.js';
 import { discoverSchema } from '../../../schema/index.js';
 import type { TableSchema, Warehouse } from '../../../warehouse/port.js';
-import type { LlmBinding } from '../../context.js';
+import type { LlmBinding } from '../../../llm/catalog.js';
 import { loadPack, loadPackFromFiles } from '../pack-loader.js';
 import type { DomainPack } from '../pack-schema.js';
 import type { ProtocolPreference } from '../../../llm/structured-output.js';

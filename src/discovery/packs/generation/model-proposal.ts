@@ -15,7 +15,7 @@ import { estimateTokens, type TokenFamily } from '../../../llm/tokens.js';
 import { answerRequest, askForAnswer, describeIssues, type AnswerSpec, type ProtocolPreference } from '../../../llm/structured-output.js';
 import { renderCatalog } from '../../../schema/index.js';
 import type { TableSchema } from '../../../warehouse/port.js';
-import type { LlmBinding } from '../../context.js';
+import type { LlmBinding } from '../../../llm/catalog.js';
 import { parsedObjects } from '../../../common/json-extract.js';
 import type { AnalysisArea } from '../pack-schema.js';
 import { catalogBudgetTokens } from '../../phases/run-setting.js';

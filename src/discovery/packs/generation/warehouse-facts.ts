@@ -5,7 +5,8 @@
  * measure, duration, segment, flag, free text), timestamps that bound a record's life, and families of
  * related tables. Pure and deterministic: the same tables give the same facts.
  */
-import { inferJoins, isArchiveShaped } from '../../../schema/index.js';
+import { inferJoins } from '../../../schema/index.js';
+import { isTableCopy } from '../../../warehouse/table-copies.js';
 import type { ColumnInfo, TableSchema } from '../../../warehouse/port.js';
 
 /** The largest live tables the generator reads: enough for the main subjects of a 1,500-table warehouse. */
@@ -19,10 +20,6 @@ const FREE_TEXT_SAMPLE_CHARS = 60;
 /** Joins read per table: the catalog shows three, the generator looks a little further. */
 const JOINS_PER_TABLE = 6;
 
-/** Schemas that hold copies of the live data, not the live data itself. */
-const COPY_SCHEMA = /(^|_)(archive|archived|backup|backups|staging|stage|stg|tmp|temp|scratch|sandbox)$/i;
-/** Table names of copies the catalog's archive pattern does not cover. */
-const COPY_NAME = /(^stg_|^tmp_|_(hist|history|copy|snapshot|v\d+)$)/i;
 /** Identifiers, including document numbers (`order_no`, `acct_nbr`): splitting or summing them means nothing. */
 const IDENTIFIER_NAME = /(^id$|_id$|[a-z]Id$|_key$|^uuid$|_uuid$|^guid$|_guid$|_no$|_nbr$|_num$)/;
 const TEMPORAL_TYPE = /^(date|time|timestamp|datetime)/i;
@@ -174,7 +171,7 @@ export function nameWords(name: string): string[] {
 }
 
 function isCopyTable(table: Pick<TableSchema, 'schema' | 'name'>): boolean {
-  return isArchiveShaped(table.name) || COPY_SCHEMA.test(table.schema) || COPY_NAME.test(table.name);
+  return isTableCopy(table);
 }
 
 function timeRoleOf(name: string): { timeRole: TimeRole; endRank?: number } {
