@@ -11,6 +11,7 @@ import type { ModelCatalogEntry } from '../llm/catalog.js';
 import type { LlmProvider } from '../llm/port.js';
 import type { Logger } from '../logging/index.js';
 import type { Catalog } from '../schema/catalog.js';
+import type { TableSampler } from '../schema/table-samples.js';
 import type { RunStore } from '../store/port.js';
 import type { VectorIndex } from '../vector/port.js';
 import type { TableSchema, Warehouse } from '../warehouse/port.js';
@@ -24,7 +25,10 @@ export interface LlmBinding {
 
 /** The project's schema as a run sees it: cached tables, the Level-0 catalog and the search collection. */
 export interface ProjectSchema {
+  /** From the catalog: a table carries no samples until it is looked up (see `samples`). */
   tables: TableSchema[];
+  /** Reads a table's sample rows the first time one is needed, then serves them from the shared schema cache. */
+  samples: TableSampler;
   catalog: Catalog;
   /** The vector collection search_tables queries. */
   collection: string;

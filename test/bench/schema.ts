@@ -88,7 +88,7 @@ export const schemaBench: Bench = {
         times.discovery.push(discoveryRun.ms);
         tableCount = discoveryRun.value.length;
         columnCount = discoveryRun.value.reduce((sum, table) => sum + table.columns.length, 0);
-        sampledTables = discoveryRun.value.filter((table) => table.samples.length > 0).length;
+        sampledTables = discoveryRun.value.filter((table) => (table.samples?.length ?? 0) > 0).length;
       }
 
       let oldPath: { ms: number; tables: number } | null = null;
