@@ -10,6 +10,7 @@ import { CancelledError, NotFoundError } from '../errors/index.js';
 import type { LlmBinding } from '../llm/catalog.js';
 import type { Logger } from '../logging/index.js';
 import type { Catalog } from '../schema/catalog.js';
+import type { TableSampler } from '../schema/table-samples.js';
 import type { RunStore } from '../store/port.js';
 import type { VectorIndex } from '../vector/port.js';
 import type { TableSchema, Warehouse } from '../warehouse/port.js';
@@ -17,7 +18,10 @@ import type { DomainPack } from './packs/pack-schema.js';
 
 /** The project's schema as a run sees it: cached tables, the Level-0 catalog and the search collection. */
 export interface ProjectSchema {
+  /** From the catalog: a table carries no samples until it is looked up (see `samples`). */
   tables: TableSchema[];
+  /** Reads a table's sample rows the first time one is needed, then serves them from the shared schema cache. */
+  samples: TableSampler;
   catalog: Catalog;
   /** The vector collection search_tables queries. */
   collection: string;

@@ -7,6 +7,12 @@
  * table list, parsed), the index check and the catalog rendering. A re-index by another process is
  * seen at most that long after it lands, which no run notices: a run's catalog already differs
  * between jobs that ran before and after a re-index.
+ *
+ * Sample rows: the schema carries none (discovery reads the catalog only). Its `samples` sampler reads
+ * a table's rows the first time a job needs them and keeps them in the shared schema cache under the
+ * schema's generation, so the other workers of the fleet read them from the store, not the warehouse.
+ * One sampler per (project, warehouse, generation) lives as long as this process, so its memory of
+ * sampled tables outlives the 15-second memo.
  */
 import { RecentMap } from '../common/recent-map.js';
 import type { AssayConfig } from '../config/index.js';
@@ -14,7 +20,15 @@ import type { Project } from '../domain/index.js';
 import type { Embedder } from '../embed/port.js';
 import { AssayError } from '../errors/index.js';
 import type { Logger } from '../logging/index.js';
-import { assessSchemaIndex, createSchemaCache, indexProjectSchema, renderCatalog, schemaCacheKey } from '../schema/index.js';
+import {
+  assessSchemaIndex,
+  createSchemaCache,
+  createTableSampler,
+  indexProjectSchema,
+  renderCatalog,
+  schemaCacheKey,
+  type TableSampler,
+} from '../schema/index.js';
 import type { RunStore } from '../store/port.js';
 import type { VectorIndex } from '../vector/port.js';
 import type { Warehouse } from '../warehouse/port.js';
@@ -35,6 +49,21 @@ export function createSchemaSource(deps: {
 }): SchemaSource {
   const cache = createSchemaCache({ store: deps.store });
   const memo = new RecentMap<{ until: number; schema: ProjectSchema }>(SCHEMA_MEMO_ENTRIES);
+  const samplers = new RecentMap<TableSampler>(SCHEMA_MEMO_ENTRIES);
+  const samplerFor = (projectId: string, warehouseHash: string, builtAt: string): TableSampler => {
+    const key = JSON.stringify([projectId, warehouseHash, builtAt]);
+    let sampler = samplers.get(key);
+    if (sampler === undefined) {
+      sampler = createTableSampler({
+        warehouse: deps.warehouse,
+        cache: { cache, projectId, warehouseHash, builtAt },
+        onTableError: (table, error) =>
+          deps.logger.warn({ projectId, table: `${table.schema}.${table.name}`, error: error.message }, 'sample rows not read'),
+      });
+      samplers.set(key, sampler);
+    }
+    return sampler;
+  };
   return {
     async load(project: Project, options): Promise<ProjectSchema> {
       // the same key `assay index` writes under, so a pre-built index is found
@@ -69,7 +98,13 @@ export function createSchemaSource(deps: {
           );
       }
       const catalog = renderCatalog(assessment.tables, { areaKeywords: options.areaKeywords, budgetTokens: options.catalogBudgetTokens });
-      const schema: ProjectSchema = { tables: assessment.tables, catalog, collection: assessment.collection, warehouseHash };
+      const schema: ProjectSchema = {
+        tables: assessment.tables,
+        samples: samplerFor(project.id, warehouseHash, assessment.builtAt),
+        catalog,
+        collection: assessment.collection,
+        warehouseHash,
+      };
       memo.set(memoKey, { until: Date.now() + SCHEMA_MEMO_TTL_MS, schema });
       return schema;
     },

@@ -1,6 +1,7 @@
 /**
- * Table descriptions for the schema index. `templateBlurb` is the deterministic one (no LLM): what
- * the columns are, what values look like, what the table joins to. `schemaEmbeddingText` is what
+ * Table descriptions for the schema index. `templateBlurb` is the deterministic one (no LLM): the
+ * table's size, comment and columns by role (from their names and types), and what it joins to —
+ * from the catalog alone, never sample rows, which discovery no longer reads. `schemaEmbeddingText` is what
  * gets embedded: name, column names and the blurb, so a search for a column name finds its table
  * even when a model-written blurb forgot to mention it (the reference embedded the blurb only).
  */
@@ -11,9 +12,6 @@ import { formatRowCount, truncateText } from './format.js';
 
 /** Columns named per category; more would turn the blurb into a column list. */
 const BLURB_COLUMNS_PER_CATEGORY = 12;
-/** Distinct sample values shown per dimension column, each cut at BLURB_SAMPLE_VALUE_MAX_CHARS. */
-const BLURB_SAMPLE_VALUES = 3;
-const BLURB_SAMPLE_VALUE_MAX_CHARS = 40;
 /** Column names in the embedded text, in characters: keeps a 2,000-column table inside any embedder's input limit. */
 const EMBED_COLUMN_NAMES_MAX_CHARS = 4_000;
 
@@ -31,22 +29,9 @@ const CATEGORY_LABELS: Array<[ColumnCategory, string]> = [
   ['dimension', 'Dimensions'],
 ];
 
-/** Distinct sample values of a column, each as a JSON string cut at BLURB_SAMPLE_VALUE_MAX_CHARS. */
-function sampleValues(table: TableSchema, column: string): string[] {
-  const values: string[] = [];
-  for (const row of table.samples) {
-    const value = row[column];
-    if (value === null || value === undefined || value === '') continue;
-    const text = promptText(String(value), BLURB_SAMPLE_VALUE_MAX_CHARS);
-    if (!values.includes(text)) values.push(text);
-    if (values.length >= BLURB_SAMPLE_VALUES) break;
-  }
-  return values;
-}
-
 /**
  * The deterministic blurb. It is warehouse text shown in search results, so it writes names as SQL quotes
- * them and sample values and the table's comment as JSON strings (the search reply fences it).
+ * them and the table's comment as a JSON string (the search reply fences it).
  */
 export function templateBlurb(table: TableSchema, context: BlurbContext = { keywords: [], joins: [] }): string {
   const sentences = [`${promptTableName(table)}: ${formatRowCount(table.rowCount)} rows, ${table.columns.length} columns.`];
@@ -54,12 +39,8 @@ export function templateBlurb(table: TableSchema, context: BlurbContext = { keyw
   for (const [category, label] of CATEGORY_LABELS) {
     const columns = table.columns.filter((column) => column.category === category);
     if (columns.length === 0) continue;
-    const named = columns.slice(0, BLURB_COLUMNS_PER_CATEGORY).map((column) => {
-      const name = promptIdentifier(column.name);
-      if (category !== 'dimension') return name;
-      const values = sampleValues(table, column.name);
-      return values.length > 0 ? `${name} (e.g. ${values.join(', ')})` : name;
-    });
+    // by role (inferred from name and type), not the raw type: a type can hold warehouse text (ENUM labels)
+    const named = columns.slice(0, BLURB_COLUMNS_PER_CATEGORY).map((column) => promptIdentifier(column.name));
     const more = columns.length > named.length ? ` and ${columns.length - named.length} more` : '';
     sentences.push(`${label}: ${named.join(', ')}${more}.`);
   }

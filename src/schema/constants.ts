@@ -44,13 +44,18 @@ export const BLURB_COMMENT_MAX_CHARS = 200;
 export const SCHEMA_CACHE_TTL_MS = 7 * 24 * 60 * 60 * 1000;
 /** Discovery: tables described at once; warehouses throttle metadata queries. */
 export const DISCOVERY_CONCURRENCY = 4;
-/** Discovery: one table's description (columns + samples) may take this long before it is skipped. */
+/** Discovery and sampling: one table's description or sample read may take this long before it is skipped. */
 export const DISCOVERY_TABLE_TIMEOUT_MS = 120_000;
 /**
- * Discovery from the whole catalog: tables whose samples one `sampleTables` call reads. A call
- * gets one table's timeout; a call that fails or runs out is retried table by table.
+ * Sampling: tables whose samples one `sampleTables` call reads. A call gets one table's timeout;
+ * a call that fails or runs out is retried table by table.
  */
 export const DISCOVERY_SAMPLE_BATCH = 100;
+
+/** Samples on demand: a sample string longer than this is cut before it is kept (lookups show 80 characters of it). */
+export const SAMPLE_CELL_MAX_CHARS = 200;
+/** Samples on demand: tables whose samples one process keeps in memory (the shared cache holds the rest). */
+export const SAMPLED_TABLES_IN_MEMORY = 2_000;
 
 /** Index build: blurbs generated at once (the reference's BLURB_WORKERS). */
 export const BLURB_CONCURRENCY = 8;

@@ -64,7 +64,12 @@ export async function indexProjectSchema(options: IndexProjectSchemaOptions): Pr
 }
 
 export type SchemaIndexAssessment =
-  | { ready: true; tables: TableSchema[]; collection: string }
+  | {
+      ready: true;
+      tables: TableSchema[];
+      collection: string /** The schema entry's generation: its samples are kept under it. */;
+      builtAt: string;
+    }
   | {
       ready: false;
       reason: 'cache_missing' | 'cache_stale' | 'index_missing' | 'embedder_changed';
@@ -98,5 +103,5 @@ export async function assessSchemaIndex(options: {
       tables: entry.tables,
     };
   }
-  return { ready: true, tables: entry.tables, collection: pointer.collection };
+  return { ready: true, tables: entry.tables, collection: pointer.collection, builtAt: entry.builtAt };
 }

@@ -13,13 +13,22 @@ export { formatRowCount, formatSampleValue, truncateText } from './format.js';
 export { inferJoins, keyPrefix } from './joins.js';
 export { matchTableKeywords, prepareKeywords, stemWord, type PreparedKeywords } from './keywords.js';
 export { createTableResolver, normaliseTableRef, type Resolution, type TableResolver, type TableSource } from './table-resolver.js';
-export { lookupSchema, renderTableDetail, type LookupContext, type LookupResult } from './lookup.js';
+export { lookupSchema, lookupSchemaWithSamples, renderTableDetail, type LookupContext, type LookupResult } from './lookup.js';
 export { searchTables, clampSearchTopK, type SearchHit, type SearchResult, type SearchTablesOptions } from './search.js';
 export { discoverSchema, type DiscoverSchemaOptions } from './discovery.js';
+export {
+  createTableSampler,
+  readSamples,
+  withSamples,
+  type ReadSamplesOptions,
+  type TableSampler,
+  type TableSamplerOptions,
+} from './table-samples.js';
 export {
   createSchemaCache,
   schemaCacheKey,
   SCHEMA_CACHE_NAMESPACE,
+  SCHEMA_SAMPLES_NAMESPACE,
   type SchemaCache,
   type SchemaCacheEntry,
   type SchemaCacheOptions,

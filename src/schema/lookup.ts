@@ -1,10 +1,11 @@
 /**
- * lookup_schema: columns and sample rows for the tables the model names, from the cached schemas
- * (never the warehouse). Bounded per call (10 tables, 50 columns, 3 rows, 80-char values) and per
- * run (30 calls); tables already shown earlier in the run are not repeated.
+ * lookup_schema: columns and sample rows for the tables the model names, from the cached schemas.
+ * Bounded per call (10 tables, 50 columns, 3 rows, 80-char values) and per run (30 calls); tables
+ * already shown earlier in the run are not repeated. `lookupSchema` is pure; `lookupSchemaWithSamples`
+ * first fetches the samples of the tables the reply will show (once per table: `table-samples.ts`).
  */
 import { fenceData, fenceInline, promptIdentifier, promptTableName, promptText } from '../llm/data-fence.js';
-import type { TableSchema } from '../warehouse/port.js';
+import type { Row, TableSchema } from '../warehouse/port.js';
 import { DEFAULT_SCHEMA_BUDGET_LIMITS, lookupBudgetLine, type SchemaBudgetState } from './budget.js';
 import {
   LOOKUP_COLUMN_COMMENT_MAX_CHARS,
@@ -16,6 +17,7 @@ import {
 } from './constants.js';
 import { formatRowCount, formatSampleValue } from './format.js';
 import { createTableResolver, normaliseTableRef, type TableResolver, type TableSource } from './table-resolver.js';
+import type { TableSampler } from './table-samples.js';
 
 export interface LookupContext {
   /** The project's cached schemas, or a resolver built once over them. */
@@ -24,6 +26,8 @@ export interface LookupContext {
   budget: SchemaBudgetState;
   /** @defaultValue 30 (DEFAULT_MAX_LOOKUPS_PER_RUN) */
   maxLookups?: number;
+  /** Sample rows by qualified name, for tables that do not carry their own. */
+  samples?: ReadonlyMap<string, readonly Row[]>;
 }
 
 export interface LookupResult {
@@ -54,7 +58,7 @@ function isResolver(tables: LookupContext['tables']): tables is TableResolver {
  * [category]` lines (with the column's comment), and up to three sample rows with sorted keys. Names are
  * quoted as SQL would quote them; values and comments are JSON strings.
  */
-export function renderTableDetail(table: TableSchema): string {
+export function renderTableDetail(table: TableSchema, sampleRows: readonly Row[] = table.samples ?? []): string {
   const shown = table.columns.slice(0, LOOKUP_MAX_COLUMNS);
   const lines = [`Schema for ${promptTableName(table)} (${formatRowCount(table.rowCount)} rows):`];
   if (table.comment) lines.push(`Comment: ${promptText(table.comment, LOOKUP_TABLE_COMMENT_MAX_CHARS)}`);
@@ -64,7 +68,7 @@ export function renderTableDetail(table: TableSchema): string {
     lines.push(`- ${promptIdentifier(column.name)} ${column.type} ${column.nullable ? 'NULL' : 'NOT NULL'} [${column.category}]${comment}`);
   }
   if (table.columns.length > shown.length) lines.push(`(${table.columns.length - shown.length} more columns not shown)`);
-  const samples = table.samples.slice(0, LOOKUP_SAMPLE_ROWS);
+  const samples = sampleRows.slice(0, LOOKUP_SAMPLE_ROWS);
   if (samples.length === 0) {
     lines.push('Sample rows: none available.');
   } else {
@@ -153,7 +157,7 @@ export function lookupSchema(refs: readonly string[], context: LookupContext): L
     fetched: [...before.fetched, ...found.map((table) => table.qualified)],
   };
 
-  const sections: string[] = found.map(renderTableDetail);
+  const sections: string[] = found.map((table) => renderTableDetail(table, table.samples ?? context.samples?.get(table.qualified)));
   if (distinct.length === 0) sections.push('lookup_schema needs at least one table name, e.g. ["main.orders"].');
   if (notFound.length > 0) {
     const detail = ambiguities.length > 0 ? ` (${ambiguities.join('; ')}: use the qualified name)` : '';
@@ -178,4 +182,28 @@ export function lookupSchema(refs: readonly string[], context: LookupContext): L
     budgetRemaining: Math.max(0, maxLookups - budget.lookups_used),
     budget,
   };
+}
+
+/**
+ * `lookupSchema` with the sample rows of the tables it shows read first through `sampler` (the
+ * warehouse only for tables never sampled before). The reply is the same size-bounded text.
+ */
+export async function lookupSchemaWithSamples(
+  refs: readonly string[],
+  context: Omit<LookupContext, 'samples'>,
+  sampler: TableSampler,
+  options: { signal?: AbortSignal | undefined } = {},
+): Promise<LookupResult> {
+  const resolver = isResolver(context.tables) ? context.tables : createTableResolver(context.tables);
+  const planned = lookupSchema(refs, { ...context, tables: resolver });
+  if (planned.found.length === 0) return planned;
+  const shown = new Set(planned.found);
+  const tables: TableSchema[] = [];
+  for (const qualified of shown) {
+    const resolution = resolver.resolve(qualified);
+    if (resolution.kind === 'found' && resolution.table.samples === undefined) tables.push(resolution.table);
+  }
+  if (tables.length === 0) return planned;
+  const samples = await sampler.samplesOf(tables, options);
+  return lookupSchema(refs, { ...context, tables: resolver, samples });
 }

@@ -26,8 +26,12 @@ export interface TableSchema extends TableRef {
   columns: ColumnInfo[];
   /** Approximate row count; -1 when unknown. */
   rowCount: number;
-  /** Up to a few sample rows (values as returned, JSON-safe). */
-  samples: Row[];
+  /**
+   * Up to a few sample rows (values as returned, JSON-safe). Absent when they have not been read:
+   * schema discovery reads the catalog only, and a table's samples are fetched when it is first
+   * looked up (`src/schema/table-samples.ts`).
+   */
+  samples?: Row[];
   /** The table's or view's comment in the warehouse (`COMMENT ON TABLE`), when it has one. Warehouse text: prompts show it fenced. */
   comment?: string;
 }
@@ -76,6 +80,7 @@ export interface Warehouse {
   /** The limits in force (the adapters set it; optional so simple test doubles need not). */
   readonly limits?: WarehouseLimits;
   listTables(): Promise<TableRef[]>;
+  /** One table with its columns, row count and sample rows (always read here). */
   describeTable(table: TableRef): Promise<TableSchema>;
   /**
    * Every table `listTables` returns, with its columns and row count, from a few catalog queries

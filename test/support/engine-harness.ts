@@ -19,6 +19,7 @@ import { silentLogger } from '../../src/logging/index.js';
 import { createEmbeddedRunStore } from '../../src/store/index.js';
 import { createEmbeddedVectorIndex } from '../../src/vector/index.js';
 import { openWarehouse } from '../../src/warehouse/index.js';
+import type { Warehouse } from '../../src/warehouse/port.js';
 import { tempDir } from './temp-dir.js';
 
 /**
@@ -75,6 +76,8 @@ export interface HarnessOptions {
   warehousePath?: string;
   /** Use this model binding instead of the brain behind the offline provider. */
   llm?: LlmBinding;
+  /** Wraps the opened warehouse (e.g. to count what is read through the port); closing still closes the real one. */
+  wrapWarehouse?: (warehouse: Warehouse) => Warehouse;
 }
 
 export async function createHarness(brain: OfflineBrain, options: HarnessOptions = {}): Promise<Harness> {
@@ -82,7 +85,8 @@ export async function createHarness(brain: OfflineBrain, options: HarnessOptions
   const warehousePath = options.warehousePath ?? join(dir, 'shop.duckdb');
   if (!options.warehousePath) await createShopWarehouse(warehousePath);
   const config = loadConfig({ env: { ASSAY_DATA_DIR: dir, ASSAY_WAREHOUSE: `duckdb:${warehousePath}` }, cwd: dir });
-  const warehouse = await openWarehouse(config.warehouse);
+  const opened = await openWarehouse(config.warehouse);
+  const warehouse = options.wrapWarehouse ? options.wrapWarehouse(opened) : opened;
   const embedder = createLocalEmbedder();
   const vectorIndex = createEmbeddedVectorIndex({ dir: join(dir, 'vectors') });
   const store = createEmbeddedRunStore({ dir: join(dir, 'store') });
@@ -135,7 +139,7 @@ export async function createHarness(brain: OfflineBrain, options: HarnessOptions
         deps.now(),
       ),
     close: async () => {
-      await warehouse.close();
+      await opened.close();
       await vectorIndex.close();
     },
   };

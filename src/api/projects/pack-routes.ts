@@ -94,6 +94,7 @@ export function packRoutes(deps: ApiDeps, locks: KeyedLock): Hono {
         });
         return generatePack({
           tables: schema.tables,
+          samples: schema.samples,
           slug: packSlugFrom(started.id),
           name: started.name,
           ...(body.describe ? { describe: body.describe } : {}),

@@ -113,6 +113,7 @@ export function register(program: Command): void {
         });
         generated = await generatePack({
           tables,
+          warehouse,
           slug,
           ...(options.name ? { name: options.name } : {}),
           ...(options.describe ? { describe: options.describe } : {}),

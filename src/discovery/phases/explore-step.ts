@@ -11,7 +11,7 @@ import type { ExplorationStep, Run } from '../../domain/index.js';
 import { CancelledError, LlmError, describeError } from '../../errors/index.js';
 import type { PromptSection } from '../../llm/prompt-builder.js';
 import { DEFAULT_SCHEMA_BUDGET_LIMITS } from '../../schema/budget.js';
-import { lookupSchema } from '../../schema/lookup.js';
+import { lookupSchemaWithSamples } from '../../schema/lookup.js';
 import { searchTables } from '../../schema/search.js';
 import { capRowsByBytes } from '../../warehouse/row-cap.js';
 import { EXPLORER_ACTIONS, actionAnswer, type ExplorationAction } from '../parsing/action-parser.js';
@@ -223,7 +223,12 @@ async function carryOut(
     case 'query':
       return { step: await runQueryAction(deps, run, setting.schema, stepNumber, action, signal), finished: false };
     case 'lookup_schema': {
-      const result = lookupSchema(action.tables, { tables: setting.schema.tables, budget: run.schema_budget });
+      const result = await lookupSchemaWithSamples(
+        action.tables,
+        { tables: setting.schema.tables, budget: run.schema_budget },
+        setting.schema.samples,
+        { signal },
+      );
       const step: ExplorationStep = {
         ...baseStep(run, stepNumber, deps, action),
         action: 'lookup_schema',

@@ -16,7 +16,7 @@ import { projectSchema, type DiscoveryResult, type Insight, type Run } from '../
 import { parseLlmSpec } from '../../llm/factory.js';
 import { createOfflineAnalyst } from '../../llm/offline-analyst/index.js';
 import type { Logger } from '../../logging/index.js';
-import { discoverSchema } from '../../schema/index.js';
+import { createTableSampler, discoverSchema } from '../../schema/index.js';
 import { flagProfile, loadInsightBenchFlag, type GroundTruthInsight, type InsightBenchFlag } from './flag.js';
 import { judgeFindings, type JudgeOutcome } from './judge.js';
 import { choosePack, INSIGHTBENCH_PACK_STRATEGY, type PackChoice, type PackStrategy } from './pack-choice.js';
@@ -169,6 +169,7 @@ async function prepareProject(
     const pack = await choosePack({
       strategy: requestedStrategy(options),
       tables,
+      samples: createTableSampler({ warehouse: runtime.warehouse }),
       name: flag.name,
       describe: flag.datasetDescription,
       goal: flag.goal,

@@ -16,6 +16,7 @@ import {
 import type { LlmBinding } from '../../llm/catalog.js';
 import { loadPack } from '../../discovery/packs/pack-loader.js';
 import type { TableSchema } from '../../warehouse/port.js';
+import type { TableSampler } from '../../schema/table-samples.js';
 
 export type PackStrategy = 'generated' | 'general' | 'ecommerce';
 
@@ -29,6 +30,8 @@ export interface PackChoiceInput {
   strategy: PackStrategy;
   /** Described tables of the flag's warehouse (what generation reads). */
   tables: readonly TableSchema[];
+  /** Where generation reads the sample rows of the tables it looks at (discovery reads none). */
+  samples?: TableSampler | undefined;
   /** Used as the generated pack's slug (made kebab-case). */
   name: string;
   describe: string;
@@ -81,6 +84,7 @@ export async function choosePack(input: PackChoiceInput): Promise<PackChoice> {
   try {
     generated = await generatePack({
       tables: input.tables,
+      ...(input.samples ? { samples: input.samples } : {}),
       slug: packSlugFrom(`insightbench-${input.name}`),
       ...(input.describe ? { describe: input.describe } : {}),
       ...(input.goal ? { goal: input.goal } : {}),

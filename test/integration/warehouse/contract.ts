@@ -86,7 +86,7 @@ export function runWarehouseContract(
         const schema = await warehouse.describeTable(orders ?? { schema: 'main', name: 'orders' });
         expect(schema.rowCount).toBe(4);
         expect(schema.samples).toHaveLength(3);
-        for (const row of schema.samples) {
+        for (const row of schema.samples ?? []) {
           expect(Object.keys(row)).toEqual(['id', 'customer_id', 'amount', 'big_total', 'created_at', 'note']);
           for (const cell of Object.values(row)) expect(['string', 'number', 'boolean', 'object']).toContain(typeof cell);
           expect(JSON.parse(JSON.stringify(row))).toEqual(row);

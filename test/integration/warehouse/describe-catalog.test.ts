@@ -12,6 +12,7 @@ import { DuckDBInstance } from '@duckdb/node-api';
 import pg from 'pg';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { discoverSchema } from '../../../src/schema/discovery.js';
+import { readSamples } from '../../../src/schema/table-samples.js';
 import { openWarehouse, type TableSchema, type Warehouse } from '../../../src/warehouse/index.js';
 import { startTestPostgres } from '../../support/postgres.js';
 import { tableByTable } from '../../support/table-by-table.js';
@@ -310,13 +311,15 @@ describe.each(TARGETS)('$engine: the whole catalog at once', ({ engine, availabl
       }
     });
 
-    it.skipIf(!available)('discovers the same schema as the table-by-table path', async () => {
+    it.skipIf(!available)('discovers the same schema as the table-by-table path, and samples the same rows on demand', async () => {
       const skipped: string[] = [];
-      const batched = await discoverSchema(warehouse, { sampleBatch: 4, onTableError: (table) => skipped.push(table.name) });
+      const fromCatalog = await discoverSchema(warehouse, { onTableError: (table) => skipped.push(table.name) });
       const legacySkipped: string[] = [];
       const legacy = await discoverSchema(tableByTable(warehouse), { onTableError: (table) => legacySkipped.push(table.name) });
-      expect(batched).toEqual(legacy);
-      expect(batched.map((table) => table.qualified)).toEqual(expectedTables);
+      expect(fromCatalog).toEqual(legacy.map(({ samples: _samples, ...description }) => description));
+      const sampled = await readSamples(warehouse, fromCatalog, { sampleBatch: 4, onTableError: (table) => skipped.push(table.name) });
+      expect(fromCatalog.map((table) => sampled.get(table.qualified))).toEqual(legacy.map((table) => table.samples));
+      expect(fromCatalog.map((table) => table.qualified)).toEqual(expectedTables);
       expect(skipped).toEqual([]);
       // the table-by-table path lists a relation without columns, then fails to describe it
       expect(legacySkipped).toEqual(engine === 'PostgreSQL' ? ['no_columns'] : []);

@@ -76,7 +76,7 @@ export function fixedWarehouse(tables: readonly TableSchema[], options: FixedWar
     async sampleTables(requested: readonly TableDescription[]): Promise<Row[][]> {
       const names = requested.map((table) => table.qualified);
       sampleCalls.push(names);
-      return call(names, () => names.map((name) => find(name).samples));
+      return call(names, () => names.map((name) => find(name).samples ?? []));
     },
   });
 }

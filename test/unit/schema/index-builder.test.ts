@@ -181,11 +181,14 @@ describe('building the schema index', () => {
 });
 
 describe('the template blurb', () => {
-  it('describes rows, columns by category with sample values, joins and keywords', () => {
+  it('describes rows, columns by category, joins and keywords from the catalog alone, never from sample rows', () => {
     const orders = shopTables()[0]!;
-    expect(templateBlurb(orders, { keywords: ['revenue'], joins: ['main.customers'] })).toBe(
-      'main.orders: 1.2M rows, 5 columns. Keys: order_id, customer_id. Time: created_at. Metrics: amount. Dimensions: status (e.g. "paid"). Likely joins: main.customers. Related to: revenue.',
+    const blurb = templateBlurb(orders, { keywords: ['revenue'], joins: ['main.customers'] });
+    expect(blurb).toBe(
+      'main.orders: 1.2M rows, 5 columns. Keys: order_id, customer_id. Time: created_at. Metrics: amount. Dimensions: status. Likely joins: main.customers. Related to: revenue.',
     );
+    const { samples: _samples, ...fromCatalog } = orders;
+    expect(templateBlurb(fromCatalog, { keywords: ['revenue'], joins: ['main.customers'] })).toBe(blurb);
   });
 
   it('is embedded together with the table name and every column name', () => {

@@ -6,7 +6,8 @@
  *   generatePack({ tables | warehouse, slug, describe?, goal?, llm? }): Promise<GeneratedPack>
  *
  * - `tables` (described tables, e.g. a project's schema cache) or `warehouse` (a Warehouse port; its
- *   tables are listed and described here).
+ *   tables are listed and described here). The sample rows of the tables the facts read (the largest)
+ *   come through `samples` (e.g. the project's cached sampler), else from `warehouse`.
  * - `llm`: a bound model (LlmBinding). Leave it out for the offline analyst: the areas are then derived
  *   deterministically from the schema (see deterministic-proposal.ts). With a model, one budgeted call
  *   proposes the areas; an unusable reply gets one reformat retry, then the deterministic proposal is
@@ -17,7 +18,7 @@
  */
 import type { LlmCallRecord } from '../../../domain/index.js';
 import { ValidationError } from '../../../errors/index.js';
-import { discoverSchema } from '../../../schema/index.js';
+import { createTableSampler, discoverSchema, withSamples, type TableSampler } from '../../../schema/index.js';
 import type { TableSchema, Warehouse } from '../../../warehouse/port.js';
 import type { LlmBinding } from '../../../llm/catalog.js';
 import { loadPack, loadPackFromFiles } from '../pack-loader.js';
@@ -30,7 +31,7 @@ import { rowNounOf } from '../../mining/row-noun.js';
 import { renderPackFiles } from './pack-files.js';
 import { packContentHash } from './project-pack.js';
 import { MAX_NAME_CHARS, cleanLine, type PackProposal, type SuggestedProfile } from './proposal.js';
-import { readWarehouseFacts } from './warehouse-facts.js';
+import { readWarehouseFacts, tablesConsidered } from './warehouse-facts.js';
 
 export { choosePackForTables, type PackChoice } from './pack-match.js';
 export { PackGenerationError } from './errors.js';
@@ -58,8 +59,10 @@ export const MAX_TEAM_TEXT_CHARS = 2_000;
 export interface GeneratePackInput {
   /** Described tables (a schema cache, a discovery already made). Takes precedence over `warehouse`. */
   tables?: readonly TableSchema[];
-  /** The warehouse to list and describe when `tables` is not given. */
+  /** The warehouse to list and describe when `tables` is not given, and to read samples from when `samples` is not. */
   warehouse?: Warehouse;
+  /** Where the sample rows of the tables the facts read come from (tables that carry none). */
+  samples?: TableSampler;
   /** The pack's slug (kebab-case); see {@link packSlugFrom}. */
   slug: string;
   /** Pack name; derived from the main tables when left out. */
@@ -119,11 +122,14 @@ export async function generatePack(input: GeneratePackInput): Promise<GeneratedP
     throw new ValidationError(`pack slug "${input.slug}" must be kebab-case (a-z, 0-9, -), e.g. "${packSlugFrom(input.slug)}"`, [
       { path: 'slug', message: 'not kebab-case' },
     ]);
-  const tables =
+  const described =
     input.tables ?? (input.warehouse ? await discoverSchema(input.warehouse, input.signal ? { signal: input.signal } : {}) : undefined);
-  if (!tables)
+  if (!described)
     throw new ValidationError('generatePack needs the warehouse or its described tables', [{ path: 'tables', message: 'missing' }]);
-  if (tables.length === 0) throw new PackGenerationError('the warehouse has no tables to build a pack on');
+  if (described.length === 0) throw new PackGenerationError('the warehouse has no tables to build a pack on');
+  const sampler = input.samples ?? (input.warehouse ? createTableSampler({ warehouse: input.warehouse }) : undefined);
+  const unsampled = tablesConsidered(described).filter((table) => table.samples === undefined);
+  const tables = sampler && unsampled.length > 0 ? await withSamples(described, unsampled, sampler, { signal: input.signal }) : described;
   const base = input.basePack ?? loadPack(GENERAL_PACK_SLUG);
   const describe = teamText(input.describe, 'describe');
   const goal = teamText(input.goal, 'goal');

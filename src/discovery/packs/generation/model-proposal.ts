@@ -85,7 +85,7 @@ function columnLines(facts: WarehouseFacts): string {
       const role = column.role === 'time' ? `${column.timeRole === 'other' ? '' : `${column.timeRole} `}time` : column.role;
       const values =
         column.role === 'segment'
-          ? [...new Set(table.schema.samples.map((row) => row[column.name]).filter((value) => typeof value === 'string'))].slice(
+          ? [...new Set((table.schema.samples ?? []).map((row) => row[column.name]).filter((value) => typeof value === 'string'))].slice(
               0,
               SAMPLE_VALUES_PER_COLUMN,
             )

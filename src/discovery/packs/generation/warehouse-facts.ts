@@ -184,7 +184,7 @@ function timeRoleOf(name: string): { timeRole: TimeRole; endRank?: number } {
 }
 
 function looksLikeFreeText(table: TableSchema, column: ColumnInfo): boolean {
-  return table.samples.some((row) => {
+  return (table.samples ?? []).some((row) => {
     const value = row[column.name];
     return typeof value === 'string' && value.length > FREE_TEXT_SAMPLE_CHARS;
   });
@@ -272,6 +272,15 @@ export function richness(table: TableFacts): number {
 }
 
 /** Facts of the warehouse behind `tables` (as described by schema discovery or the schema cache). */
+/** The live tables the facts describe (the largest MAX_TABLES_CONSIDERED, copies left out): the ones whose samples it reads. */
+export function tablesConsidered<T extends TableSchema>(tables: readonly T[]): T[] {
+  // unknown row counts (-1) rank after known ones but are kept: a view may not report its size
+  return tables
+    .filter((table) => !isCopyTable(table) && table.rowCount !== 0)
+    .sort((left, right) => right.rowCount - left.rowCount || (left.qualified < right.qualified ? -1 : 1))
+    .slice(0, MAX_TABLES_CONSIDERED);
+}
+
 export function readWarehouseFacts(tables: readonly TableSchema[]): WarehouseFacts {
   const realNames = new Set<string>();
   for (const table of tables) {
@@ -281,11 +290,7 @@ export function readWarehouseFacts(tables: readonly TableSchema[]): WarehouseFac
   const copies = tables.filter(isCopyTable);
   const notCopies = tables.filter((table) => !isCopyTable(table));
   const empty = notCopies.filter((table) => table.rowCount === 0).length;
-  // unknown row counts (-1) rank after known ones but are kept: a view may not report its size
-  const ranked = notCopies
-    .filter((table) => table.rowCount !== 0)
-    .sort((left, right) => right.rowCount - left.rowCount || (left.qualified < right.qualified ? -1 : 1));
-  const considered = ranked.slice(0, MAX_TABLES_CONSIDERED);
+  const considered = tablesConsidered(tables);
   const joins = inferJoins(considered, JOINS_PER_TABLE);
   const inbound = new Map<string, number>();
   for (const targets of joins.values()) for (const target of targets) inbound.set(target, (inbound.get(target) ?? 0) + 1);
@@ -328,7 +333,7 @@ export function readWarehouseFacts(tables: readonly TableSchema[]): WarehouseFac
     pairs: pairsOf(facts, byQualified),
     families,
     realNames,
-    skipped: { copies: copies.length, empty, beyondLimit: ranked.length - considered.length },
+    skipped: { copies: copies.length, empty, beyondLimit: notCopies.filter((table) => table.rowCount !== 0).length - considered.length },
   };
 }
 
