@@ -99,7 +99,7 @@ function barsSpec(claim: Claim, chart: ClaimChart, format: ValueFormat): BarChar
   const bars = orderBuckets(chart.points);
   const comparison = claim.comparison?.kind === 'group' ? claim.comparison.group : undefined;
   const captions = [
-    segment ? `Highlighted: ${groupPhrase(segment, nounText)}` : '',
+    segment ? `Dark blue: ${groupPhrase(segment, nounText)}` : '',
     comparison && bars.some((bar) => bar.role === 'comparison') ? `Orange: ${groupPhrase(comparison, nounText)}` : '',
     referenceCaption(chart.references, format) ?? '',
     chart.note ?? '',

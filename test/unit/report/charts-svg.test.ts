@@ -75,7 +75,7 @@ describe('when an insight’s chart is built from its claim', () => {
     expect(spec.valueAxis).toBe('checkout abandonment rate (%)');
     expect(spec.format.label(0.228)).toBe('22.8%');
     expect(spec.format.tick(0.25)).toBe('25%');
-    expect(spec.captions).toEqual(['Highlighted: sessions whose device is desktop', 'Dashed: the other sessions, 61.3%']);
+    expect(spec.captions).toEqual(['Dark blue: sessions whose device is desktop', 'Dashed: the other sessions, 61.3%']);
     // largest value first for a grouping with no order of its own; the missing group last
     expect(spec.bars.map((bar) => bar.label)).toEqual(['mobile', 'tablet', 'desktop', 'no device']);
   });

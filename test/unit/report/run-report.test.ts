@@ -92,7 +92,7 @@ describe('when the e-commerce fixture run is rendered', () => {
   it('draws each insight’s chart in its own card, from its claim, and says in one line why an insight has none', () => {
     const conversion = elementById(page, 'insight-conversion-1', 'article');
     expect(conversion).toContain('<title>Conversion rate by device</title>');
-    expect(conversion).toContain('Highlighted: sessions whose device is mobile');
+    expect(conversion).toContain('Dark blue: sessions whose device is mobile');
     expect(conversion).toContain('Orange: sessions whose device is desktop');
     expect(conversion).toContain('>1.6%</text>');
     expect(conversion).toContain('conversion rate (%)');
