@@ -47,8 +47,12 @@ function capitalise(text: string): string {
   return text.length === 0 ? text : `${text[0]?.toUpperCase()}${text.slice(1)}`;
 }
 
-/** What the value axis measures, in words, as the claim plots it (a share claim plots shares). */
+/** What the value axis measures, in words, as the claim plots it (a share claim plots shares); a bracketed unit inside the label is left to the axis. */
 function measureWords(claim: Claim): string {
+  return plottedMeasure(claim).replace(/\s*\((USD|EUR|GBP|%)\)/g, '');
+}
+
+function plottedMeasure(claim: Claim): string {
   if (claim.kind === 'share') {
     const phrase = metricPhrase(claim);
     return claim.metric.kind === 'sum' ? `share of ${phrase.replace(/^total /, 'the total ')}` : `share of ${claimNoun(claim)}`;

@@ -48,7 +48,9 @@ function xLabelIndices(positions: readonly number[]): number[] {
   });
   const lastIndex = positions.length - 1;
   if (kept[kept.length - 1] !== lastIndex) {
-    while (kept.length > 0 && positionOf(lastIndex) - positionOf(kept[kept.length - 1]) < MIN_X_LABEL_SPACING) kept.pop();
+    // the last label may be anchored at its end, reaching a whole label's width to the left
+    const room = MIN_X_LABEL_SPACING * 1.5;
+    while (kept.length > 0 && positionOf(lastIndex) - positionOf(kept[kept.length - 1]) < room) kept.pop();
     kept.push(lastIndex);
   }
   return kept;

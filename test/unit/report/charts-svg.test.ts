@@ -98,6 +98,8 @@ describe('when an insight’s chart is built from its claim', () => {
         filters: [],
       },
     };
+    const inside = { ...money, metric: { ...money.metric, kind: 'sum', label: 'total IAP revenue (USD) of purchases' } };
+    expect(specOf(insightWith(inside, deviceChart)).title).toBe('Total IAP revenue of purchases by device');
     const durationSpec = specOf(insightWith(duration, deviceChart));
     expect(durationSpec.valueAxis).toBe('average time to deliver (days)');
     expect(durationSpec.format.label(7.44)).toBe('7.44 days');
