@@ -1,4 +1,5 @@
 import { z } from 'zod';
+import { claimChartSchema } from './claim-chart.js';
 
 /**
  * A claim: what an insight asserts, in a form anyone can recount from the warehouse with SQL the
@@ -390,5 +391,9 @@ export const claimCheckSchema = z.object({
   /** `outlier`: the extreme rows' share of the total, recounted. */
   share_of_total: z.number().nullable().optional(),
   sql: z.string(),
+  /** The claim's chart, computed from the claim with the verifier's own SQL (absent in documents written before charts were). */
+  chart: claimChartSchema.optional(),
+  /** Why the claim has no chart, in one line, when it has none. */
+  chart_unavailable: z.string().max(300).optional(),
 });
 export type ClaimCheck = z.infer<typeof claimCheckSchema>;

@@ -4,6 +4,7 @@ export * from './project.js';
 export * from './run.js';
 export * from './exploration-step.js';
 export * from './claim.js';
+export * from './claim-chart.js';
 export * from './finding.js';
 export * from './insight.js';
 export * from './recommendation.js';

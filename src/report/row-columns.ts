@@ -1,4 +1,4 @@
-/** The columns of a set of result rows, shared by the evidence tables and the chart picker. */
+/** The columns of a set of result rows, as the evidence tables show them. */
 /** Column names across rows, in first-seen order (rows may omit null cells). */
 export function columnNames(rows: readonly Record<string, unknown>[]): string[] {
   const names = new Set<string>();

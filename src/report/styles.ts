@@ -81,8 +81,7 @@ section#summary { margin-top: 24px; }
 .links { margin-top: 8px; }
 .area { margin: 28px 0 36px; }
 .area-head { display: flex; flex-wrap: wrap; align-items: center; gap: 8px 12px; padding: 10px 0 6px; border-bottom: 1px solid var(--line); margin-bottom: 8px; }
-.chart-grid { display: grid; grid-template-columns: repeat(2, minmax(0, 1fr)); gap: 16px; margin: 14px 0; }
-.chart-card { margin: 0; background: var(--card); border: 1px solid var(--line); border-radius: 10px; padding: 12px 14px 8px; display: flex; flex-direction: column; }
+.chart-card { margin: 10px 0; max-width: 600px; background: var(--card); border: 1px solid var(--line); border-radius: 10px; padding: 12px 14px 8px; display: flex; flex-direction: column; }
 .chart-card svg.chart { margin: auto 0; }
 .chart-card figcaption { display: flex; flex-direction: column; gap: 2px; margin-bottom: 6px; }
 .chart-title { font-weight: 600; color: var(--ink); }
@@ -125,7 +124,7 @@ details.log { background: var(--card); border: 1px solid var(--line); border-rad
 .log-purpose { font-weight: 500; color: var(--ink); }
 .page-foot { padding: 18px 32px 36px; border-top: 1px solid var(--line); }
 @media (max-width: 900px) {
-  .two-columns, .chart-grid, .rec-grid { grid-template-columns: minmax(0, 1fr); }
+  .two-columns, .rec-grid { grid-template-columns: minmax(0, 1fr); }
 }
 @media print {
   @page { margin: 14mm 12mm; }

@@ -6,8 +6,10 @@
  */
 import type { Claim, ClaimCheck } from '../../domain/index.js';
 import { CancelledError, UnsafeSqlError, WarehouseError, describeError } from '../../errors/index.js';
-import type { TableSchema, Warehouse } from '../../warehouse/port.js';
+import type { Row, TableSchema, Warehouse } from '../../warehouse/port.js';
 import { sqlSyntaxFor } from '../../warehouse/sql-syntax/index.js';
+import { type ChartOutcome, chartFromRows, chartFromSeries } from './claim-chart.js';
+import { CHART_MAX_GROUPS, OUTLIER_ROWS_SHOWN, buildClaimChartSql } from './claim-chart-sql.js';
 import { type ClaimRecount, recountFromRows } from './claim-recount.js';
 import { buildClaimSql } from './claim-sql.js';
 import { type ClaimVerdict, judgeClaim } from './claim-verdict.js';
@@ -21,6 +23,11 @@ export interface CheckClaimInput {
   signal?: AbortSignal | undefined;
   /** Times the statement (a phase records warehouse time). */
   timed?: <T>(work: () => Promise<T>) => Promise<T>;
+  /**
+   * Also compute the claim's chart (one more bounded statement for most kinds), stored on the check.
+   * @defaultValue true — a run's insights are drawn from it; `assay verify` and the API ask for none.
+   */
+  chart?: boolean;
 }
 
 export type ClaimCheckOutcome =
@@ -50,6 +57,7 @@ export async function checkClaim(input: CheckClaimInput): Promise<ClaimCheckOutc
   }
   const recount = recountFromRows(claim, built.shape, rows, input.minSupport);
   const verdict = judgeClaim(claim, recount, { minSupport: input.minSupport });
+  const chart = input.chart === false ? undefined : await chartClaim(input, recount, rows);
   const check: ClaimCheck = {
     value: recount.value,
     comparison_value: recount.comparisonValue,
@@ -81,8 +89,33 @@ export async function checkClaim(input: CheckClaimInput): Promise<ClaimCheckOutc
       : {}),
     ...(recount.shareOfTotal !== undefined ? { share_of_total: recount.shareOfTotal } : {}),
     sql: built.sql,
+    ...(chart?.chart ? { chart: chart.chart } : {}),
+    ...(chart?.unavailable ? { chart_unavailable: chart.unavailable.slice(0, 300) } : {}),
   };
   return { status: verdict.status, reasoning: verdict.reasoning, sql: built.sql, recount, verdict, check };
+}
+
+/**
+ * The claim's chart: a trend's or a shift's recount rows as they are, every other kind through its own
+ * bounded statement on the same guarded path. A chart that cannot be drawn says why; it never changes the
+ * verdict, and a failed chart statement is reported as the chart's, not the claim's.
+ */
+async function chartClaim(input: CheckClaimInput, recount: ClaimRecount, recountRows: readonly Row[]): Promise<ChartOutcome> {
+  const { claim } = input;
+  const built = buildClaimChartSql(claim, input.tables, sqlSyntaxFor(input.warehouse.dialect));
+  if (built === undefined) return chartFromSeries(claim, recountRows, input.minSupport);
+  if (!built.ok) return { unavailable: `the claim cannot be charted: ${built.reason}` };
+  const maxRows = built.shape === 'extremes' ? OUTLIER_ROWS_SHOWN : CHART_MAX_GROUPS;
+  const run = () =>
+    input.warehouse.query(built.sql, { maxRows, timeoutMs: input.timeoutMs, ...(input.signal ? { signal: input.signal } : {}) });
+  try {
+    const result = await (input.timed ? input.timed(run) : run());
+    return chartFromRows(claim, built.shape, result.rows, { truncated: result.truncated, recount, minSupport: input.minSupport });
+  } catch (error) {
+    if (error instanceof CancelledError) throw error;
+    if (!(error instanceof WarehouseError || error instanceof UnsafeSqlError)) throw error;
+    return { unavailable: `the chart query failed: ${describeError(error)}` };
+  }
 }
 
 /** The claim restated with the recounted values (what an adjusted insight is re-rendered from). */

@@ -33,7 +33,7 @@ export interface ClaimRecount {
   side?: OutlierSide | undefined;
 }
 
-function num(value: unknown): number | null {
+export function num(value: unknown): number | null {
   const parsed = typeof value === 'string' && value.trim() !== '' ? Number(value) : typeof value === 'bigint' ? Number(value) : value;
   return typeof parsed === 'number' && Number.isFinite(parsed) ? parsed : null;
 }
@@ -153,19 +153,19 @@ function positionOf(claim: Claim, period: unknown): number | null {
   return num(period);
 }
 
-function periodKey(claim: Claim, period: unknown): string | number {
+export function periodKey(claim: Claim, period: unknown): string | number {
   const grain = claim.series?.grain;
   if (isPeriodGrain(grain) && typeof period === 'string') return periodStart(period, grain);
   return num(period) ?? String(period);
 }
 
-function inWindow(key: string | number, window: { from: ClaimScalar; to: ClaimScalar }): boolean {
+export function inWindow(key: string | number, window: { from: ClaimScalar; to: ClaimScalar }): boolean {
   if (typeof key === 'number') return key >= Number(window.from) && key < Number(window.to);
   return key >= String(window.from) && key < String(window.to);
 }
 
 /** The series points of the recount; `minRows` leaves out periods too thin to average (the miner's rule). */
-function seriesPoints(claim: Claim, rows: readonly Row[], minRows: number): Array<SeriesPoint & { key: string | number }> {
+export function seriesPoints(claim: Claim, rows: readonly Row[], minRows: number): Array<SeriesPoint & { key: string | number }> {
   const points: Array<SeriesPoint & { key: string | number }> = [];
   for (const row of rows) {
     const x = positionOf(claim, row.p);
@@ -177,12 +177,16 @@ function seriesPoints(claim: Claim, rows: readonly Row[], minRows: number): Arra
   return points.sort((left, right) => left.x - right.x);
 }
 
-function series(claim: Claim, rows: readonly Row[], minSupport: number): ClaimRecount {
+/** Rows a period needs to be a point of the series: an average over fewer is noise (the miner's rule). */
+export function seriesMinRows(claim: Claim, minSupport: number): number {
   const averaged = !['count', 'sum', 'distinct_count'].includes(claim.metric.kind);
   // a gradient over groups (levels, hours) keeps groups with enough rows, as the miner did; periods keep the miner's thinner floor
   const gradient = claim.kind === 'trend' && !isPeriodGrain(claim.series?.grain);
-  const minRows = averaged ? (gradient ? minSupport : Math.max(3, Math.ceil(minSupport / 3))) : 1;
-  const points = seriesPoints(claim, rows, minRows);
+  return averaged ? (gradient ? minSupport : Math.max(3, Math.ceil(minSupport / 3))) : 1;
+}
+
+function series(claim: Claim, rows: readonly Row[], minSupport: number): ClaimRecount {
+  const points = seriesPoints(claim, rows, seriesMinRows(claim, minSupport));
   if (claim.kind === 'trend') {
     const fit = trendOf(points);
     const k = trendEndPeriods(points.length);

@@ -60,7 +60,7 @@ export function conditionSql(context: Resolved, item: ClaimCondition): string {
 }
 
 /** The expression a group compares: the column, its calendar position, or its period. */
-function groupExpression(context: Resolved, group: Pick<ClaimGroup, 'column' | 'grain'>): { expression: string; temporal: boolean } {
+export function groupExpression(context: Resolved, group: Pick<ClaimGroup, 'column' | 'grain'>): { expression: string; temporal: boolean } {
   const id = column(context, group.column, 'group column');
   const temporal = TEMPORAL_TYPE.test(context.typeOf(group.column).trim());
   if (group.grain === 'hour_of_day' || group.grain === 'day_of_week' || group.grain === 'month_of_year')
@@ -69,7 +69,7 @@ function groupExpression(context: Resolved, group: Pick<ClaimGroup, 'column' | '
   return { expression: id, temporal };
 }
 
-function groupValue(context: Resolved, value: ClaimScalar, temporal: boolean): string {
+export function groupValue(context: Resolved, value: ClaimScalar, temporal: boolean): string {
   return temporal && typeof value === 'string' ? context.syntax.timestamp(value) : literal(context, value);
 }
 
@@ -86,7 +86,7 @@ export function groupSql(context: Resolved, group: ClaimGroup): string {
 }
 
 /** The per-row value a metric aggregates (undefined for counts and shares, which count rows). */
-function rowValue(context: Resolved, metric: ClaimMetric): string | undefined {
+export function rowValue(context: Resolved, metric: ClaimMetric): string | undefined {
   const { syntax } = context;
   switch (metric.kind) {
     case 'count':
@@ -140,11 +140,11 @@ function sideAggregates(context: Resolved, metric: ClaimMetric, predicate: strin
   return parts;
 }
 
-function filtersOf(context: Resolved, claim: Claim, extra: string[] = []): string[] {
+export function filtersOf(context: Resolved, claim: Claim, extra: string[] = []): string[] {
   return [...claim.metric.filters.map((item) => conditionSql(context, item)), ...extra];
 }
 
-function whereClause(conditions: readonly string[]): string {
+export function whereClause(conditions: readonly string[]): string {
   return conditions.length > 0 ? `WHERE ${conditions.map((condition) => `(${condition})`).join(' AND ')}` : '';
 }
 
@@ -235,7 +235,7 @@ function correlationSql(context: Resolved, claim: Claim): string {
 }
 
 /** The series axis and the range condition of [from, to) on it. */
-function axisRange(context: Resolved, series: NonNullable<Claim['series']>, range: { from: ClaimScalar; to: ClaimScalar }): string {
+export function axisRange(context: Resolved, series: NonNullable<Claim['series']>, range: { from: ClaimScalar; to: ClaimScalar }): string {
   const axis = groupExpression(context, series);
   return `${axis.expression} >= ${groupValue(context, range.from, axis.temporal)} AND ${axis.expression} < ${groupValue(context, range.to, axis.temporal)}`;
 }

@@ -546,3 +546,27 @@ export function renderClaim(claim: Claim): ClaimText {
       return outlierText(claim);
   }
 }
+
+/** The unit a claim's values are written in, as a chart's value axis needs it. */
+export type MetricUnit = { kind: 'percent' } | { kind: 'money'; symbol: string } | { kind: 'unit'; text: string } | { kind: 'none' };
+
+/** Percent for rates and shares, money with its symbol, a duration's or a label's unit, else none (as `formatMetricValue` writes them). */
+export function metricUnit(claim: Claim): MetricUnit {
+  if (claim.kind === 'share' || isShareMetric(claim)) return { kind: 'percent' };
+  const currency = CURRENCY.exec(claim.metric.label)?.[1];
+  if (currency) return { kind: 'money', symbol: SYMBOL[currency] ?? '' };
+  if (claim.metric.kind === 'duration_mean' || claim.metric.kind === 'duration_median')
+    return { kind: 'unit', text: claim.metric.unit ?? 'days' };
+  const { unit } = splitUnit(claim.metric.label);
+  return unit && unit !== '%' ? { kind: 'unit', text: unit } : { kind: 'none' };
+}
+
+/** A group's column as a person names it ("device", "ordered at"). */
+export function groupColumnWords(group: Pick<ClaimGroup, 'label' | 'column'>): string {
+  return columnWords(group.label, group.column);
+}
+
+/** What one row of the claim is, in the plural ("sessions"; "rows" when the claim names none). */
+export function claimNoun(claim: Claim): string {
+  return noun(claim);
+}

@@ -1,201 +1,221 @@
 /**
- * Choosing a chart for one exploration step from its digest: a line chart for a time series,
- * else a bar chart of a dimension against a metric, else a bar chart of a column's most frequent
- * values. Pure data selection; the renderers turn a spec into SVG.
+ * An insight's chart, from its own claim and the series the verifier stored for it
+ * (`validation.claim_check.chart`, docs/claims.md): titled with what it plots in the pack's nouns, the
+ * value axis in the claim's unit, one grouping per axis, bars in natural order, series as lines with the
+ * claimed window marked. Pure data selection; the renderers turn a spec into SVG. An insight with
+ * nothing to draw gets the one-line reason instead.
  */
-import type { Cell, ExplorationStep, Row } from '../../domain/index.js';
+import { claimNoun, groupColumnWords, groupPhrase, metricPhrase } from '../../discovery/claims/claim-text.js';
+import type { Claim, ClaimChart, ClaimChartPoint, ClaimChartReference, Insight } from '../../domain/index.js';
 import { formatNumber } from '../format.js';
-import { columnNames } from '../row-columns.js';
-import { evidenceRows, type EvidenceRows } from './evidence-rows.js';
-import { timeLabels, timeValue } from './time-value.js';
-
-/** Fewer points than this is not a trend. */
-export const LINE_CHART_MIN_POINTS = 3;
-/** More bars than this stop being readable at report width; the largest are kept. */
-export const BAR_CHART_MAX_BARS = 12;
-/** A bar chart of one bar says nothing a number would not. */
-const BAR_CHART_MIN_BARS = 2;
-
-export interface LinePoint {
-  time: number;
-  label: string;
-  value: number;
-}
+import { orderBuckets } from './bucket-order.js';
+import { type ValueFormat, valueFormatFor } from './value-format.js';
 
 interface ChartBase {
-  step: number;
+  /** What is plotted, in words: "Checkout abandonment rate by device". */
   title: string;
-  /** Where the plotted rows come from, relative to the full result. */
-  sourceNote: string;
-}
-
-export interface LineChartSpec extends ChartBase {
-  kind: 'line';
-  timeColumn: string;
-  valueColumn: string;
-  /** Runs of consecutive rows; a gap between segments stands for rows the digest did not keep. */
-  segments: LinePoint[][];
-  omittedRows: number;
+  /** The value axis: the measure and its unit, "checkout abandonment rate (%)". */
+  valueAxis: string;
+  /** The other axis: the grouping, "device", "order date (week)". */
+  groupAxis: string;
+  format: ValueFormat;
+  references: ClaimChartReference[];
+  /** Lines under the title: what is highlighted, what was pooled or left out. */
+  captions: string[];
 }
 
 export interface BarChartSpec extends ChartBase {
   kind: 'bar';
-  dimensionLabel: string;
-  metricLabel: string;
-  bars: Array<{ label: string; value: number }>;
+  bars: ClaimChartPoint[];
 }
 
-export type ChartSpec = LineChartSpec | BarChartSpec;
-
-function valuesOf(rows: readonly Row[], column: string): Cell[] {
-  return rows.map((row) => row[column] ?? null).filter((cell) => cell !== null);
+export interface LineChartSpec extends ChartBase {
+  kind: 'line';
+  /** Points in axis order, each with its position. */
+  points: Array<ClaimChartPoint & { x: number }>;
+  /** A numeric axis (bins of a measure) gets numeric ticks; a time or ordered axis gets the points' labels. */
+  numericAxis: boolean;
+  /** The contribution's second line: the segment, named. */
+  segmentLine?: string;
 }
 
-function isNumericColumn(rows: readonly Row[], column: string): boolean {
-  const values = valuesOf(rows, column);
-  return values.length > 0 && values.every((cell) => typeof cell === 'number' && Number.isFinite(cell));
+export type ChartSpec = BarChartSpec | LineChartSpec;
+
+export type InsightChart = { spec: ChartSpec; reason?: undefined } | { spec?: undefined; reason: string };
+
+function capitalise(text: string): string {
+  return text.length === 0 ? text : `${text[0]?.toUpperCase()}${text.slice(1)}`;
 }
 
-function isTimeColumn(rows: readonly Row[], column: string): boolean {
-  const values = valuesOf(rows, column);
-  return values.length > 0 && values.every((cell) => timeValue(cell) !== undefined);
+/** What the value axis measures, in words, as the claim plots it (a share claim plots shares); a bracketed unit inside the label is left to the axis. */
+function measureWords(claim: Claim): string {
+  return plottedMeasure(claim).replace(/\s*\((USD|EUR|GBP|%)\)/g, '');
 }
 
-function hasUniqueValues(rows: readonly Row[], column: string): boolean {
-  const values = rows.map((row) => String(row[column] ?? null));
-  return new Set(values).size === values.length;
-}
-
-/** Identifiers are numbers but not measures. */
-function isIdentifierName(column: string): boolean {
-  return /(^|_)id$/i.test(column);
-}
-
-/** Column-name words are matched on their first letters so "customers" meets "customer" and "converts" meets "conversion". */
-const MATCH_PREFIX_CHARS = 5;
-
-/** How many words of a column name occur in the text the chart illustrates (insight names, descriptions, indicators). */
-function relevance(column: string, focusText: string): number {
-  return column
-    .toLowerCase()
-    .split(/[^a-z]+/)
-    .filter((word) => word.length >= 3)
-    .filter((word) => focusText.includes(word.slice(0, MATCH_PREFIX_CHARS))).length;
-}
-
-/** The measure to plot: the numeric column the insights talk about most, else the first one. */
-function metricColumn(rows: readonly Row[], exclude: string, focusText: string): string | undefined {
-  const candidates = columnNames(rows).filter((name) => name !== exclude && !isIdentifierName(name) && isNumericColumn(rows, name));
-  const focus = focusText.toLowerCase();
-  let best: string | undefined;
-  let bestScore = -1;
-  for (const candidate of candidates) {
-    const score = relevance(candidate, focus);
-    if (score > bestScore) [best, bestScore] = [candidate, score];
+function plottedMeasure(claim: Claim): string {
+  if (claim.kind === 'share') {
+    const phrase = metricPhrase(claim);
+    return claim.metric.kind === 'sum' ? `share of ${phrase.replace(/^total /, 'the total ')}` : `share of ${claimNoun(claim)}`;
   }
-  return best;
+  return metricPhrase(claim);
 }
 
-function stepTitle(step: ExplorationStep): string {
-  return step.query_purpose.trim() || `Step ${step.step}`;
+const CALENDAR_AXIS: Record<string, string> = {
+  hour_of_day: 'hour of the day',
+  day_of_week: 'day of the week',
+  month_of_year: 'month of the year',
+};
+
+/** The series axis in words: "order date (week)", "hour of the day", "player level". */
+function seriesAxis(claim: Claim): string {
+  return claim.series ? groupingWords(claim.series) : 'period';
 }
 
-function lineChart(step: ExplorationStep, evidence: EvidenceRows, focusText: string): LineChartSpec | undefined {
-  const rows = evidence.segments.flat();
-  if (rows.length < LINE_CHART_MIN_POINTS) return undefined;
-  const timeColumn = columnNames(rows).find((name) => isTimeColumn(rows, name));
-  if (!timeColumn || !hasUniqueValues(rows, timeColumn)) return undefined;
-  const valueColumn = metricColumn(rows, timeColumn, focusText);
-  if (!valueColumn) return undefined;
-  const isPlottable = (row: Row): boolean => typeof row[valueColumn] === 'number' && timeValue(row[timeColumn]) !== undefined;
-  const rawTimes = rows.filter(isPlottable).map((row) => String(row[timeColumn]));
-  const labelByRaw = new Map(timeLabels(rawTimes).map((label, index) => [rawTimes[index] ?? '', label]));
-  const segments = evidence.segments
-    .map((segment) =>
-      segment
-        .filter(isPlottable)
-        .map((row) => ({
-          time: timeValue(row[timeColumn]) ?? 0,
-          label: labelByRaw.get(String(row[timeColumn])) ?? '',
-          value: Number(row[valueColumn]),
-        }))
-        .sort((left, right) => left.time - right.time),
-    )
-    .filter((segment) => segment.length > 0)
-    .sort((left, right) => (left[0]?.time ?? 0) - (right[0]?.time ?? 0));
-  if (segments.flat().length < LINE_CHART_MIN_POINTS) return undefined;
+/** A grouping column in words, with its calendar position or period when it has a grain: "device", "month of the year", "signup date (week)". */
+function groupingWords(group: { column: string; label?: string | undefined; grain?: string | undefined }): string {
+  const calendar = CALENDAR_AXIS[group.grain ?? ''];
+  if (calendar) return calendar;
+  const words = groupColumnWords(group);
+  return group.grain ? `${words} (${group.grain})` : words;
+}
+
+function seriesTitle(claim: Claim): string {
+  const series = claim.series;
+  const measure = capitalise(measureWords(claim));
+  const calendar = CALENDAR_AXIS[series?.grain ?? ''];
+  if (calendar) return `${measure} by ${calendar}`;
+  if (series?.grain) return `${measure} per ${series.grain}`;
+  return `${measure} by ${series ? groupColumnWords(series) : 'period'}`;
+}
+
+function axisTitle(words: string, format: ValueFormat): string {
+  return format.unit ? `${words} (${format.unit})` : words;
+}
+
+function referenceCaption(references: readonly ClaimChartReference[], format: ValueFormat): string | undefined {
+  if (references.length === 0) return undefined;
+  return `Dashed: ${references.map((reference) => `${reference.label}, ${format.label(reference.value)}`).join(' · ')}`;
+}
+
+function barsSpec(claim: Claim, chart: ClaimChart, format: ValueFormat): BarChartSpec {
+  const segment = claim.segment;
+  const nounText = claimNoun(claim);
+  const bars = orderBuckets(chart.points);
+  const comparison = claim.comparison?.kind === 'group' ? claim.comparison.group : undefined;
+  const captions = [
+    segment ? `Dark blue: ${groupPhrase(segment, nounText)}` : '',
+    comparison && bars.some((bar) => bar.role === 'comparison') ? `Orange: ${groupPhrase(comparison, nounText)}` : '',
+    referenceCaption(chart.references, format) ?? '',
+    chart.note ?? '',
+  ].filter((caption) => caption !== '');
+  return {
+    kind: 'bar',
+    title: `${capitalise(measureWords(claim))} by ${segment ? groupingWords(segment) : 'group'}`,
+    valueAxis: axisTitle(measureWords(claim), format),
+    groupAxis: segment ? groupingWords(segment) : 'group',
+    format,
+    references: chart.references,
+    captions,
+    bars,
+  };
+}
+
+function windowCaption(points: readonly ClaimChartPoint[], span: 'window' | 'baseline', name: string): string {
+  const inside = points.filter((point) => point.span === span);
+  const first = inside[0];
+  const last = inside.at(-1);
+  if (!first || !last) return '';
+  return `${name}: ${first.label === last.label ? first.label : `${first.label} to ${last.label}`}`;
+}
+
+function lineSpec(claim: Claim, chart: ClaimChart, format: ValueFormat): LineChartSpec {
+  const points = chart.points.map((point, index) => ({ ...point, x: point.x ?? index })).sort((left, right) => left.x - right.x);
+  const nounText = claimNoun(claim);
+  const contribution = claim.kind === 'contribution' && claim.segment ? groupPhrase(claim.segment, nounText) : undefined;
+  const population = claim.kind !== 'contribution' && claim.segment ? groupPhrase(claim.segment, nounText) : undefined;
+  const captions = [
+    population ? `Only ${population}` : '',
+    contribution ? `Blue: all ${nounText} · orange: ${contribution}` : '',
+    windowCaption(points, 'window', claim.kind === 'contribution' ? 'Shaded, the window' : 'Shaded, the claimed window'),
+    windowCaption(points, 'baseline', 'Light band, the baseline'),
+    chart.note ?? '',
+  ].filter((caption) => caption !== '');
   return {
     kind: 'line',
-    step: step.step,
-    title: stepTitle(step),
-    sourceNote: evidence.description,
-    timeColumn,
-    valueColumn,
-    segments,
-    omittedRows: evidence.segments.length > 1 ? evidence.omittedRows : 0,
+    title: contribution ? `${seriesTitle(claim)}: all ${nounText} and ${contribution}` : seriesTitle(claim),
+    valueAxis: axisTitle(measureWords(claim), format),
+    groupAxis: seriesAxis(claim),
+    format,
+    references: chart.references,
+    captions,
+    points,
+    numericAxis: false,
+    ...(contribution ? { segmentLine: contribution } : {}),
   };
 }
 
-function dimensionBarChart(step: ExplorationStep, evidence: EvidenceRows, focusText: string): BarChartSpec | undefined {
-  // Bars need rows in one run; with head and tail only, the head is the honest subset to show.
-  const rows = evidence.segments[0] ?? [];
-  const names = columnNames(rows);
-  const dimension = names.find((name) => !isNumericColumn(rows, name) && hasUniqueValues(rows, name));
-  if (!dimension) return undefined;
-  const metric = metricColumn(rows, dimension, focusText);
-  if (!metric) return undefined;
-  const bars = rows
-    .filter((row) => typeof row[metric] === 'number')
-    .map((row) => ({
-      label: row[dimension] === null || row[dimension] === undefined ? 'null' : String(row[dimension]),
-      value: Number(row[metric]),
-    }));
-  if (bars.length < BAR_CHART_MIN_BARS) return undefined;
-  const timeOrdered = isTimeColumn(rows, dimension);
-  const ordered = timeOrdered ? bars : [...bars].sort((left, right) => right.value - left.value);
-  const shown = ordered.slice(0, BAR_CHART_MAX_BARS);
-  const rowsNote =
-    evidence.segments.length > 1 ? `first ${formatNumber(rows.length)} of ${formatNumber(evidence.rowCount)} rows` : evidence.description;
-  const truncationNote = shown.length < bars.length ? `; largest ${formatNumber(shown.length)} shown` : '';
+function binnedSpec(claim: Claim, chart: ClaimChart, format: ValueFormat): LineChartSpec {
+  const x = claim.x ? (claim.x.label || claim.x.column).replace(/_/g, ' ') : 'the other measure';
+  const population = claim.segment ? `Only ${groupPhrase(claim.segment, claimNoun(claim))}` : '';
+  const rows = chart.points.reduce((sum, point) => sum + point.rows, 0);
+  return {
+    kind: 'line',
+    title: `${capitalise(measureWords(claim))} by ${x}`,
+    valueAxis: axisTitle(measureWords(claim), format),
+    groupAxis: `${x} (bins of equal width)`,
+    format,
+    references: chart.references,
+    captions: [population, `Each point: the ${claimNoun(claim)} in one bin of ${x}, ${formatNumber(rows)} in all`, chart.note ?? ''].filter(
+      (caption) => caption !== '',
+    ),
+    points: chart.points.map((point, index) => ({ ...point, x: point.x ?? index })),
+    numericAxis: true,
+  };
+}
+
+function outlierSpec(claim: Claim, chart: ClaimChart, format: ValueFormat): BarChartSpec {
+  const words = (claim.metric.label || claim.metric.column || 'value').replace(/\s*\([^()]*\)\s*$/, '');
+  const high = claim.segment?.from !== undefined;
+  const nounText = claimNoun(claim);
   return {
     kind: 'bar',
-    step: step.step,
-    title: stepTitle(step),
-    sourceNote: `${rowsNote}${truncationNote}`,
-    dimensionLabel: dimension,
-    metricLabel: metric,
-    bars: shown,
+    title: `${capitalise(words)} of the flagged ${nounText}, against the others' median`,
+    valueAxis: axisTitle(words, format),
+    groupAxis: `flagged ${nounText}, ${high ? 'largest' : 'smallest'} first`,
+    format,
+    references: chart.references,
+    captions: [referenceCaption(chart.references, format) ?? '', chart.note ?? ''].filter((caption) => caption !== ''),
+    bars: chart.points,
   };
 }
 
-function topValuesBarChart(step: ExplorationStep): BarChartSpec | undefined {
-  const compact = step.compact;
-  // Top values only say something when values repeat; a column of distinct values would be bars of 1.
-  const column = compact?.columns.find(
-    (summary) =>
-      (summary.kind === 'string' || summary.kind === 'boolean') &&
-      (summary.top?.length ?? 0) >= BAR_CHART_MIN_BARS &&
-      (summary.top?.[0]?.count ?? 0) > 1,
-  );
-  if (!compact || !column?.top) return undefined;
-  return {
-    kind: 'bar',
-    step: step.step,
-    title: stepTitle(step),
-    sourceNote: `most frequent values of ${column.name} among ${formatNumber(compact.row_count)} result rows`,
-    dimensionLabel: column.name,
-    metricLabel: 'rows in result',
-    bars: column.top.slice(0, BAR_CHART_MAX_BARS).map((entry) => ({ label: String(entry.value), value: entry.count })),
-  };
-}
-
-/**
- * The chart a step's evidence supports, or undefined when it has nothing chartable.
- * `focusText` (what the chart is meant to illustrate) picks the measure when a result has several.
- */
-export function chartForStep(step: ExplorationStep, focusText = ''): ChartSpec | undefined {
-  if (step.action !== 'query' || step.error) return undefined;
-  const evidence = evidenceRows(step);
-  const fromRows = evidence ? (lineChart(step, evidence, focusText) ?? dimensionBarChart(step, evidence, focusText)) : undefined;
-  return fromRows ?? topValuesBarChart(step);
+/** The chart an insight's claim supports, or the one-line reason it has none. */
+export function chartForInsight(insight: Insight): InsightChart {
+  const claim = insight.claim;
+  if (!claim) return { reason: 'No chart: the insight states no claim the engine can measure.' };
+  const check = insight.validation?.claim_check;
+  if (!check) {
+    if (insight.validation?.status === 'error')
+      return { reason: 'No chart: the verification query failed, so nothing was measured to draw.' };
+    if (insight.validation?.status === 'rejected' && insight.validation.claim_check === undefined)
+      return { reason: 'No chart: the claim names data the warehouse does not have.' };
+    return { reason: 'No chart: this insight was verified before the engine stored charts.' };
+  }
+  if (!check.chart)
+    return {
+      reason: check.chart_unavailable
+        ? `No chart: ${check.chart_unavailable}.`
+        : 'No chart: this insight was verified before the engine stored charts.',
+    };
+  const format = valueFormatFor(claim);
+  switch (check.chart.shape) {
+    case 'bars':
+      return { spec: barsSpec(claim, check.chart, format) };
+    case 'line':
+      return { spec: lineSpec(claim, check.chart, format) };
+    case 'binned':
+      return { spec: binnedSpec(claim, check.chart, format) };
+    case 'outlier':
+      return { spec: outlierSpec(claim, check.chart, format) };
+  }
 }

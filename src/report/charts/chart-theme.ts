@@ -8,8 +8,13 @@ export const chartTheme = {
   axis: '#94a3b8',
   series: '#2563eb',
   seriesFill: '#dbeafe',
-  bar: '#3b82f6',
-  negativeBar: '#f97316',
+  /** The contribution's segment line. */
+  segmentSeries: '#ea580c',
+  /** Bars by their role in the claim. */
+  bar: { segment: '#1d4ed8', comparison: '#ea580c', other: '#93c5fd', others: '#cbd5e1', missing: '#94a3b8' },
+  reference: '#475569',
+  windowFill: '#fde68a',
+  baselineFill: '#e2e8f0',
 } as const;
 
 /** Characters a label may use before it is shortened with an ellipsis (full text stays in a <title>). */

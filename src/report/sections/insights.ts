@@ -1,10 +1,10 @@
-/** Insights grouped by analysis area, each area opening with its charts. */
+/** Insights grouped by analysis area, each insight with its own chart. */
 import type { Insight, Severity } from '../../domain/index.js';
 import { describeVerification, severityBadge, statusBadge, verificationBadge } from '../badges.js';
 import { html, type SafeHtml } from '../escape.js';
 import { formatCell, formatNumber, formatPercent, pluralize } from '../format.js';
 import { anchors, type ReportContext, type ResolvedArea } from '../report-context.js';
-import { renderAreaCharts } from './area-charts.js';
+import { renderInsightChart } from './insight-chart.js';
 import { renderInsightEvidence } from './insight-evidence.js';
 
 const SEVERITY_RANK: Record<Severity, number> = { critical: 0, high: 1, medium: 2, low: 3 };
@@ -41,6 +41,7 @@ export function renderInsight(insight: Insight, context: ReportContext): SafeHtm
 <h4>${insight.name}</h4>
 <p class="facts">${insightFacts(insight).join(' · ')}</p>
 ${insight.description && html`<p>${insight.description}</p>`}
+${renderInsightChart(insight)}
 ${verification.reason && verification.tone !== 'good' && html`<p class="verification-reason tone-text-${verification.tone}"><strong>${verification.label}:</strong> ${verification.reason}</p>`}
 ${insight.target_segment && html`<p class="small"><strong>Segment:</strong> ${insight.target_segment}</p>`}
 ${insight.indicators.length > 0 && html`<ul class="indicators">${insight.indicators.map((indicator) => html`<li>${indicator}</li>`)}</ul>`}
@@ -69,7 +70,6 @@ function renderArea(area: ResolvedArea, context: ReportContext): SafeHtml {
   const insights = [...area.insights].sort((left, right) => SEVERITY_RANK[left.severity] - SEVERITY_RANK[right.severity]);
   return html`<section class="area" id="${anchors.area(area.id)}">
 ${renderAreaHeader(area)}
-${renderAreaCharts(area, context)}
 ${insights.length > 0 ? insights.map((insight) => renderInsight(insight, context)) : html`<p class="muted">No insights from this area.</p>`}
 </section>`;
 }

@@ -72,7 +72,7 @@ describe('when the e-commerce fixture run is rendered', () => {
 
   it('shows claimed and verified counts on each verification badge, by status', () => {
     const card = (id: string): string => elementById(page, `insight-${id}`, 'article');
-    expect(card('conversion-1')).toMatch(/tone-good[\s\S]*Confirmed[\s\S]*claimed 95,851 · verified 94,020/);
+    expect(card('conversion-1')).toMatch(/tone-good[\s\S]*Confirmed[\s\S]*recounted 1.6% vs 3.9%/);
     expect(card('conversion-2')).toMatch(/tone-warn[\s\S]*Adjusted[\s\S]*claimed 10,722 → verified 8,310/);
     expect(card('retention-3')).toMatch(/tone-bad[\s\S]*Rejected[\s\S]*claimed 12,400 · verified 0 · excluded from recommendations/);
     expect(card('conversion-4')).toMatch(/tone-neutral[\s\S]*Verification error[\s\S]*claimed 6,570 · not verified/);
@@ -89,24 +89,27 @@ describe('when the e-commerce fixture run is rendered', () => {
     expect(card).toContain('<td>bank_transfer</td>');
   });
 
-  it('draws a chart for each area with chartable evidence and says so when there is none', () => {
-    for (const areaId of ['conversion', 'retention']) {
-      const area = elementById(page, `area-${areaId}`, 'section');
-      expect(area).toContain('<svg');
-      expect(area).not.toContain('No chart for this area');
-    }
-    const pricing = elementById(page, 'area-pricing', 'section');
-    expect(pricing).not.toContain('<svg');
-    expect(pricing).toContain('No chart for this area: none of its 1 evidence step returned a time series or a breakdown.');
+  it('draws each insight’s chart in its own card, from its claim, and says in one line why an insight has none', () => {
+    const conversion = elementById(page, 'insight-conversion-1', 'article');
+    expect(conversion).toContain('<title>Conversion rate by device</title>');
+    expect(conversion).toContain('Dark blue: sessions whose device is mobile');
+    expect(conversion).toContain('Orange: sessions whose device is desktop');
+    expect(conversion).toContain('>1.6%</text>');
+    expect(conversion).toContain('conversion rate (%)');
+    const repeat = elementById(page, 'insight-retention-2', 'article');
+    expect(repeat).toContain('<title>90-day repeat rate per week</title>');
+    expect(repeat).toContain('<polyline');
+    expect(repeat).toContain('each point averages 2 consecutive weeks and is labelled by the first');
+    expect(elementById(page, 'insight-retention-1', 'article')).toContain('No chart: the insight states no claim the engine can measure.');
+    // step digests stay reachable through the evidence, and no exploration step is charted
+    expect(page).not.toContain('No chart for this area');
+    expect(page.match(/<svg/g)).toHaveLength(2);
   });
 
-  it('charts the monthly series as a line and the weekly cohorts with their gap labelled', () => {
-    const conversion = elementById(page, 'area-conversion', 'section');
-    expect(conversion).toContain('<title>Monthly orders and revenue: orders by month</title>');
-    const retention = elementById(page, 'area-retention', 'section');
-    expect(retention).toContain('repeat_rate_90d by cohort_week');
-    expect(retention).toContain('first 5 and last 5 of 40 rows');
-    expect(retention).toContain('30 rows not in digest');
+  it('puts no internal marker or raw column key in any chart title', () => {
+    for (const match of page.matchAll(/<svg[^>]*aria-label="([^"]*)"/g)) {
+      expect(match[1]).not.toMatch(/\[|keywords|_/);
+    }
   });
 
   it('lists usage per phase and model and the largest prompt against its window', () => {
@@ -189,7 +192,6 @@ describe('when a run failed before producing anything', () => {
     expect(page).toContain('No recommendations in this run.');
     expect(page).toContain('No LLM usage was recorded for this run.');
     expect(page).toContain('No exploration steps were stored for this run.');
-    expect(page.match(/No chart for this area:/g)).toHaveLength(3);
     expect(page).not.toContain('<svg');
   });
 });
