@@ -87,7 +87,7 @@ export function formatMetricValue(claim: Claim, value: number): string {
   return unitText && unitText !== '%' ? `${number} ${unitText}` : number;
 }
 
-function noun(claim: Claim): string {
+export function noun(claim: Claim): string {
   return claim.noun && claim.noun.trim() !== '' ? claim.noun : 'rows';
 }
 
@@ -289,7 +289,7 @@ function countOf(value: number | undefined): string {
 }
 
 /** What a claim is compared with, with its row count when known: "the 30 other rows", "all 40 rows", "12 rows whose …". */
-function comparisonPhrase(claim: Claim, count?: number): string {
+export function comparisonPhrase(claim: Claim, count?: number): string {
   const nounText = noun(claim);
   const counted = count === undefined ? '' : `${countOf(count)} `;
   const comparison = claim.comparison;
