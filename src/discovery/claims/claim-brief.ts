@@ -32,6 +32,11 @@ export interface ClaimBrief {
   noun: string;
 }
 
+/** A label without its bracketed unit: "time from started to completed (days)" → "time from started to completed". */
+function unitless(label: string): string {
+  return label.replace(/\s*\([^()]*\)\s*$/, '');
+}
+
 function gapText(claim: Claim): string {
   const gap = Math.abs(claim.value - claim.comparison_value);
   const percent = claim.kind === 'share' || claim.metric.kind === 'rate' || claim.metric.kind === 'share';
@@ -57,7 +62,7 @@ function comparedWith(claim: Claim): string {
 export function claimBrief(claim: Claim): ClaimBrief {
   const measure =
     claim.kind === 'correlation'
-      ? `${claim.x?.label || claim.x?.column || 'one measure'} and ${claim.metric.label || claim.metric.column || 'another'}`
+      ? `${unitless(claim.x?.label || claim.x?.column || 'one measure')} and ${unitless(claim.metric.label || claim.metric.column || 'another')}`
       : metricPhrase(claim);
   const value = claim.kind === 'correlation' ? claim.value.toFixed(2) : formatMetricValue(claim, claim.value);
   const comparison = claim.kind === 'correlation' ? '0' : formatMetricValue(claim, claim.comparison_value);

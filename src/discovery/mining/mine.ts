@@ -71,10 +71,10 @@ export interface MiningInput {
 }
 
 /**
- * The direction in which a measure is better, from the pack: a mean or duration by its column (a per-row
- * total of a child's column by that column); a rate by
- * its column when it is a declared outcome (its rate is what the pack names) or a yes/no flag (the rate of
- * `false` is better the other way).
+ * The direction in which a measure is better, from the pack: a mean by its column (a per-row total of a
+ * child's column by that column), a duration by `start->end`; a rate by
+ * its column when it is a declared outcome (its rate is what the pack names), a yes/no flag (the rate of
+ * `false` is better the other way) or whether the column is filled in.
  */
 export function betterDirection(
   metric: ClaimMetric,
@@ -82,20 +82,27 @@ export function betterDirection(
   declared: ReadonlySet<string>,
   derived: readonly ClaimDerived[] = [],
 ): 'higher' | 'lower' | undefined {
+  // a duration by its two ends (`orders.ordered_at->delivered_at`): its end alone may name a completion rate
+  if (metric.start_column && metric.end_column) return better[`${metric.table}.${metric.start_column}->${metric.end_column}`];
   if (metric.kind !== 'rate') {
-    const column = metric.column ?? metric.end_column;
+    const column = metric.column;
     // a per-row total of a child column (a customer's total revenue of orders) is better the way the column is
     const child = derived.find((item) => item.name === column && item.from === 'child' && item.aggregate === 'sum');
     if (child?.from === 'child' && child.column) return better[`${child.table}.${child.column}`];
     return column ? better[`${metric.table}.${column}`] : undefined;
   }
   const condition = metric.condition;
-  if (condition?.op !== '=') return undefined;
+  if (!condition) return undefined;
   const key = `${metric.table}.${condition.column}`;
   const stated = better[key];
-  if (!stated || declared.has(key)) return stated;
-  if (condition.value === true) return stated;
-  if (condition.value === false) return stated === 'higher' ? 'lower' : 'higher';
+  const flipped = stated === 'higher' ? 'lower' : 'higher';
+  if (!stated) return undefined;
+  // whether a column is filled in (completed_at set: the level was completed) reads like a flag
+  if (condition.op === 'not_null') return stated;
+  if (condition.op === 'is_null') return flipped;
+  if (condition.op !== '=') return undefined;
+  if (declared.has(key) || condition.value === true) return stated;
+  if (condition.value === false) return flipped;
   return undefined;
 }
 

@@ -25,7 +25,12 @@ const tables = [
 
 const vocabulary = packVocabulary(
   packMiningSchema.parse({
-    better: { 'orders.total_amount': 'higher', 'orders.is_refunded': 'lower' },
+    better: {
+      'orders.total_amount': 'higher',
+      'orders.is_refunded': 'lower',
+      'orders.shipped_at': 'higher',
+      'orders.ordered_at->shipped_at': 'lower',
+    },
     outcomes: [
       {
         id: 'checkout_abandonment',
@@ -48,6 +53,8 @@ describe('which way a measure is better, as the pack declares it', () => {
     expect(vocabulary.better).toEqual({
       'main.orders.total_amount': 'higher',
       'main.orders.is_refunded': 'lower',
+      'main.orders.shipped_at': 'higher',
+      'main.orders.ordered_at->shipped_at': 'lower',
       'main.sessions.checkout_abandonment': 'lower',
     });
   });
@@ -87,5 +94,13 @@ describe('which way a measure is better, as the pack declares it', () => {
     expect(
       betterDirection(metric({ kind: 'rate', condition: { column: 'status', op: '=', value: 'cancelled' } }), vocabulary.better, declared),
     ).toBeUndefined();
+  });
+
+  it('tells a duration by its two ends from the rate of its end being filled in', () => {
+    const shipping = metric({ kind: 'duration_mean', start_column: 'ordered_at', end_column: 'shipped_at', unit: 'days' });
+    expect(betterDirection(shipping, vocabulary.better, declared)).toBe('lower');
+    const shipped = (op: 'not_null' | 'is_null') => metric({ kind: 'rate', condition: { column: 'shipped_at', op } });
+    expect(betterDirection(shipped('not_null'), vocabulary.better, declared)).toBe('higher');
+    expect(betterDirection(shipped('is_null'), vocabulary.better, declared)).toBe('lower');
   });
 });
