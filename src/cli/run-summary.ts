@@ -1,6 +1,6 @@
 /** The table printed after a run: areas, insights by verification status, recommendations, cost; then what to do next. */
 import type { DiscoveryResult, Run } from '../domain/index.js';
-import { describeRunCost } from '../report/format.js';
+import { describeRunCost, formatNumber } from '../report/format.js';
 import { runErrorsWithoutSkips, skippedAreas } from '../report/skipped-areas.js';
 import { whyNotResumable } from '../runs/reopen-run.js';
 import type { DiscoveryOutcome } from './discovery-session.js';
@@ -25,15 +25,17 @@ function headline(outcome: DiscoveryOutcome): string {
   return `run ${run.id}: ${runStatusLabel(run)} in ${seconds}`;
 }
 
-function usageLine(run: Run, result: DiscoveryResult): string {
+/** One line of LLM usage: calls, tokens (with thousands separators), the largest prompt, and what it cost. */
+export function usageLine(run: Pick<Run, 'settings'>, result: Pick<DiscoveryResult, 'telemetry' | 'recommendations'>): string {
   const calls = result.telemetry.llm_calls;
   const cost = calls.reduce((sum, call) => sum + call.cost_usd, 0);
   const input = calls.reduce((sum, call) => sum + (call.prompt_tokens_reported ?? call.prompt_tokens_estimated), 0);
   const output = calls.reduce((sum, call) => sum + call.output_tokens, 0);
   const maxPrompt = calls.reduce((max, call) => Math.max(max, call.prompt_tokens_estimated), 0);
   const cached = calls.reduce((sum, call) => sum + (call.cache_read_tokens ?? 0), 0);
-  const cachedPart = cached > 0 ? ` (${cached} in read from the prompt cache, ${Math.round((100 * cached) / Math.max(1, input))} %)` : '';
-  return `recommendations: ${result.recommendations.length} · LLM calls: ${calls.length} · tokens in/out: ${input}/${output}${cachedPart} · largest prompt: ${maxPrompt} tokens · cost: ${describeRunCost(cost, run.settings.llm)}`;
+  const cachedPart =
+    cached > 0 ? ` (${formatNumber(cached)} in read from the prompt cache, ${Math.round((100 * cached) / Math.max(1, input))} %)` : '';
+  return `recommendations: ${result.recommendations.length} · LLM calls: ${formatNumber(calls.length)} · tokens in/out: ${formatNumber(input)}/${formatNumber(output)}${cachedPart} · largest prompt: ${formatNumber(maxPrompt)} tokens · cost: ${describeRunCost(cost, run.settings.llm)}`;
 }
 
 export function printRunSummary(outcome: DiscoveryOutcome): void {

@@ -144,6 +144,11 @@ export const claimMetricSchema = z.object({
   filters: z.array(claimConditionSchema).max(8).default([]),
   /** How a person would name it: "average resolution time (days)". */
   label: z.string().max(200).default(''),
+  /**
+   * Which way the measure is better, when the pack says (abandonment: lower; retention: higher): a
+   * segment on the better side is a strength to learn from, on the worse side a problem to fix.
+   */
+  better: z.enum(['higher', 'lower']).optional(),
 });
 export type ClaimMetric = z.infer<typeof claimMetricSchema>;
 

@@ -42,6 +42,7 @@ export const discoveryResultSchema = z.object({
     error: z.string().optional(),
     dropped_insight_ids: z.array(z.string()).default([]),
     parse_retries: z.number().int().default(0),
+    rejected: z.array(z.object({ title: z.string(), reason: z.string() })).optional(),
   }),
   validation_log: z.array(validationLogEntrySchema),
   telemetry: runTelemetrySchema,

@@ -207,6 +207,8 @@ export const runSchema = z.object({
       error: z.string().optional(),
       dropped_insight_ids: z.array(z.string()).default([]),
       parse_retries: z.number().int().default(0),
+      /** Recommendations left out because their title or description states numbers no related claim holds. */
+      rejected: z.array(z.object({ title: z.string(), reason: z.string() })).optional(),
     })
     .default({ status: 'pending', dropped_insight_ids: [], parse_retries: 0 }),
   telemetry: runTelemetrySchema.default(runTelemetrySchema.parse({})),

@@ -26,11 +26,11 @@ function capitalise(text: string): string {
   return text.length === 0 ? text : text[0]?.toUpperCase() + text.slice(1);
 }
 
-/** 1,234 · 12.3 · 0.123 — three significant figures below 1,000, whole numbers above. */
+/** 1,234 · 12.3 · 0.123 — three significant figures below 1,000, whole numbers with a thousands separator above. */
 export function formatNumber(value: number, integer = false): string {
   if (!Number.isFinite(value)) return String(value);
   const magnitude = Math.abs(value);
-  if (Number.isInteger(value) && magnitude < 10_000) return String(value);
+  if (Number.isInteger(value) && magnitude < 1_000) return String(value);
   if (integer || magnitude >= 1_000) return Math.round(value).toLocaleString('en-US');
   if (magnitude >= 100) return value.toFixed(0);
   if (magnitude >= 10) return value.toFixed(1);
@@ -87,7 +87,7 @@ export function formatMetricValue(claim: Claim, value: number): string {
   return unitText && unitText !== '%' ? `${number} ${unitText}` : number;
 }
 
-function noun(claim: Claim): string {
+export function noun(claim: Claim): string {
   return claim.noun && claim.noun.trim() !== '' ? claim.noun : 'rows';
 }
 
@@ -113,7 +113,9 @@ export function valueName(group: Pick<ClaimGroup, 'grain'>, value: ClaimScalar):
     default:
       if (isPeriodGrain(group.grain) && typeof value === 'string') return periodName(value, group.grain);
       if (typeof value === 'boolean') return value ? 'yes' : 'no';
-      return typeof value === 'number' ? formatNumber(value, Number.isInteger(value)) : value.trim();
+      // a whole-number value names a code, a year or a level as written (store 1001, 1986), never "1,001"
+      if (typeof value === 'number') return Number.isInteger(value) ? String(value) : formatNumber(value);
+      return value.trim();
   }
 }
 
@@ -164,8 +166,10 @@ function rangePhrase(group: ClaimGroup, label: string): string {
     return first ? `with ${label} from ${first}` : `with ${label} before ${end}`;
   }
   const integers = (from === undefined || Number.isInteger(from)) && (to === undefined || Number.isInteger(to));
+  // bounds of a year are labels (1990 to 1999); of a quantity, amounts (1,000 to 1,999)
+  const bound = (value: number) => (/(^|\s)(year|yr)s?(\s|$)/i.test(label) ? String(value) : formatNumber(value));
   if (integers && typeof from === 'number' && typeof to === 'number')
-    return to - 1 === from ? `with ${label} ${formatNumber(from)}` : `with ${label} ${formatNumber(from)} to ${formatNumber(to - 1)}`;
+    return to - 1 === from ? `with ${label} ${bound(from)}` : `with ${label} ${bound(from)} to ${bound(to - 1)}`;
   if (from !== undefined && to !== undefined) return `with ${label} from ${valueName(group, from)} to under ${valueName(group, to)}`;
   return from !== undefined
     ? `with ${label} of ${valueName(group, from)} or more`
@@ -289,7 +293,7 @@ function countOf(value: number | undefined): string {
 }
 
 /** What a claim is compared with, with its row count when known: "the 30 other rows", "all 40 rows", "12 rows whose …". */
-function comparisonPhrase(claim: Claim, count?: number): string {
+export function comparisonPhrase(claim: Claim, count?: number): string {
   const nounText = noun(claim);
   const counted = count === undefined ? '' : `${countOf(count)} `;
   const comparison = claim.comparison;

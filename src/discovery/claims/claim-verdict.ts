@@ -10,6 +10,7 @@
  */
 import type { Claim, ValidationStatus } from '../../domain/index.js';
 import type { ClaimRecount } from './claim-recount.js';
+import { formatMetricValue } from './claim-text.js';
 
 /** Relative gap between a claimed and a recounted value that still counts as the same number. */
 export const VALUE_TOLERANCE = 0.05;
@@ -106,7 +107,9 @@ export function judgeClaim(claim: Claim, recount: ClaimRecount, options: Verdict
   const holds = directionHolds(claim, recount);
   const relativeError = relativeGap(claim.value, recount.value);
   const comparisonRelativeError = relativeGap(claim.comparison_value, recount.comparisonValue);
-  const measured = `${label}: recounted ${show(recount.value)} vs ${show(recount.comparisonValue)} (claimed ${show(claim.value)} vs ${show(claim.comparison_value)})`;
+  // in the words the insight uses: 40.0% (never 0.4004), $837, 7.44 days
+  const worded = (value: number) => (claim.kind === 'correlation' ? value.toFixed(2) : formatMetricValue(claim, value));
+  const measured = `${label}: recounted ${worded(recount.value)} vs ${worded(recount.comparisonValue)} (claimed ${worded(claim.value)} vs ${worded(claim.comparison_value)})`;
   const errors = { relativeError, comparisonRelativeError };
   if (!holds) return { ...errors, status: 'rejected', directionHolds: false, reasoning: `the direction does not hold — ${measured}` };
   const test = recount.test;

@@ -1,14 +1,17 @@
 /**
  * Severity from effect and support, never from wording: a large effect on many rows, relevant to the
- * goal, is critical; a handful of rows is never more than low, whatever the ratio.
+ * goal, is critical (a strength, high at most); a handful of rows is never more than low, whatever the ratio.
  */
 import type { Claim, MinedFinding, Severity } from '../../domain/index.js';
+import { stanceOf } from './stance.js';
 
 export function severityOfFinding(finding: Pick<MinedFinding, 'strength' | 'coverage' | 'relevance' | 'claim'>): Severity {
   const rows = finding.claim.n?.segment ?? 0;
   const rowsBehind = finding.claim.kind === 'trend' || finding.claim.kind === 'shift' ? rows * 10 : rows;
   if (rowsBehind < 30) return 'low';
-  if (finding.strength >= 0.8 && rowsBehind >= 100 && finding.coverage >= 0.1 && finding.relevance >= 0.5) return 'critical';
+  // a strength (a segment doing better) is worth learning from, never as urgent as a problem
+  if (finding.strength >= 0.8 && rowsBehind >= 100 && finding.coverage >= 0.1 && finding.relevance >= 0.5)
+    return stanceOf(finding.claim) === 'strength' ? 'high' : 'critical';
   if (finding.strength >= 0.6) return 'high';
   if (finding.strength >= 0.3) return 'medium';
   return 'low';

@@ -107,6 +107,50 @@ function tokenPattern(value: string): RegExp {
   return new RegExp(`(?<![\\p{L}\\p{N}.,])${escaped}(?![\\p{L}\\p{N}]|[.,]\\d)`, 'giu');
 }
 
+/** The numbers written in `text` that the claim cannot account for (its values, support, test, bounds, named values). */
+function unmatchedNumbers(claim: Claim, text: string): string[] {
+  const unmatched: string[] = [];
+  const { measured, labels } = claimNumbers(claim);
+  // times of day (20:00, 23:59) and dates (2024-02-26, the start of a window's last week) are positions the claim names, not measurements
+  // and so are the digits of a value the claim names (app version 3.4.0), in a group or in the measure's condition,
+  // and of the names the claim gives its measure and groups ("week-5 retention (active on days 28-34)")
+  const conditions = [claim.metric.condition, ...claim.metric.filters];
+  const named = [
+    claim.metric.label,
+    claim.segment?.label,
+    claim.series?.label,
+    claim.x?.label,
+    claim.comparison?.kind === 'group' ? claim.comparison.group.label : undefined,
+    ...[claim.segment, claim.comparison?.kind === 'group' ? claim.comparison.group : undefined].flatMap((group) => [
+      group?.value,
+      ...(group?.values ?? []),
+    ]),
+    ...conditions.map((condition) => condition?.value),
+  ].filter((value): value is string => typeof value === 'string' && /\d/.test(value));
+  const title = named
+    .reduce((title, value) => title.replace(tokenPattern(value), ' '), text)
+    .replace(/\b\d{1,2}:\d{2}\b/g, ' ')
+    .replace(/\b\d{4}-\d{2}-\d{2}\b/g, ' ');
+  for (const written of numbersIn(title)) {
+    // calendar years and small counts of periods are labels, not measurements
+    if (!written.percent && !written.amount && Number.isInteger(written.value) && written.value >= 1900 && written.value <= 2100) continue;
+    if (!measured.some((candidate) => matches(written, candidate, true)) && !labels.some((candidate) => matches(written, candidate, false)))
+      unmatched.push(written.text);
+  }
+  return unmatched;
+}
+
+/**
+ * The numbers written in `text` that none of the claims accounts for: a recommendation's title and
+ * description may quote the claims of the insights it addresses, and nothing else.
+ */
+export function numbersOutsideClaims(text: string, claims: readonly Claim[]): string[] {
+  if (claims.length === 0) return [];
+  const perClaim = claims.map((claim) => new Set(unmatchedNumbers(claim, text)));
+  const [first, ...rest] = perClaim as [Set<string>, ...Set<string>[]];
+  return [...first].filter((written) => rest.every((other) => other.has(written)));
+}
+
 /** Disagreements between the text and the claim (empty: they agree). */
 export function textDisagreements(claim: Claim, text: { name: string; description: string }): string[] {
   const problems: string[] = [];
@@ -133,32 +177,6 @@ export function textDisagreements(claim: Claim, text: { name: string; descriptio
     !words(all).some((word) => [...measureWords].some((measure) => word.startsWith(measure.slice(0, Math.max(4, measure.length - 2)))))
   )
     problems.push(`the text does not talk about the claim's measure (${claim.metric.label || claim.metric.column || claim.metric.kind})`);
-  const { measured, labels } = claimNumbers(claim);
-  // times of day (20:00, 23:59) and dates (2024-02-26, the start of a window's last week) are positions the claim names, not measurements
-  // and so are the digits of a value the claim names (app version 3.4.0), in a group or in the measure's condition,
-  // and of the names the claim gives its measure and groups ("week-5 retention (active on days 28-34)")
-  const conditions = [claim.metric.condition, ...claim.metric.filters];
-  const named = [
-    claim.metric.label,
-    claim.segment?.label,
-    claim.series?.label,
-    claim.x?.label,
-    claim.comparison?.kind === 'group' ? claim.comparison.group.label : undefined,
-    ...[claim.segment, claim.comparison?.kind === 'group' ? claim.comparison.group : undefined].flatMap((group) => [
-      group?.value,
-      ...(group?.values ?? []),
-    ]),
-    ...conditions.map((condition) => condition?.value),
-  ].filter((value): value is string => typeof value === 'string' && /\d/.test(value));
-  const title = named
-    .reduce((title, value) => title.replace(tokenPattern(value), ' '), text.name)
-    .replace(/\b\d{1,2}:\d{2}\b/g, ' ')
-    .replace(/\b\d{4}-\d{2}-\d{2}\b/g, ' ');
-  for (const written of numbersIn(title)) {
-    // calendar years and small counts of periods are labels, not measurements
-    if (!written.percent && !written.amount && Number.isInteger(written.value) && written.value >= 1900 && written.value <= 2100) continue;
-    if (!measured.some((candidate) => matches(written, candidate, true)) && !labels.some((candidate) => matches(written, candidate, false)))
-      problems.push(`the title states ${written.text}, which the claim does not hold`);
-  }
+  for (const written of unmatchedNumbers(claim, text.name)) problems.push(`the title states ${written}, which the claim does not hold`);
   return problems;
 }

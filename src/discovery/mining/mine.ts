@@ -6,7 +6,7 @@
  *
  * Pure orchestration over ports: the same code runs in one process and inside a fleet's `mine` job.
  */
-import type { ClaimDerived, MinedFinding } from '../../domain/index.js';
+import type { ClaimDerived, ClaimMetric, MinedFinding } from '../../domain/index.js';
 import type { Embedder } from '../../embed/port.js';
 import type { TableDescription, Warehouse } from '../../warehouse/port.js';
 import { type SqlSyntax, sqlSyntaxFor } from '../../warehouse/sql-syntax/index.js';
@@ -64,8 +64,46 @@ export interface MiningInput {
   labels: Readonly<Record<string, string>>;
   /** Outcomes the pack declares, resolved against the warehouse's tables. */
   outcomes: readonly DeclaredOutcome[];
+  /** Which way a measure is better (`main.sessions.checkout_abandonment` → lower), from the pack. */
+  better?: Readonly<Record<string, 'higher' | 'lower'>>;
   settings: MiningSettings;
   signal?: AbortSignal | undefined;
+}
+
+/**
+ * The direction in which a measure is better, from the pack: a mean by its column (a per-row total of a
+ * child's column by that column), a duration by `start->end`; a rate by
+ * its column when it is a declared outcome (its rate is what the pack names), a yes/no flag (the rate of
+ * `false` is better the other way) or whether the column is filled in.
+ */
+export function betterDirection(
+  metric: ClaimMetric,
+  better: Readonly<Record<string, 'higher' | 'lower'>>,
+  declared: ReadonlySet<string>,
+  derived: readonly ClaimDerived[] = [],
+): 'higher' | 'lower' | undefined {
+  // a duration by its two ends (`orders.ordered_at->delivered_at`): its end alone may name a completion rate
+  if (metric.start_column && metric.end_column) return better[`${metric.table}.${metric.start_column}->${metric.end_column}`];
+  if (metric.kind !== 'rate') {
+    const column = metric.column;
+    // a per-row total of a child column (a customer's total revenue of orders) is better the way the column is
+    const child = derived.find((item) => item.name === column && item.from === 'child' && item.aggregate === 'sum');
+    if (child?.from === 'child' && child.column) return better[`${child.table}.${child.column}`];
+    return column ? better[`${metric.table}.${column}`] : undefined;
+  }
+  const condition = metric.condition;
+  if (!condition) return undefined;
+  const key = `${metric.table}.${condition.column}`;
+  const stated = better[key];
+  const flipped = stated === 'higher' ? 'lower' : 'higher';
+  if (!stated) return undefined;
+  // whether a column is filled in (completed_at set: the level was completed) reads like a flag
+  if (condition.op === 'not_null') return stated;
+  if (condition.op === 'is_null') return flipped;
+  if (condition.op !== '=') return undefined;
+  if (declared.has(key) || condition.value === true) return stated;
+  if (condition.value === false) return flipped;
+  return undefined;
 }
 
 export interface MiningOutcome {
@@ -292,6 +330,7 @@ export async function mineWarehouse(input: MiningInput): Promise<MiningOutcome> 
   const tables = new Map(profiled.map((table) => [table.qualified, table]));
   const asksDistribution = DISTRIBUTION_GOAL.test(input.goal);
   const asksVolume = goalAsksVolume(input.goal);
+  const declaredNames = new Set(input.outcomes.map((outcome) => `${outcome.table}.${outcome.derived.name}`));
   const significant: Array<Candidate & { q: number; relevance: number }> = [];
   for (const candidate of all.candidates) {
     const qValue = q[candidate.test] ?? 1;
@@ -312,6 +351,8 @@ export async function mineWarehouse(input: MiningInput): Promise<MiningOutcome> 
       candidate.strength *= PLAIN_SHARE_WEIGHT;
     const derived = derivedUsed(candidate.claim, table.derived);
     if (derived.length > 0) candidate.claim = { ...candidate.claim, derived };
+    const better = betterDirection(candidate.claim.metric, input.better ?? {}, declaredNames, derived);
+    if (better) candidate.claim = { ...candidate.claim, metric: { ...candidate.claim.metric, better } };
     significant.push({
       ...candidate,
       q: qValue,

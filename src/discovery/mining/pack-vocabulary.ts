@@ -21,6 +21,8 @@ export interface PackVocabulary {
   /** `schema.table.column` → words. */
   labels: Record<string, string>;
   outcomes: DeclaredOutcome[];
+  /** `schema.table.column` (a declared outcome by its id) → the direction in which its measure is better. */
+  better: Record<string, 'higher' | 'lower'>;
 }
 
 function tableNamed(tables: readonly TableDescription[], name: string): TableDescription | undefined {
@@ -33,7 +35,7 @@ function hasColumns(table: TableDescription, names: ReadonlyArray<string | undef
 }
 
 export function packVocabulary(mining: PackMining | undefined, tables: readonly TableDescription[]): PackVocabulary {
-  const vocabulary: PackVocabulary = { nouns: {}, labels: {}, outcomes: [] };
+  const vocabulary: PackVocabulary = { nouns: {}, labels: {}, outcomes: [], better: {} };
   if (!mining) return vocabulary;
   for (const [name, noun] of Object.entries(mining.nouns)) {
     const table = tableNamed(tables, name);
@@ -43,6 +45,11 @@ export function packVocabulary(mining: PackMining | undefined, tables: readonly 
     const dot = key.lastIndexOf('.');
     const table = dot > 0 ? tableNamed(tables, key.slice(0, dot)) : undefined;
     if (table) vocabulary.labels[`${table.qualified}.${key.slice(dot + 1)}`] = label;
+  }
+  for (const [key, better] of Object.entries(mining.better ?? {})) {
+    const dot = key.lastIndexOf('.');
+    const table = dot > 0 ? tableNamed(tables, key.slice(0, dot)) : undefined;
+    if (table) vocabulary.better[`${table.qualified}.${key.slice(dot + 1)}`] = better;
   }
   for (const outcome of mining.outcomes) {
     const table = tableNamed(tables, outcome.table);
@@ -59,6 +66,7 @@ export function packVocabulary(mining: PackMining | undefined, tables: readonly 
     )
       continue;
     const name = `${outcome.id}`;
+    if (outcome.better) vocabulary.better[`${table.qualified}.${name}`] = outcome.better;
     const derived: ClaimDerived = {
       from: 'child',
       name,

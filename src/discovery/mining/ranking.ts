@@ -2,11 +2,12 @@
  * Ranking mined findings: a score that multiplies how large the effect is, how much of the data it
  * covers, how significant it is after correction, and how relevant it is to the project's goal (the
  * QuickInsights recipe: significance × coverage, here with the goal as a third factor). Restatements
- * are dropped — the same fact measured twice, or one column restating another (a rate of 100% against
- * 0% is a definition, not a finding).
+ * are dropped — the same fact measured twice, one column restating another (a rate of 100% against
+ * 0% is a definition, not a finding), or one fact seen from both sides (stated once, see claims/stance.ts).
  */
 import type { Claim, MinedFinding } from '../../domain/index.js';
 import { renderClaim } from '../claims/claim-text.js';
+import { mirrors, preferredSide } from '../claims/stance.js';
 import type { Candidate } from './candidate.js';
 import type { MiningTable } from './mining-table.js';
 
@@ -201,6 +202,15 @@ export function rankFindings(candidates: readonly ScoredInput[], tables: Readonl
   const kept: typeof sorted = [];
   const perTable = new Map<string, number>();
   for (const item of sorted) {
+    // one fact from both sides (desktop abandons less, mobile more): told once, from the problem's side or
+    // the larger segment's, with the better score of the two — it is the same evidence
+    const mirrored = kept.findIndex((other) => mirrors(other.candidate.claim, item.candidate.claim));
+    if (mirrored >= 0) {
+      const held = kept[mirrored] as (typeof kept)[number];
+      const chosen = preferredSide(held.candidate, item.candidate);
+      kept[mirrored] = { candidate: chosen, score: Math.max(held.score, item.score) };
+      continue;
+    }
     const said = kept.some(
       (other) => restates(other.candidate.claim, item.candidate.claim) || sameRows(other.candidate.claim, item.candidate.claim),
     );

@@ -101,6 +101,8 @@ export const packOutcomeSchema = z.strictObject({
   present: z.boolean().default(true),
   /** Only rows meeting these count (sessions that reached checkout). */
   among: z.array(packConditionSchema).max(4).default([]),
+  /** Which way the rate is better (abandonment: `lower`); unset, no side is called a problem. */
+  better: z.enum(['higher', 'lower']).optional(),
 });
 export type PackOutcome = z.infer<typeof packOutcomeSchema>;
 
@@ -111,6 +113,8 @@ export const packMiningSchema = z.strictObject({
   /** Words for columns, by `table.column`: `{"orders.total_amount": "revenue"}`. */
   labels: z.record(z.string(), nonEmptyText).default({}),
   outcomes: z.array(packOutcomeSchema).default([]),
+  /** Which way a column's measure is better, by `table.column`: `{"orders.total_amount": "higher"}`. */
+  better: z.record(z.string(), z.enum(['higher', 'lower'])).default({}),
 });
 export type PackMining = z.infer<typeof packMiningSchema>;
 
@@ -129,7 +133,7 @@ export const packManifestSchema = z.strictObject({
     recommendations: z.string().regex(PROMPT_FILE, 'must be a .md file name inside prompts/'),
   }),
   profile_schema: profileSchemaSchema,
-  mining: packMiningSchema.default({ nouns: {}, labels: {}, outcomes: [] }),
+  mining: packMiningSchema.default({ nouns: {}, labels: {}, outcomes: [], better: {} }),
 });
 export type PackManifest = z.infer<typeof packManifestSchema>;
 

@@ -8,6 +8,7 @@ import type { DiscoveryResult, Insight, Run, ValidationLogEntry } from '../../do
 import type { DiscoveryDeps } from '../context.js';
 import { requireRun } from '../context.js';
 import { decideRunType, runStatusFor } from '../rules.js';
+import { withoutMirrors } from '../claims/stance.js';
 
 /** Key findings listed in the summary. */
 const KEY_FINDINGS = 5;
@@ -87,7 +88,13 @@ export async function finalizeRun(deps: DiscoveryDeps, runId: string, options: {
     explorationFailed: run.exploration_done_reason === 'llm_error',
     fatalError: options.fatalError,
   });
-  const insights = rankInsights(run.areas.flatMap((area) => area.insights));
+  // one fact from both sides (Android lower, iOS higher) is stated once; recommendations follow to the one kept
+  const { kept, replacedBy } = withoutMirrors(rankInsights(run.areas.flatMap((area) => area.insights)));
+  const insights = kept;
+  const recommendations = run.recommendations.map((recommendation) => ({
+    ...recommendation,
+    related_insight_ids: [...new Set(recommendation.related_insight_ids.map((id) => replacedBy.get(id) ?? id))],
+  }));
   const steps = await deps.store.listSteps(runId);
   const completedAt = deps.now();
   const startedAt = new Date(run.started_at ?? run.created_at);
@@ -103,12 +110,12 @@ export async function finalizeRun(deps: DiscoveryDeps, runId: string, options: {
     total_steps: steps.length,
     duration_ms: Math.max(0, completedAt.getTime() - startedAt.getTime()),
     insights,
-    recommendations: run.recommendations,
+    recommendations,
     summary: {
       text: summaryText(run, insights),
       key_findings: keyFindings(insights),
       total_insights: insights.length,
-      total_recommendations: run.recommendations.length,
+      total_recommendations: recommendations.length,
       queries_executed: run.counters.total_queries,
       errors,
     },
@@ -117,6 +124,7 @@ export async function finalizeRun(deps: DiscoveryDeps, runId: string, options: {
       ...(run.recommendation_log.error ? { error: run.recommendation_log.error } : {}),
       dropped_insight_ids: run.recommendation_log.dropped_insight_ids,
       parse_retries: run.recommendation_log.parse_retries,
+      ...(run.recommendation_log.rejected?.length ? { rejected: run.recommendation_log.rejected } : {}),
     },
     validation_log: validationLog(insights),
     telemetry: run.telemetry,

@@ -79,6 +79,7 @@ async function mineRunUntimed(deps: DiscoveryDeps, runId: string, signal?: Abort
       nouns: { ...vocabulary.nouns, ...brief.nouns },
       labels: vocabulary.labels,
       outcomes: vocabulary.outcomes,
+      better: vocabulary.better,
       settings,
       signal,
     });

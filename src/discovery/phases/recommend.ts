@@ -1,7 +1,10 @@
 /**
  * Phase 7: compacted insights in, 3–8 recommendations out. Rejected insights are left out; every
  * related_insight_id must name a real insight (unknown ids are dropped and logged); segment sizes are
- * checked against the verified counts of the insights a recommendation addresses.
+ * checked against the verified counts of the insights a recommendation addresses. Each insight reaches the
+ * model with its claim in words (claim-brief.ts); a recommendation whose title or description states a
+ * number none of its insights' claims holds is left out and logged, as insight text that disagrees with
+ * its claim is rejected.
  */
 import type { Insight, Recommendation, Run } from '../../domain/index.js';
 import { CancelledError, LlmError, describeError } from '../../errors/index.js';
@@ -14,6 +17,9 @@ import { recommendationsAnswer, type RawRecommendation } from '../parsing/output
 import { rethrowUnlessFinal } from '../pipeline/error-policy.js';
 import { renderRecommendationsPrompt } from '../packs/prompt-assembly.js';
 import { loadRunSetting } from './run-setting.js';
+import { claimBrief } from '../claims/claim-brief.js';
+import { withoutMirrors } from '../claims/stance.js';
+import { numbersOutsideClaims } from '../claims/text-check.js';
 import { timedPhase } from './phase-timing.js';
 
 /** Upper bound on recommendations kept (the prompt asks for 3–8). */
@@ -26,12 +32,13 @@ const RECOMMENDATION_MAX_OUTPUT_TOKENS = 8_192;
 const RECOMMENDATION_REFORMAT_RETRIES = 2;
 const SEVERITY_RANK: Record<Insight['severity'], number> = { critical: 0, high: 1, medium: 2, low: 3 };
 
-/** The insights recommendations may build on: everything not rejected by verification. */
 /** Recommendations rest on checked facts only: a rejected, failed or unverified insight is left out. */
 export function usableInsights(run: Pick<Run, 'areas'>): Insight[] {
-  return run.areas
+  const usable = run.areas
     .flatMap((area) => area.insights)
     .filter((insight) => insight.validation?.status === 'confirmed' || insight.validation?.status === 'adjusted');
+  // one fact seen from both sides is one recommendation, written from the side finalize keeps
+  return withoutMirrors(usable).kept;
 }
 
 /** One line on how an insight was verified: the claim against the recount, or why there was none. */
@@ -84,6 +91,8 @@ export function compactInsights(insights: readonly Insight[]): string {
       affected_count: insight.affected_count,
       verification: insight.validation ? { status: insight.validation.status, verified_count: insight.validation.verified_count } : null,
       target_segment: insight.target_segment,
+      // the fact in words to write from: measure, segment, rounded values, and whether it is a problem or a strength
+      ...(insight.claim ? { claim: claimBrief(insight.claim) } : {}),
       description:
         insight.description.length > DESCRIPTION_MAX_CHARS
           ? `${insight.description.slice(0, DESCRIPTION_MAX_CHARS)}…`
@@ -112,24 +121,52 @@ function maxVerifiedCount(related: readonly Insight[]): number | null {
   return counts.length > 0 ? Math.max(...counts) : null;
 }
 
+/**
+ * Why a recommendation's words disagree with the claims it rests on: a number in its title or description
+ * that no related insight's claim holds (projections belong in `expected_impact`), or none when they agree.
+ */
+export function recommendationNumberProblem(
+  item: Pick<RawRecommendation, 'title' | 'description'>,
+  related: readonly Insight[],
+): string | undefined {
+  const claims = related.flatMap((insight) => (insight.claim ? [insight.claim, ...insight.supporting_claims] : []));
+  if (claims.length === 0) return undefined;
+  const outside = numbersOutsideClaims(`${item.title}\n${item.description ?? ''}`, claims);
+  return outside.length > 0
+    ? `states ${outside.join(', ')}, which no claim of its insights (${related.map((insight) => insight.id).join(', ')}) holds`
+    : undefined;
+}
+
 export function toRecommendations(
   raw: readonly RawRecommendation[],
   insights: readonly Insight[],
-): { recommendations: Recommendation[]; droppedIds: string[] } {
+): { recommendations: Recommendation[]; droppedIds: string[]; rejected: Array<{ title: string; reason: string }> } {
   const byId = new Map(insights.map((insight) => [insight.id, insight]));
   const droppedIds: string[] = [];
+  const rejected: Array<{ title: string; reason: string }> = [];
+  const known = (id: string) => {
+    if (byId.has(id)) return true;
+    droppedIds.push(id);
+    return false;
+  };
   const ordered = raw
     .map((item, index) => ({ item, index }))
+    .filter(({ item }) => {
+      const problem = recommendationNumberProblem(
+        item,
+        [...new Set(item.related_insight_ids)].filter(known).map((id) => byId.get(id) as Insight),
+      );
+      if (problem) rejected.push({ title: item.title, reason: problem });
+      return problem === undefined;
+    })
     .sort((a, b) => a.item.priority - b.item.priority || a.index - b.index)
     .slice(0, MAX_RECOMMENDATIONS);
   const recommendations = ordered.map(({ item }, index): Recommendation => {
-    const related = [...new Set(item.related_insight_ids)].filter((id) => {
-      if (byId.has(id)) return true;
-      droppedIds.push(id);
-      return false;
-    });
+    const related = [...new Set(item.related_insight_ids)].filter((id) => byId.has(id));
     const maxVerified = maxVerifiedCount(related.map((id) => byId.get(id)!));
-    const segmentSize = item.segment_size ?? null;
+    // a size below zero or not finite is no size (a model may copy a signed value): unknown, not a failed phase
+    const segmentSize =
+      typeof item.segment_size === 'number' && Number.isFinite(item.segment_size) && item.segment_size >= 0 ? item.segment_size : null;
     return {
       id: `rec-${index + 1}`,
       title: item.title,
@@ -154,7 +191,7 @@ export function toRecommendations(
           : { status: segmentSize > maxVerified * 1.2 ? 'exceeds_verified' : 'consistent', max_verified_count: maxVerified },
     };
   });
-  return { recommendations, droppedIds: [...new Set(droppedIds)] };
+  return { recommendations, droppedIds: [...new Set(droppedIds)], rejected };
 }
 
 async function recommendUntimed(deps: DiscoveryDeps, runId: string, signal?: AbortSignal): Promise<Recommendation[]> {
@@ -232,12 +269,18 @@ async function recommendUntimed(deps: DiscoveryDeps, runId: string, signal?: Abo
     }
     const parsed = answer.value.value;
     const retries = answer.retries;
-    const { recommendations, droppedIds } = toRecommendations(parsed.items, insights);
+    const { recommendations, droppedIds, rejected } = toRecommendations(parsed.items, insights);
     if (droppedIds.length > 0) deps.logger.warn({ runId, droppedIds }, 'recommendations referenced unknown insight ids; dropped');
+    if (rejected.length > 0) deps.logger.warn({ runId, rejected }, 'recommendations stated numbers their insights do not hold; left out');
     await deps.store.updateRun(runId, (current) => ({
       ...current,
       recommendations,
-      recommendation_log: { status: 'completed', dropped_insight_ids: droppedIds, parse_retries: retries },
+      recommendation_log: {
+        status: 'completed',
+        dropped_insight_ids: droppedIds,
+        parse_retries: retries,
+        ...(rejected.length > 0 ? { rejected } : {}),
+      },
     }));
     return recommendations;
   } catch (error) {

@@ -1,9 +1,10 @@
 /**
  * Recommendations: one per distinct, usable insight (rejected ones never count), most severe first,
- * each tied to the insights it addresses, sized by the verified count, with concrete actions chosen by
- * what the insight's own words say it is about (a funnel, refunds, cancellations, retention, a strong
- * cohort, a dominant contributor, a drop on a scale, early first actions, arrivals, a change over
- * time, an imbalance, a concentration, a relationship, repeated rows) and otherwise generic.
+ * each written from the insight's claim as the prompt gives it in words (measure, segment, rounded values,
+ * what they are compared with, and whether the segment is a problem, a strength or neither): a problem is
+ * to find out and fix, a strength to learn from and extend, a gap of no known good side to look into. The
+ * category follows what the measure is about (a funnel, refunds, retention …). Numbers in a title or a
+ * description are the claim's own, so the engine's check against the claims holds.
  */
 import type { LlmRequest } from '../port.js';
 import { userTexts } from './phase.js';
@@ -13,6 +14,22 @@ import { compareText } from './text.js';
 export const MAX_RECOMMENDATIONS = 8;
 const SEVERITY_PRIORITY: Record<string, number> = { critical: 1, high: 2, medium: 3, low: 4 };
 
+/** An insight's claim in words, as the engine writes it into the prompt (discovery/claims/claim-brief.ts). */
+interface ClaimWords {
+  kind: string;
+  stance: 'problem' | 'strength' | 'neutral';
+  fact: string;
+  measure: string;
+  segment: string;
+  direction: 'higher' | 'lower';
+  value: string;
+  comparison_value: string;
+  compared_with: string;
+  gap: string;
+  rows: number | null;
+  noun: string;
+}
+
 interface InsightLine {
   id: string;
   area: string;
@@ -21,223 +38,153 @@ interface InsightLine {
   affected_count: number | null;
   verification: { status: string; verified_count: number | null } | null;
   target_segment: string;
+  claim?: ClaimWords;
   description: string;
 }
 
-interface Theme {
+/** What a measure is about, by its words: the category a change to it belongs to and the effort it takes. */
+interface Topic {
   test: RegExp;
-  /** Only for a segment doing better than the rest (never for a weak spot). */
-  strengthOnly?: boolean;
   category: string[];
   effort: 'low' | 'medium' | 'high';
-  title: (subject: string) => string;
-  actions: (subject: string) => string[];
-  metric: string;
 }
 
-/**
- * Themes, most specific first. Each is chosen by the words of the insight itself (its name: the
- * data's own column and value words, or the kind of finding), and its copy names only what the
- * insight names, so a funnel recommendation never lands on data that has no funnel.
- */
-const THEMES: Theme[] = [
+const TOPICS: Topic[] = [
+  { test: /abandon|checkout|cart|funnel|conversion|with an order/i, category: ['checkout', 'conversion', 'process'], effort: 'medium' },
+  { test: /refund|return|defect|complaint/i, category: ['assortment', 'fulfilment', 'investigation'], effort: 'medium' },
+  { test: /cancel|deliver|ship/i, category: ['fulfilment', 'process'], effort: 'medium' },
+  { test: /retention|repeat|churn|return(ed|ing)|active on/i, category: ['retention', 'crm', 'segment_action'], effort: 'medium' },
+  { test: /level|progress|complet|difficult/i, category: ['technical', 'retention', 'investigation'], effort: 'low' },
   {
-    test: /abandon|checkout|cart|funnel/i,
-    category: ['checkout', 'conversion', 'process'],
+    test: /payer|purchase|revenue|price|spend|discount|order value|iap/i,
+    category: ['pricing', 'promotions', 'segment_action'],
     effort: 'medium',
-    title: (subject) => `Remove friction in the funnel for ${subject}`,
-    actions: (subject) => [
-      `Walk through the funnel steps as ${subject} experiences them and list where the drop-off happens`,
-      'Simplify or remove the step with the largest drop-off',
-      `A/B test the simpler flow on ${subject} for three weeks against the current one`,
-    ],
-    metric: 'funnel completion rate',
-  },
-  {
-    test: /refund|return|defect/i,
-    category: ['assortment', 'fulfilment', 'investigation'],
-    effort: 'medium',
-    title: (subject) => `Find and fix the causes of the rise in ${subject}`,
-    actions: (subject) => [
-      `Break the affected rows of ${subject} down by their recorded reasons for the last three months`,
-      'Fix or withdraw the items behind most of them',
-      'Follow the rate monthly until it is back to the level of the other segments',
-    ],
-    metric: 'refund / return rate',
-  },
-  {
-    test: /cancel/i,
-    category: ['fulfilment', 'process'],
-    effort: 'medium',
-    title: (subject) => `Cut cancellations in ${subject}`,
-    actions: (subject) => [
-      `Review what the cancelled rows of ${subject} have in common (timing, owner, type)`,
-      'Fix the most frequent cause first',
-      'Follow the cancellation share weekly against the other segments',
-    ],
-    metric: 'cancellation rate',
-  },
-  {
-    test: /cliff|progression|furthest/i,
-    category: ['technical', 'retention', 'investigation'],
-    effort: 'low',
-    title: (subject) => `Investigate the drop at ${subject}`,
-    actions: (subject) => [
-      `Compare ${subject} with the positions just before and after it`,
-      `Test an easier or clearer variant of ${subject} against the current one`,
-      'Track completion and how many reach the next position in both groups for two weeks',
-    ],
-    metric: 'completion rate at that position',
-  },
-  {
-    test: /retention|repeat rate|churn/i,
-    category: ['retention', 'crm', 'segment_action'],
-    effort: 'medium',
-    title: (subject) => `Retain ${subject}`,
-    actions: (subject) => [
-      `Start a journey for ${subject} in their first weeks, built on what the retained segments do`,
-      `Review what ${subject} were offered at the start and align the first experience with it`,
-      'Measure the journey against a holdout group',
-    ],
-    metric: 'repeat / return rate',
-  },
-  {
-    test: /cohort|promotion|\d+-day/i,
-    strengthOnly: true,
-    category: ['promotions', 'crm', 'segment_action'],
-    effort: 'low',
-    title: (subject) => `Scale what works in the ${subject} cohort`,
-    actions: (subject) => [
-      `Identify what the ${subject} cohort received that others did not (offer, timing, channel)`,
-      'Repeat it for a new cohort of comparable size',
-      'Compare the new cohort against one started without it',
-    ],
-    metric: 'value per member of the cohort',
-  },
-  {
-    test: /brings \d+% of all/i,
-    category: ['pricing', 'assortment', 'segment_action'],
-    effort: 'medium',
-    title: (subject) => `Reduce dependence on ${subject}`,
-    actions: (subject) => [
-      `Monitor ${subject} weekly: it carries most of the total`,
-      'Build up a second contributor of the same kind',
-      'Set an alert when its share moves by more than five points',
-    ],
-    metric: 'share of the total held by the top value',
-  },
-  {
-    test: /first (purchase|order|payment|transaction)|payer/i,
-    category: ['conversion', 'promotions', 'segment_action'],
-    effort: 'low',
-    title: () => 'Act in the first days, when the first action happens',
-    actions: () => [
-      'Put the first offer or prompt in front of new members in their first three days',
-      'Stop spending on members past day seven, who rarely act for the first time',
-      'A/B test the timing',
-    ],
-    metric: 'first actions in the first 3 days',
-  },
-  {
-    test: /signup spike|new .+ per week/i,
-    category: ['promotions', 'crm', 'investigation'],
-    effort: 'low',
-    title: (subject) => `Find and repeat what drove ${subject}`,
-    actions: () => [
-      'Find which campaign, referral or event drove the peak week',
-      'Repeat it with the same mechanics and follow the new members over the next weeks',
-      "Compare the peak week's later activity with other weeks'",
-    ],
-    metric: 'weekly arrivals',
-  },
-  {
-    test: /spike|increased .+ from \d{4}|steps (up|down)|increases over time|decreases over time|increase over time|decrease over time/i,
-    category: ['investigation', 'monitoring', 'capacity'],
-    effort: 'low',
-    title: (subject) => `Explain the change over time in ${subject}`,
-    actions: (subject) => [
-      `Find what changed for ${subject} in the months the insight names (releases, staffing, policy, volume)`,
-      `Set a monthly alert on the measure for ${subject}, with the median month as the baseline`,
-      'Check whether the same months moved other segments or measures too',
-    ],
-    metric: 'the monthly measure in the insight',
-  },
-  {
-    test: /significantly more .+ than the other/i,
-    category: ['capacity', 'process', 'segment_action'],
-    effort: 'medium',
-    title: (subject) => `Review the imbalance towards ${subject}`,
-    actions: (subject) => [
-      `Check whether the volume of ${subject} reflects demand or a routing or recording rule`,
-      'Plan capacity and ownership on the measured split rather than an even one',
-      'Track the share per value monthly',
-    ],
-    metric: 'share of rows per value',
-  },
-  {
-    test: /dominates within|is concentrated in|mention "/i,
-    category: ['investigation', 'segment_action', 'process'],
-    effort: 'low',
-    title: (subject) => `Look into what concentrates in ${subject}`,
-    actions: (subject) => [
-      `Confirm with the owners of ${subject} why it concentrates there`,
-      'Handle that concentration with a dedicated rule, owner or fix',
-      'Follow the mix monthly',
-    ],
-    metric: 'share of the concentrated value',
-  },
-  {
-    test: /correlation between|brackets have/i,
-    category: ['investigation', 'process', 'monitoring'],
-    effort: 'low',
-    title: (subject) => `Use the relationship found for ${subject}`,
-    actions: () => [
-      'Check the relationship on the next months of data before acting on it',
-      'Plan with it where one measure is known earlier than the other',
-      'Review the rule behind it with the team that owns the process',
-    ],
-    metric: 'the related measure',
-  },
-  {
-    test: /repeat another row identically/i,
-    category: ['data_quality', 'investigation'],
-    effort: 'low',
-    title: (subject) => `Check the repeated rows of ${subject}`,
-    actions: (subject) => [
-      `Review the repeated rows of ${subject} one by one: double entries or genuine repeats`,
-      'Add a check that flags an exact repeat when it is entered',
-      'Correct the totals that double entries inflate',
-    ],
-    metric: 'share of repeated rows',
   },
 ];
+const DEFAULT_TOPIC: Topic = { test: /./, category: ['investigation', 'segment_action'], effort: 'medium' };
 
-/** A segment doing better than the rest on a measure with a known good direction: learn from it and do more of it. */
-const STRENGTH_THEME: Theme = {
-  test: /^Strength:/,
-  category: ['promotions', 'crm', 'retention', 'segment_action'],
-  effort: 'low',
-  title: (subject) => `Learn from ${subject} and extend what works`,
-  actions: (subject) => [
-    `Find what sets ${subject} apart (offer, audience, timing, process)`,
-    `Apply it to a comparable segment as a test, sized like ${subject}`,
-    'Compare the tested segment against a holdout',
-  ],
-  metric: 'the measure in which the segment leads',
-};
+function capitalise(text: string): string {
+  return text.length === 0 ? text : `${text[0]?.toUpperCase()}${text.slice(1)}`;
+}
 
-const DEFAULT_THEME: Theme = {
-  test: /./,
-  category: ['investigation', 'segment_action'],
-  effort: 'medium',
-  title: (subject) => `Act on the gap for ${subject}`,
-  actions: (subject) => [
-    `Confirm the gap for ${subject} with the team that owns it`,
-    'Test one targeted change for that segment against a control group',
-    'Review the measure monthly',
-  ],
-  metric: 'the measure in the insight',
-};
+function decapitalise(text: string): string {
+  // a proper noun or a code stays as written (Electronics, SPRINGVIP25)
+  return /^[A-Z][a-z]/.test(text) && !/^[A-Z][a-z]+ (accounts|has|have)\b/.test(text) ? `${text[0]?.toLowerCase()}${text.slice(1)}` : text;
+}
+
+/** "a rise" or "a fall" of a series, in the claim's direction. */
+function movement(claim: ClaimWords): string {
+  return claim.direction === 'higher' ? 'rise' : 'fall';
+}
+
+interface Copy {
+  title: string;
+  actions: string[];
+  /** One sentence after the fact: why this is worth doing. */
+  why: string;
+}
+
+/** The recommendation's words, by the kind of fact and which side of it the segment is on. */
+function copyFor(claim: ClaimWords): Copy {
+  const pair = `${claim.value} vs ${claim.comparison_value}`;
+  const segment = claim.segment || `all ${claim.noun}`;
+  switch (claim.kind) {
+    case 'difference':
+      if (claim.stance === 'problem')
+        return {
+          title: `Find out why ${segment} have a ${claim.direction} ${claim.measure} (${pair}) and fix it`,
+          why: `${capitalise(segment)} are on the worse side of the ${claim.measure}, ${claim.gap} from ${claim.compared_with}.`,
+          actions: [
+            `Compare ${segment} with ${claim.compared_with} step by step to find where the ${claim.measure} parts ways`,
+            `Change the step where they part ways for ${segment} and A/B test it against the current one`,
+            `Follow the ${claim.measure} of ${segment} weekly against ${claim.comparison_value} for ${claim.compared_with}`,
+          ],
+        };
+      if (claim.stance === 'strength')
+        return {
+          title: `Learn from ${segment} (${claim.measure} ${pair}) and extend what works to ${claim.compared_with}`,
+          why: `${capitalise(segment)} do better on the ${claim.measure}; what sets them apart may carry over.`,
+          actions: [
+            `Find what sets ${segment} apart from ${claim.compared_with} (offer, audience, timing, process)`,
+            `Try it on a comparable group of ${claim.noun} against a holdout`,
+            `Follow the ${claim.measure} of the tested group against ${claim.comparison_value} today`,
+          ],
+        };
+      return {
+        title: `Look into why ${segment} have a ${claim.direction} ${claim.measure} (${pair})`,
+        why: `Decide with the team that owns the ${claim.measure} whether this gap is one to close or one to use.`,
+        actions: [
+          `Check with the owners of the ${claim.measure} what makes ${segment} differ from ${claim.compared_with}`,
+          `Decide whether the gap of ${claim.gap} is a problem to close or a pattern to plan with`,
+          `Follow the ${claim.measure} of ${segment} monthly`,
+        ],
+      };
+    case 'trend':
+    case 'shift': {
+      const from = `${claim.comparison_value} → ${claim.value}`;
+      const subject = claim.segment ? ` for ${claim.segment}` : '';
+      if (claim.stance === 'problem')
+        return {
+          title: `Find what drives the ${movement(claim)} in ${claim.measure}${subject} (${from}) and reverse it`,
+          why: `The ${claim.measure} moved the wrong way.`,
+          actions: [
+            `List what changed${subject} when the ${claim.measure} started to move (releases, prices, staffing, policy, volume)`,
+            'Undo or fix the change that lines up with it, where one does',
+            `Set an alert on the ${claim.measure}${subject} at its earlier level of ${claim.comparison_value}`,
+          ],
+        };
+      if (claim.stance === 'strength')
+        return {
+          title: `Find what drove the ${movement(claim)} in ${claim.measure}${subject} (${from}) and keep it going`,
+          why: `The ${claim.measure} moved the right way; knowing why keeps it there.`,
+          actions: [
+            `List what changed${subject} when the ${claim.measure} started to improve`,
+            'Keep it in place and try it where the measure has not moved',
+            `Follow the ${claim.measure}${subject} monthly from ${claim.value}`,
+          ],
+        };
+      return {
+        title: `Explain the ${movement(claim)} in ${claim.measure}${subject} (${from})`,
+        why: 'A change this size has a cause worth knowing before planning on it.',
+        actions: [
+          `Find what changed${subject} in the periods the insight names (releases, staffing, policy, volume)`,
+          'Check whether the same periods moved other measures too',
+          `Set a monthly alert on the ${claim.measure}${subject}`,
+        ],
+      };
+    }
+    case 'correlation':
+      return {
+        title: `Plan with the link between ${claim.measure} (r = ${claim.value})`,
+        why: 'Where one is known earlier than the other, it forecasts it.',
+        actions: [
+          'Check that the link holds on the next months of data before acting on it',
+          `Use the earlier-known of ${claim.measure} to forecast the other`,
+          'Review with the team that owns the process whether one drives the other',
+        ],
+      };
+    case 'outlier':
+      return {
+        title: `Review the extreme ${claim.noun} one by one: ${decapitalise(claim.fact)}`,
+        why: 'A few records this far out are errors to correct or cases to handle on their own.',
+        actions: [
+          `Check each of the ${claim.noun} beyond the threshold: a recording error or a real case`,
+          'Correct the errors and give the real cases an owner',
+          'Add a check that flags a new record this far out when it is entered',
+        ],
+      };
+    default:
+      return {
+        title: `Look into why ${decapitalise(claim.fact)}`,
+        why: `Confirm with the team that owns the ${claim.measure} whether this is expected.`,
+        actions: [
+          `Confirm with the owners of ${segment} why the ${claim.measure} concentrates there`,
+          'Handle the concentration with a dedicated rule, owner or fix where it is not expected',
+          `Follow the ${claim.measure} monthly`,
+        ],
+      };
+  }
+}
 
 function readInsights(prompt: string): InsightLine[] {
   const insights: InsightLine[] = [];
@@ -258,16 +205,12 @@ function allowedCategories(prompt: string): string[] {
   return match ? [...(match[1] as string).matchAll(/`([^`]+)`/g)].map((item) => item[1] as string) : [];
 }
 
-/** The segment an insight names: `mobile: checkout …` → `mobile`; otherwise its target segment. */
-function subjectOf(insight: InsightLine): string {
-  const prefix = /^([^:]{1,60}):/.exec(insight.name)?.[1];
-  if (prefix && !/^(signup spike|progression (cliff|drop) at)/i.test(prefix)) return prefix.trim();
-  const at = /(?:cliff|drop) at ([^:]+):/i.exec(insight.name)?.[1];
-  if (at) return at.trim();
-  return insight.target_segment || insight.name;
-}
+/** Problems first, then gaps of no known good side, then strengths: fixing comes before learning. */
+const STANCE_ORDER: Record<string, number> = { problem: 0, neutral: 1, strength: 2 };
 
+/** Rows behind an insight: its claim's segment, else the verified or claimed count. */
 function usableCount(insight: InsightLine): number | null {
+  if (typeof insight.claim?.rows === 'number') return insight.claim.rows;
   const verification = insight.verification;
   if (
     verification &&
@@ -278,12 +221,32 @@ function usableCount(insight: InsightLine): number | null {
   return typeof insight.affected_count === 'number' ? insight.affected_count : null;
 }
 
-/** `(67% vs 27%)` in a name → a plausible recovery of a quarter to a half of the gap. */
-function improvement(insight: InsightLine): string {
-  const match = /\((\d+(?:\.\d+)?)% vs (\d+(?:\.\d+)?)%/.exec(insight.name);
-  if (!match) return 'recover a quarter to a half of the gap described';
-  const gap = Math.abs(Number(match[1]) - Number(match[2]));
-  return `${(gap / 4).toFixed(1)} to ${(gap / 2).toFixed(1)} percentage points`;
+function rounded(value: number): string {
+  const magnitude = Math.abs(value);
+  if (magnitude >= 1_000) return Math.round(value).toLocaleString('en-US');
+  if (magnitude >= 100) return value.toFixed(0);
+  if (magnitude >= 10) return value.toFixed(1);
+  return value.toFixed(2);
+}
+
+/** A quarter to a half of the claim's gap, in its unit: "9.9 to 19.8 percentage points", "$141 to $283". */
+function improvement(claim: ClaimWords | undefined): string {
+  const match = claim?.gap ? /^([^\d]*)([\d,]+(?:\.\d+)?)([kMB]?)\s*(.*)$/.exec(claim.gap) : null;
+  if (!claim || !match || (claim.kind !== 'difference' && claim.kind !== 'trend' && claim.kind !== 'shift'))
+    return 'not estimated: the insight measures no gap to close';
+  const [, prefix = '', digits = '', scale = '', unit = ''] = match;
+  const gap = Number(digits.replace(/,/g, ''));
+  const range = `${prefix}${rounded(gap / 4)}${scale} to ${prefix}${rounded(gap / 2)}${scale}${unit ? ` ${unit}` : ''}`;
+  return claim.stance === 'strength' ? `${range} for the tested group` : range;
+}
+
+/** An insight without a claim in words (a model's own, unverified): looked into, never acted on blindly. */
+function copyWithoutClaim(insight: InsightLine): Copy {
+  return {
+    title: `Check "${insight.name}" with the team that owns it`,
+    why: 'The finding carries no measured claim, so confirm it before acting.',
+    actions: ['Recount the finding on the latest data', 'Decide with the owners whether it calls for a change', 'Review it next month'],
+  };
 }
 
 export function buildRecommendations(prompt: string): Array<Record<string, unknown>> {
@@ -293,45 +256,42 @@ export function buildRecommendations(prompt: string): Array<Record<string, unkno
     .sort(
       (left, right) =>
         (SEVERITY_PRIORITY[left.severity] ?? 5) - (SEVERITY_PRIORITY[right.severity] ?? 5) ||
+        (STANCE_ORDER[left.claim?.stance ?? 'neutral'] ?? 1) - (STANCE_ORDER[right.claim?.stance ?? 'neutral'] ?? 1) ||
         (usableCount(right) ?? 0) - (usableCount(left) ?? 0) ||
         compareText(left.id, right.id),
     );
-  const groups = new Map<string, { theme: Theme; subject: string; insights: InsightLine[] }>();
+  // insights about the same measure of the same rows make one recommendation
+  const groups = new Map<string, InsightLine[]>();
   for (const insight of usable) {
-    const weak = /^Weak spot:/.test(insight.description);
-    const applicable = THEMES.filter((candidate) => !(weak && candidate.strengthOnly));
-    const theme = STRENGTH_THEME.test.test(insight.description)
-      ? STRENGTH_THEME
-      : (applicable.find((candidate) => candidate.test.test(insight.name)) ??
-        applicable.find((candidate) => candidate.test.test(`${insight.name} ${insight.target_segment}`)) ??
-        DEFAULT_THEME);
-    const subject = subjectOf(insight);
-    const key = `${theme.metric}|${subject.toLowerCase()}`;
-    const group = groups.get(key) ?? { theme, subject, insights: [] };
-    group.insights.push(insight);
-    groups.set(key, group);
+    const key = insight.claim ? `${insight.claim.measure}|${insight.claim.segment}`.toLowerCase() : `name|${insight.name}`;
+    groups.set(key, [...(groups.get(key) ?? []), insight]);
   }
-  return [...groups.values()].slice(0, MAX_RECOMMENDATIONS).map(({ theme, subject, insights }) => {
+  return [...groups.values()].slice(0, MAX_RECOMMENDATIONS).map((insights) => {
     const lead = insights[0] as InsightLine;
+    const claim = lead.claim;
+    const copy = claim ? copyFor(claim) : copyWithoutClaim(lead);
     const counts = insights.map(usableCount).filter((count): count is number => count !== null);
     const verified = lead.verification?.status === 'confirmed' || lead.verification?.status === 'adjusted';
-    const category = theme.category.find((candidate) => categories.length === 0 || categories.includes(candidate)) ?? categories[0];
+    const topic = TOPICS.find((candidate) => candidate.test.test(claim?.measure ?? lead.name)) ?? DEFAULT_TOPIC;
+    const category = topic.category.find((candidate) => categories.length === 0 || categories.includes(candidate)) ?? categories[0];
+    const measure = claim?.measure ?? 'the measure in the insight';
+    const segment = claim?.segment || lead.target_segment;
     return {
-      title: theme.title(subject),
-      description: `${lead.name}. ${lead.description.split('. ')[0] ?? ''}.`.replace(/\.\.$/, '.'),
+      title: capitalise(copy.title),
+      description: `${claim ? claim.fact : lead.name}. ${copy.why}`,
       priority: Math.min(5, SEVERITY_PRIORITY[lead.severity] ?? 5),
       ...(category ? { category } : {}),
-      target_segment: lead.target_segment || subject,
+      target_segment: segment,
       segment_size: counts.length > 0 ? Math.min(...counts) : null,
       expected_impact: {
-        metric: theme.metric,
-        estimated_improvement: improvement(lead),
-        reasoning: `Closing part of the gap the insight measured${verified ? ' (verified against the warehouse)' : ' (not verified: treat with care)'}, not more than the gap itself.`,
+        metric: measure,
+        estimated_improvement: improvement(claim),
+        reasoning: `${claim?.stance === 'strength' ? 'Carrying over part of the lead' : 'Closing part of the gap'} the insight measured${verified ? ' (verified against the warehouse)' : ' (not verified: treat with care)'}, never more than the gap itself.`,
       },
-      actions: theme.actions(subject),
+      actions: copy.actions,
       related_insight_ids: insights.map((insight) => insight.id),
-      effort: theme.effort,
-      success_metrics: [`${theme.metric} for ${subject}`, `${theme.metric} overall`],
+      effort: topic.effort,
+      success_metrics: segment ? [`${measure} for ${segment}`, `${measure} overall`] : [`${measure} overall`],
       confidence: verified ? 0.7 : 0.5,
     };
   });

@@ -20,7 +20,7 @@ const claim = (input: Partial<ClaimInput> & Pick<ClaimInput, 'value' | 'comparis
 
 describe('numbers', () => {
   it.each([
-    [1234, '1234'],
+    [1234, '1,234'],
     [12_345, '12,345'],
     [1_234_567.8, '1,234,568'],
     [123.4, '123'],
@@ -31,6 +31,21 @@ describe('numbers', () => {
     [0, '0'],
   ])('%d is written %s', (value, text) => {
     expect(formatNumber(value)).toBe(text);
+  });
+
+  it('writes a whole-number segment value as a name (store 1001, year 1986) and a count with a thousands separator', () => {
+    const store = renderClaim(
+      claim({
+        value: 0.2,
+        comparison_value: 0.1,
+        direction: 'higher',
+        segment: { column: 'store_id', value: 1001, label: 'store' },
+        n: { segment: 8_701, comparison: 3_132 },
+      }),
+    );
+    expect(store.title).toMatch(/^Orders whose store is 1001 /);
+    expect(store.description).toMatch(/^Over 8,701 orders whose store is 1001,/);
+    expect(store.description).toMatch(/the 3,132 other orders/);
   });
 
   it.each([
@@ -289,7 +304,7 @@ describe('a shift and a correlation', () => {
       }),
     );
     expect(window.title).toBe(
-      'Number of users per week spiked to 1154 in the week of 2024-03-11, against 346 in the other periods (3.34×)',
+      'Number of users per week spiked to 1,154 in the week of 2024-03-11, against 346 in the other periods (3.34×)',
     );
     const before = renderClaim(
       claim({

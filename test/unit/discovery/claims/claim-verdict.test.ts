@@ -263,3 +263,24 @@ describe('record-level outliers', () => {
     expect(judge(extreme(), counted({ fence: undefined })).status).toBe('unverified');
   });
 });
+
+describe('the reasoning a reader sees', () => {
+  it('states the recount and the claim in the insight’s words: a rate as a percentage, never a raw fraction', () => {
+    const rate = claim({
+      metric: {
+        kind: 'rate',
+        table: 'main.customers',
+        condition: { column: 'channel_type', op: '=', value: 'earned' },
+        label: 'share earned',
+      },
+      value: 0.4004,
+      comparison_value: 0.09979,
+    });
+    const { reasoning } = judge(
+      rate,
+      recount({ value: 0.4004, comparisonValue: 0.09979, test: { test: 'two_proportion_z', statistic: 17.7, p_value: 1e-20 } }),
+    );
+    expect(reasoning).toContain('share earned: recounted 40.0% vs 10.0% (claimed 40.0% vs 10.0%)');
+    expect(reasoning).not.toMatch(/0\.4004|0\.09979/);
+  });
+});

@@ -65,7 +65,7 @@ describe('a mined finding as a prompt line', () => {
       ),
     );
     expect(line).toMatch(
-      /^F2 \| outlier \| about amount>=5000 \| n=3 vs 2,697 \| q<0\.001 \| score 0\.95 \| 3 orders have an amount of \$5000 or more, far above the rest: \$25,000 on average/,
+      /^F2 \| outlier \| about amount>=5000 \| n=3 vs 2,697 \| q<0\.001 \| score 0\.95 \| 3 orders have an amount of \$5,000 or more, far above the rest: \$25,000 on average/,
     );
   });
 });

@@ -91,4 +91,31 @@ describe('ranking mined findings', () => {
     expect(kept.map((claim) => claim.segment?.column)).toEqual(['region', 'region']);
     expect(kept.map((claim) => claim.segment?.value)).toEqual(['Southeast', 'West']);
   });
+
+  it('states a fact seen from both sides once, from the problem’s side, with the better score of the two', () => {
+    const abandonment = (value: string, rate: number, rest: number, rows: number) =>
+      difference(
+        {
+          metric: {
+            kind: 'rate',
+            table: 'main.sessions',
+            condition: { column: 'checkout_abandonment', op: '=', value: false },
+            filters: [],
+            label: 'checkout abandonment rate',
+            better: 'lower',
+          },
+          segment: { column: 'device_type', value, label: 'device' },
+          value: rate,
+          comparison_value: rest,
+          n: { segment: rows, comparison: 21_916 - rows },
+        },
+        rows,
+      );
+    const desktop = candidate(abandonment('desktop', 0.228, 0.613, 8_701), 'desktop', 0.95);
+    const mobile = candidate(abandonment('mobile', 0.666, 0.27, 10_520), 'mobile', 0.6);
+    const findings = rankFindings([desktop, mobile], new Map(), 20);
+    expect(findings.map((finding) => finding.claim.segment?.value)).toEqual(['mobile']);
+    const alone = rankFindings([desktop], new Map(), 20);
+    expect(findings[0]?.score).toBe(alone[0]?.score);
+  });
 });
