@@ -97,7 +97,7 @@ export function durationMeasures(dialect: SqlDialect, table: TableModel): Measur
   return milestoneTimes(table).map((milestone) => ({
     alias: durationAlias(start.name, milestone.name),
     sql: `AVG(${dialect.fractionalDaysBetween(dialect.column('t', start.name), dialect.column('t', milestone.name))})`,
-    spreadSql: `STDDEV_SAMP(${dialect.fractionalDaysBetween(dialect.column('t', start.name), dialect.column('t', milestone.name))})`,
+    spreadSql: `sqrt(${dialect.syntax.variance(dialect.fractionalDaysBetween(dialect.column('t', start.name), dialect.column('t', milestone.name)))})`,
     words: ['days', 'duration', 'time', ...wordsOf(start.name), ...wordsOf(milestoneName(milestone))],
     kind: 'average' as const,
     negative: false,
@@ -127,7 +127,7 @@ export function rowMeasures(dialect: SqlDialect, table: TableModel): Measure[] {
     measures.push({
       alias: alias('avg', metric.name),
       sql: `AVG(${ref})`,
-      spreadSql: `STDDEV_SAMP(${ref})`,
+      spreadSql: `sqrt(${dialect.syntax.variance(ref)})`,
       words: wordsOf(metric.name),
       kind: 'average',
       negative: NEGATIVE_WORDS.test(metric.name),

@@ -46,9 +46,8 @@ export function profileQuery(dialect: SqlDialect, tables: readonly TableModel[])
     const source = dialect.table(table.qualified);
     parts.push(`(SELECT COUNT(DISTINCT ${name}) FROM ${source}) AS ${dialect.identifier(profileKey(table, column.name, 'n'))}`);
     if (column.role !== 'ordinal') {
-      const text = `TRIM(${dialect.syntax.toText(name)})`;
       parts.push(
-        `(SELECT AVG(LENGTH(${text}) - LENGTH(REPLACE(${text}, ' ', '')) + 1) FROM ${source} WHERE ${name} IS NOT NULL) AS ${dialect.identifier(profileKey(table, column.name, 'w'))}`,
+        `(SELECT ${dialect.syntax.wordCount(name)} FROM ${source} WHERE ${name} IS NOT NULL) AS ${dialect.identifier(profileKey(table, column.name, 'w'))}`,
       );
       parts.push(
         `(SELECT ${dialect.syntax.orderedConcat('v', PROFILE_VALUE_SEPARATOR)} FROM (SELECT DISTINCT ${dialect.syntax.toText(name)} AS v FROM ${source} WHERE ${name} IS NOT NULL LIMIT ${PROFILE_VALUES_MAX + 1}) s) AS ${dialect.identifier(profileKey(table, column.name, 'v'))}`,
