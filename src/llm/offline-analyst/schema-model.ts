@@ -16,7 +16,8 @@ const ORDINAL_NAME = /(^|_)(level|stage|step|wave|chapter|world|round|floor|rank
 /** Names that are dimensions in nearly every warehouse, used when cardinalities are unknown. */
 const UNPROFILED_DIMENSION_NAME = /(device|platform|channel|source|region|country|category|segment|tier|plan|status|type)$/i;
 const TEMPORAL_TYPE = /^(date|time|timestamp|datetime)/i;
-const BOOLEAN_TYPE = /^(bool|boolean)$/i;
+/** BOOLEAN, and how MySQL/MariaDB (`tinyint(1)`) and ClickHouse (`Bool`, `Nullable(Bool)`) store it. */
+const BOOLEAN_TYPE = /^(bool|boolean|tinyint\(1\)|nullable\(bool\))$/i;
 const INTEGER_TYPE = /^(tinyint|smallint|integer|int|int2|int4|int8|bigint|hugeint|utinyint|usmallint|uinteger|ubigint)\b/i;
 const IDENTIFIER_NAME = /(^id$|_id$|[a-z]Id$|_key$|^uuid$|_uuid$)/;
 /** Label-like column names, best first. */

@@ -48,7 +48,7 @@ export interface AreaInfo {
   keywords: string[];
 }
 
-export type SqlDialectName = 'duckdb' | 'postgres';
+export type { SqlDialect as SqlDialectName } from '../../warehouse/dialect.js';
 
 /** One query the planner wants to run. */
 export interface PlannedQuery {

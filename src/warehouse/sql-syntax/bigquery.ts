@@ -3,7 +3,15 @@
  * window function there, so the quantile interpolates over a sorted `ARRAY_AGG`; sampling is
  * `TABLESAMPLE SYSTEM`, which reads (and bills) only the sampled blocks.
  */
-import { backslashQuoted, backtickEscaped, finiteNumber, interpolatedQuantile, plainTimestampText, regexLiteral } from './common.js';
+import {
+  backslashQuoted,
+  backtickEscaped,
+  finiteNumber,
+  interpolatedQuantile,
+  plainTimestampText,
+  regexLiteral,
+  slopeFromSums,
+} from './common.js';
 import type { CalendarPart, SqlSyntax, TimeGrain } from './syntax.js';
 
 const string = (value: string) => backslashQuoted(value, "\\'");
@@ -60,4 +68,10 @@ export const bigquerySyntax: SqlSyntax = {
     tableRows <= rows
       ? table(ref)
       : `(SELECT * FROM ${table(ref)} TABLESAMPLE SYSTEM (${finiteNumber(Math.min(100, (100 * rows) / Math.max(1, tableRows)))} PERCENT))`,
+  orderedConcat: (expression, separator) => `STRING_AGG(${expression}, ${string(separator)} ORDER BY ${expression})`,
+  slope: (y, x) => slopeFromSums(y, x, double),
+  daysBetween: (from, to) => `DATE_DIFF(DATE(${timestamp(to)}), DATE(${timestamp(from)}), DAY)`,
+  monthText: (expression) => `FORMAT_TIMESTAMP('%Y-%m', ${timestamp(expression)})`,
+  // UNNEST is a FROM item in GoogleSQL, not a SELECT-list function
+  wordRows: () => undefined,
 };

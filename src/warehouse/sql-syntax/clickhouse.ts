@@ -13,6 +13,8 @@ import {
   plainTimestampText,
   qualifiedTable,
   regexLiteral,
+  slopeFromSums,
+  WORD_SEPARATOR,
 } from './common.js';
 import type { CalendarPart, SqlSyntax, TimeGrain } from './syntax.js';
 
@@ -72,4 +74,10 @@ export const clickhouseSyntax: SqlSyntax = {
     tableRows <= rows
       ? qualifiedTable(ref, backtickEscaped)
       : `(SELECT * FROM ${qualifiedTable(ref, backtickEscaped)} WHERE rand() < ${Math.floor(Math.min(1, rows / Math.max(1, tableRows)) * 4294967295)})`,
+  orderedConcat: (expression, separator) => `arrayStringConcat(arraySort(groupArray(${expression})), ${string(separator)})`,
+  slope: (y, x) => finiteOrNull(slopeFromSums(y, x, double)),
+  daysBetween: (from, to) => `dateDiff('day', toDate(${from}), toDate(${to}))`,
+  monthText: (expression) => `formatDateTime(${datetime(expression)}, '%Y-%m')`,
+  // splitByRegexp is ClickHouse 21.x and later
+  wordRows: (expression) => `arrayJoin(splitByRegexp(${string(WORD_SEPARATOR)}, lowerUTF8(toString(${expression}))))`,
 };

@@ -48,6 +48,26 @@ export function plainTimestampText(iso: string, keepFraction = true): string {
 }
 
 /**
+ * The least-squares slope of `y` on `x` from sums over the rows where both are present, for engines
+ * without `regr_slope`; NULL when `x` is constant. `double` casts an expression to the engine's double.
+ */
+export function slopeFromSums(y: string, x: string, double: (expression: string) => string): string {
+  const both = `${y} IS NOT NULL AND ${x} IS NOT NULL`;
+  const sum = (term: string) => `SUM(CASE WHEN ${both} THEN ${term} END)`;
+  const [n, sx, sy, sxx, sxy] = [
+    sum('1.0'),
+    sum(double(x)),
+    sum(double(y)),
+    sum(`${double(x)} * ${double(x)}`),
+    sum(`${double(x)} * ${double(y)}`),
+  ];
+  return double(`(${n} * ${sxy} - ${sx} * ${sy}) / NULLIF(${n} * ${sxx} - ${sx} * ${sx}, 0)`);
+}
+
+/** Word separators of `wordRows`: white space and punctuation; letters of any script stay in the word. */
+export const WORD_SEPARATOR = '[[:space:][:punct:]]+';
+
+/**
  * The continuous quantile (linear interpolation between closest ranks, as DuckDB's `quantile_cont`
  * and PostgreSQL's `percentile_cont`) from a sorted list the engine builds: `element(k)` is the k-th
  * value (1-based), `count` how many there are. For engines without an aggregate that interpolates.

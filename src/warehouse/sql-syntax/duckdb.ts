@@ -1,5 +1,5 @@
 /** DuckDB's spelling of the engine's SQL (see syntax.ts). */
-import { doubleQuoted, finiteNumber, qualifiedTable, regexLiteral, singleQuoted } from './common.js';
+import { doubleQuoted, finiteNumber, qualifiedTable, regexLiteral, singleQuoted, WORD_SEPARATOR } from './common.js';
 import type { CalendarPart, SqlSyntax } from './syntax.js';
 
 const CALENDAR: Record<CalendarPart, string> = { hour_of_day: 'hour', day_of_week: 'isodow', month_of_year: 'month' };
@@ -36,4 +36,9 @@ export const duckdbSyntax: SqlSyntax = {
     tableRows <= rows
       ? qualifiedTable(ref, doubleQuoted)
       : `(SELECT * FROM ${qualifiedTable(ref, doubleQuoted)} USING SAMPLE reservoir(${Math.max(1, Math.floor(rows))} ROWS) REPEATABLE (7))`,
+  orderedConcat: (expression, separator) => `string_agg(${expression}, ${singleQuoted(separator)} ORDER BY ${expression})`,
+  slope: (y, x) => `CAST(regr_slope(${y}, ${x}) AS DOUBLE)`,
+  daysBetween: (from, to) => `date_diff('day', CAST(${from} AS DATE), CAST(${to} AS DATE))`,
+  monthText: (expression) => `strftime(CAST(${expression} AS TIMESTAMP), '%Y-%m')`,
+  wordRows: (expression) => `UNNEST(regexp_split_to_array(lower(CAST(${expression} AS VARCHAR)), ${singleQuoted(WORD_SEPARATOR)}))`,
 };

@@ -12,6 +12,7 @@ import {
   plainTimestampText,
   qualifiedTable,
   regexLiteral,
+  slopeFromSums,
 } from './common.js';
 import type { CalendarPart, SqlSyntax, TimeGrain } from './syntax.js';
 
@@ -103,4 +104,10 @@ export const mysqlSyntax: SqlSyntax = {
     tableRows <= rows
       ? qualifiedTable(ref, backtickDoubled)
       : `(SELECT * FROM ${qualifiedTable(ref, backtickDoubled)} WHERE RAND(7) < ${finiteNumber(Math.min(1, rows / Math.max(1, tableRows)))})`,
+  orderedConcat: (expression, separator) => `GROUP_CONCAT(${expression} ORDER BY ${expression} SEPARATOR ${string(separator)})`,
+  slope: (y, x) => slopeFromSums(y, x, double),
+  daysBetween: (from, to) => `DATEDIFF(${datetime(to)}, ${datetime(from)})`,
+  monthText: (expression) => `DATE_FORMAT(${datetime(expression)}, '%Y-%m')`,
+  // no set-returning splitter: the queries that need one are not written for MySQL/MariaDB
+  wordRows: () => undefined,
 };

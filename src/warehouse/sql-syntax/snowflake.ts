@@ -45,4 +45,10 @@ export const snowflakeSyntax: SqlSyntax = {
     tableRows <= rows
       ? qualifiedTable(ref, doubleQuoted)
       : `(SELECT * FROM ${qualifiedTable(ref, doubleQuoted)} SAMPLE BERNOULLI (${finiteNumber(Math.min(100, (100 * rows) / Math.max(1, tableRows)))}))`,
+  orderedConcat: (expression, separator) => `LISTAGG(${expression}, ${string(separator)}) WITHIN GROUP (ORDER BY ${expression})`,
+  slope: (y, x) => double(`REGR_SLOPE(${y}, ${x})`),
+  daysBetween: (from, to) => `DATEDIFF(day, ${timestamp(from)}, ${timestamp(to)})`,
+  monthText: (expression) => `TO_CHAR(${timestamp(expression)}, 'YYYY-MM')`,
+  // FLATTEN is a FROM item in Snowflake, not a SELECT-list function
+  wordRows: () => undefined,
 };

@@ -60,4 +60,18 @@ export interface SqlSyntax {
   wordCount(expression: string): string;
   /** A uniform sample of roughly `rows` rows of the table (a FROM item), or the table itself when it is smaller. */
   sampledTable(ref: TableRef, tableRows: number, rows: number): string;
+  /** An aggregate: the text values joined by `separator` in ascending order (`separator` is data: escaped here). */
+  orderedConcat(expression: string, separator: string): string;
+  /** Least-squares slope of `y` on `x` over the rows where both are present, as double precision; NULL when `x` is constant. */
+  slope(y: string, x: string): string;
+  /** Whole calendar days from `from` to `to` (dates or timestamps) as an integer. */
+  daysBetween(from: string, to: string): string;
+  /** The month of a date or timestamp as `YYYY-MM` text. */
+  monthText(expression: string): string;
+  /**
+   * One row per word of a text (lower case, split on white space and punctuation), written in a
+   * SELECT list; undefined where the engine has no set-returning splitter there (MySQL/MariaDB, and
+   * BigQuery and Snowflake, whose splitters are FROM items).
+   */
+  wordRows(expression: string): string | undefined;
 }

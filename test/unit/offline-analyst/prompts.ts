@@ -17,6 +17,7 @@ import type { LlmRequest } from '../../../src/llm/port.js';
 import { renderCatalog } from '../../../src/schema/catalog.js';
 import { inferColumnCategory } from '../../../src/warehouse/column-category.js';
 import type { TableSchema } from '../../../src/warehouse/port.js';
+import type { SqlDialect } from '../../../src/warehouse/dialect.js';
 
 export const pack = loadPack('ecommerce');
 export const areas = resolveAreas(pack);
@@ -76,7 +77,7 @@ export const shopTables: TableSchema[] = [
   ),
 ];
 
-export function explorationSystem(tables: readonly TableSchema[] = shopTables, dialect: 'duckdb' | 'postgres' = 'duckdb'): string {
+export function explorationSystem(tables: readonly TableSchema[] = shopTables, dialect: SqlDialect = 'duckdb'): string {
   const catalog = renderCatalog(tables, { areaKeywords: areas.flatMap((area) => area.keywords) });
   return renderExplorationPrompt({
     pack,

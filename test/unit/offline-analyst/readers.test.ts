@@ -26,6 +26,10 @@ describe('when reading the exploration system prompt', () => {
     expect(readDialect(system)).toBe('duckdb');
     expect(readDialect(explorationSystem(shopTables, 'postgres'))).toBe('postgres');
   });
+
+  it.each(['mysql', 'clickhouse', 'bigquery', 'snowflake'] as const)('reads the %s dialect from its display name', (dialect) => {
+    expect(readDialect(explorationSystem(shopTables, dialect))).toBe(dialect);
+  });
 });
 
 describe('when reading a lookup reply', () => {

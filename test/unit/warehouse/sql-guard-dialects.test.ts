@@ -40,6 +40,9 @@ describe.each(SQLPARSER_DIALECTS)('the %s SQL guard', (dialect) => {
         'word match and count',
         `${syntax.containsWord(syntax.identifier('note'), 'late (again)')}, ${syntax.wordCount(syntax.identifier('note'))}`,
       ],
+      ['ordered concatenation', syntax.orderedConcat(syntax.toText(syntax.identifier('note')), "|'")],
+      ['slope', syntax.slope(measure, syntax.identifier('quantity'))],
+      ['days between and month text', `${syntax.daysBetween(column, syntax.identifier('shipped at'))}, ${syntax.monthText(column)}`],
     ];
     it.each(expressions)('passes the guard: %s', async (_name, expression) => {
       const verdict = await guardSql(`SELECT ${expression} AS v FROM ${syntax.table(ref)}`, dialect);

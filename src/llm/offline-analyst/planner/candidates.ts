@@ -81,7 +81,7 @@ function segmentDrafts(
       kind: 'segment',
       table,
       subject: `${table.qualified}:${segment.alias}`,
-      sql: segmentQuery(table, segment, measuresFor(allMeasures, segment, table)),
+      sql: segmentQuery(dialect, table, segment, measuresFor(allMeasures, segment, table)),
       measureText: measureSummary(measuresFor(allMeasures, segment, table)),
       segmentText: humanize(segment.alias),
       words: [
@@ -112,7 +112,7 @@ function segmentDrafts(
         kind: 'cliff',
         table,
         subject: `${table.qualified}:${segment.alias}`,
-        sql: ordinalCliffQuery(table, segment, rates),
+        sql: ordinalCliffQuery(dialect, table, segment, rates),
         measureText: `${measureSummary(rates)} per ${humanize(segment.alias)} (worst positions first, with the mean over all positions)`,
         segmentText: humanize(segment.alias),
         words: [...tableWords, ...segment.words, ...rates.flatMap((measure) => measure.words), 'progression', 'drop', 'difficulty'],
@@ -120,13 +120,13 @@ function segmentDrafts(
       });
     }
   }
-  const time = timeSourceOf(table, references);
+  const time = timeSourceOf(dialect, table, references);
   if (time && table.rows >= 100) {
     drafts.push({
       kind: 'monthly',
       table,
       subject: `${table.qualified}:month`,
-      sql: monthlyQuery(table, time, allMeasures),
+      sql: monthlyQuery(dialect, table, time, allMeasures),
       measureText: `monthly ${humanize(table.name)}${allMeasures.length > 0 ? ` with ${measureSummary(allMeasures)}` : ''}`,
       segmentText: 'month',
       words: [...tableWords, ...time.words, ...allMeasures.flatMap((measure) => measure.words), 'trend', 'month', 'change', 'spike'],
@@ -161,7 +161,7 @@ function referenceDrafts(
       drafts.push({
         ...base,
         kind: 'funnel',
-        sql: childOutcomeQuery(reference, segment, { funnelFlags, childMetrics: childMoney.slice(0, 1), valueMode: false }),
+        sql: childOutcomeQuery(dialect, reference, segment, { funnelFlags, childMetrics: childMoney.slice(0, 1), valueMode: false }),
         measureText: `${humanize(parent.name)} with ${humanize(child.name)}, ${humanize(child.name)} per ${humanize(parent.name)}${funnelFlags.length > 0 ? `, abandonment after ${funnelFlags.map((flag) => humanize(flag.name)).join(' / ')}` : ''}`,
         words: [
           ...parentWords,
@@ -177,7 +177,7 @@ function referenceDrafts(
       drafts.push({
         ...base,
         kind: 'value',
-        sql: childOutcomeQuery(reference, segment, { funnelFlags: [], childMetrics: childMoney.slice(0, 1), valueMode: true }),
+        sql: childOutcomeQuery(dialect, reference, segment, { funnelFlags: [], childMetrics: childMoney.slice(0, 1), valueMode: true }),
         measureText: `repeat ${humanize(child.name)} and ${
           childMoney.length > 0
             ? `${childMoney
@@ -221,7 +221,7 @@ function referenceDrafts(
       kind: 'furthest',
       table: parent,
       subject: `${parent.qualified}:furthest`,
-      sql: furthestPositionQuery(reference, ordinal),
+      sql: furthestPositionQuery(dialect, reference, ordinal),
       measureText: `furthest ${humanize(ordinal.name)} reached per ${humanize(parent.name)}`,
       segmentText: humanize(ordinal.name),
       words: [...parentWords, ...childWords, ...wordsOf(ordinal.name), 'progression', 'drop', 'churn'],
@@ -230,15 +230,15 @@ function referenceDrafts(
   }
 
   if (NEGATIVE_WORDS.test(child.name)) {
-    const time = timeSourceOf(parent, references);
-    const rate = childExistenceMeasure(reference);
+    const time = timeSourceOf(dialect, parent, references);
+    const rate = childExistenceMeasure(dialect, reference);
     if (time) {
       for (const [rank, segment] of parentSegments.slice(0, 2).entries()) {
         drafts.push({
           kind: 'segment-trend',
           table: parent,
           subject: `${parent.qualified}:${segment.alias}`,
-          sql: segmentTrendQuery(parent, segment, time, rate),
+          sql: segmentTrendQuery(dialect, parent, segment, time, rate),
           measureText: `${humanize(rate.alias)} by month: first vs last 3 months and monthly change`,
           segmentText: humanize(segment.alias),
           words: [...parentWords, ...childWords, ...segment.words, 'trend', 'month', 'rising'],
@@ -259,7 +259,7 @@ function personDrafts(dialect: SqlDialect, people: TableModel, tables: readonly 
     kind: 'weekly',
     table: people,
     subject: `${people.qualified}:week`,
-    sql: weeklyArrivalsQuery(people, optional),
+    sql: weeklyArrivalsQuery(dialect, people, optional),
     measureText: `new ${humanize(people.name)} per week (${humanize(start.name)}), busiest weeks${optional.length > 0 ? ` with ${optional.map((reference) => humanize(reference.name)).join(', ')}` : ''}`,
     segmentText: 'week',
     words: [

@@ -1,5 +1,5 @@
 /** A query the planner considers, before it is given an area and a place in the plan. */
-import { column, quoteTable } from '../sql/dialect.js';
+import type { SqlDialect } from '../sql/dialect.js';
 import type { TimeSource } from '../sql/trend-queries.js';
 import { isLookupTable, mainTime, type Reference } from '../schema-model.js';
 import { wordsOf } from '../text.js';
@@ -18,9 +18,9 @@ export interface Draft {
 }
 
 /** Where a table's rows get their time: its own main time column, or a referenced parent's (order_items → orders). */
-export function timeSourceOf(table: TableModel, references: readonly Reference[]): TimeSource | undefined {
+export function timeSourceOf(dialect: SqlDialect, table: TableModel, references: readonly Reference[]): TimeSource | undefined {
   const own = mainTime(table);
-  if (own) return { expression: column('t', own.name), join: '', words: wordsOf(own.name) };
+  if (own) return { expression: dialect.column('t', own.name), join: '', words: wordsOf(own.name) };
   const parent = references.find(
     (reference) => reference.from.qualified === table.qualified && !isLookupTable(reference.to) && mainTime(reference.to) !== undefined,
   );
@@ -28,8 +28,8 @@ export function timeSourceOf(table: TableModel, references: readonly Reference[]
   const time = mainTime(parent.to);
   if (!time) return undefined;
   return {
-    expression: column('tp', time.name),
-    join: `JOIN ${quoteTable(parent.to.qualified)} tp ON ${column('tp', parent.toKey.name)} = ${column('t', parent.column.name)}`,
+    expression: dialect.column('tp', time.name),
+    join: `JOIN ${dialect.table(parent.to.qualified)} tp ON ${dialect.column('tp', parent.toKey.name)} = ${dialect.column('t', parent.column.name)}`,
     words: wordsOf(time.name),
   };
 }

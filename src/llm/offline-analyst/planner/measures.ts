@@ -4,7 +4,7 @@
  * convention the analysis reads back: `*_rate` is a fraction, `avg_*` an average, `total_*` a sum,
  * `share_of_*` a fraction of the column's total.
  */
-import { alias, column, quoteTable, rateOf, sqlString, type SqlDialect } from '../sql/dialect.js';
+import { alias, rateOf, type SqlDialect } from '../sql/dialect.js';
 import { mainTime, milestoneName, milestoneTimes, type Reference } from '../schema-model.js';
 import { wordsOf } from '../text.js';
 import type { TableModel } from '../types.js';
@@ -96,8 +96,8 @@ export function durationMeasures(dialect: SqlDialect, table: TableModel): Measur
   if (!start) return [];
   return milestoneTimes(table).map((milestone) => ({
     alias: durationAlias(start.name, milestone.name),
-    sql: `AVG(${dialect.fractionalDaysBetween(column('t', start.name), column('t', milestone.name))})`,
-    spreadSql: `STDDEV_SAMP(${dialect.fractionalDaysBetween(column('t', start.name), column('t', milestone.name))})`,
+    sql: `AVG(${dialect.fractionalDaysBetween(dialect.column('t', start.name), dialect.column('t', milestone.name))})`,
+    spreadSql: `sqrt(${dialect.syntax.variance(dialect.fractionalDaysBetween(dialect.column('t', start.name), dialect.column('t', milestone.name)))})`,
     words: ['days', 'duration', 'time', ...wordsOf(start.name), ...wordsOf(milestoneName(milestone))],
     kind: 'average' as const,
     negative: false,
@@ -115,17 +115,19 @@ export function rowMeasures(dialect: SqlDialect, table: TableModel): Measure[] {
   const measures: Measure[] = [...durationMeasures(dialect, table)];
   for (const status of table.columns.filter(isOutcomeColumn)) {
     for (const value of (status.values ?? []).slice(0, MAX_STATUS_VALUES))
-      measures.push(rateMeasure(alias(status.name, value, 'rate'), `${column('t', status.name)} = ${sqlString(value)}`));
+      measures.push(
+        rateMeasure(alias(status.name, value, 'rate'), `${dialect.column('t', status.name)} = ${dialect.syntax.string(value)}`),
+      );
   }
   for (const flag of table.columns.filter((candidate) => candidate.role === 'flag'))
-    measures.push(rateMeasure(alias(flag.name, 'rate'), column('t', flag.name)));
+    measures.push(rateMeasure(alias(flag.name, 'rate'), dialect.column('t', flag.name)));
   const primaryMoney = moneyColumns(table)[0];
   for (const metric of metricColumns(table)) {
-    const ref = `CAST(${column('t', metric.name)} AS DOUBLE PRECISION)`;
+    const ref = dialect.syntax.toDouble(dialect.column('t', metric.name));
     measures.push({
       alias: alias('avg', metric.name),
       sql: `AVG(${ref})`,
-      spreadSql: `STDDEV_SAMP(${ref})`,
+      spreadSql: `sqrt(${dialect.syntax.variance(ref)})`,
       words: wordsOf(metric.name),
       kind: 'average',
       negative: NEGATIVE_WORDS.test(metric.name),
@@ -150,12 +152,12 @@ export function rowMeasures(dialect: SqlDialect, table: TableModel): Measure[] {
     }
   }
   for (const milestone of milestoneTimes(table))
-    measures.push(rateMeasure(alias(milestoneName(milestone), 'rate'), `${column('t', milestone.name)} IS NOT NULL`));
+    measures.push(rateMeasure(alias(milestoneName(milestone), 'rate'), `${dialect.column('t', milestone.name)} IS NOT NULL`));
   return measures;
 }
 
 /** The share of parent rows that have at least one child row (`with_refunds_rate` on order items). */
-export function childExistenceMeasure(reference: Reference): Measure {
+export function childExistenceMeasure(dialect: SqlDialect, reference: Reference): Measure {
   const name = alias('with', reference.from.name, 'rate');
   return {
     alias: name,
@@ -163,6 +165,6 @@ export function childExistenceMeasure(reference: Reference): Measure {
     words: wordsOf(name),
     kind: 'rate',
     negative: NEGATIVE_WORDS.test(reference.from.name),
-    join: `LEFT JOIN (SELECT DISTINCT ${column('c', reference.column.name)} AS parent_key FROM ${quoteTable(reference.from.qualified)} c) x ON x.parent_key = ${column('t', reference.toKey.name)}`,
+    join: `LEFT JOIN (SELECT DISTINCT ${dialect.column('c', reference.column.name)} AS parent_key FROM ${dialect.table(reference.from.qualified)} c) x ON x.parent_key = ${dialect.column('t', reference.toKey.name)}`,
   };
 }

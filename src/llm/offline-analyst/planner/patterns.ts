@@ -18,7 +18,7 @@ import {
 } from '../sql/pattern-queries.js';
 import { isFreeText, isLookupTable, mainTime, type Reference } from '../schema-model.js';
 import { SEGMENT_ROWS_MAX } from '../sql/segment-query.js';
-import { alias, column } from '../sql/dialect.js';
+import { alias } from '../sql/dialect.js';
 import { compareText, humanize, wordsOf } from '../text.js';
 import type { ColumnModel, TableModel } from '../types.js';
 import { timeSourceOf, type Draft } from './draft.js';
@@ -45,7 +45,7 @@ const CORRELATION_COLUMNS = 3;
 const MAX_CORRELATION_PAIRS = 6;
 
 function epochDays(dialect: SqlDialect, name: string): string {
-  return dialect.fractionalDaysBetween(`TIMESTAMP '1970-01-01 00:00:00'`, column('t', name));
+  return dialect.epochDays(dialect.column('t', name));
 }
 
 /** The measure each monthly series follows: the first duration, else the first average. */
@@ -68,7 +68,7 @@ function entityDrafts(dialect: SqlDialect, table: TableModel, goal: string, meas
       kind: 'entity',
       table,
       subject: `${table.qualified}:${segment.alias}`,
-      sql: entityCountQuery(table, segment, carried),
+      sql: entityCountQuery(dialect, table, segment, carried),
       measureText: `rows per ${humanize(segment.alias)} (busiest first, with the median over all ${segment.distinct} values)`,
       segmentText: humanize(segment.alias),
       words: [...wordsOf(table.name), ...segment.words, 'share', 'concentration', 'imbalance', 'distribution', 'top'],
@@ -96,7 +96,7 @@ function monthlySegmentDrafts(
   segments: readonly Segment[],
   measures: readonly Measure[],
 ): Draft[] {
-  const time = timeSourceOf(table, references);
+  const time = timeSourceOf(dialect, table, references);
   if (!time || table.rows < MIN_MONTHLY_ROWS) return [];
   const followed = followedMeasure(measures);
   const chosen = fittingSegments(plainSegments(segments), MONTHLY_COLUMNS);
@@ -128,7 +128,7 @@ function monthlySegmentDrafts(
   ];
 }
 
-function mixDrafts(table: TableModel, segments: readonly Segment[], entities: readonly Segment[]): Draft[] {
+function mixDrafts(dialect: SqlDialect, table: TableModel, segments: readonly Segment[], entities: readonly Segment[]): Draft[] {
   const plain = plainSegments(segments).filter((segment) => segment.distinct >= 2);
   // an entity inside the dimensions (managers within departments): who carries each group
   const chosen = [...plain.slice(0, MIX_COLUMNS - (entities.length > 0 ? 1 : 0)), ...entities.slice(0, 1)];
@@ -139,7 +139,7 @@ function mixDrafts(table: TableModel, segments: readonly Segment[], entities: re
       kind: 'mix',
       table,
       subject: `${table.qualified}:mix:${chosen.map((segment) => segment.alias).join(',')}`,
-      sql: mixQuery(table, chosen),
+      sql: mixQuery(dialect, table, chosen),
       measureText: `mix of each pair of ${names} (share of one value within the other, against elsewhere)`,
       segmentText: names,
       words: [
@@ -162,13 +162,15 @@ function termDrafts(dialect: SqlDialect, table: TableModel, segments: readonly S
     .sort((left, right) => (right.words ?? 0) - (left.words ?? 0) || compareText(left.name, right.name))[0];
   const chosen = plainSegments(segments).slice(0, TERM_COLUMNS);
   if (!text || chosen.length === 0) return [];
+  const sql = termsQuery(dialect, table, text, chosen);
+  if (sql === undefined) return [];
   const names = chosen.map((segment) => humanize(segment.alias)).join(', ');
   return [
     {
       kind: 'terms',
       table,
       subject: `${table.qualified}:terms:${text.name}`,
-      sql: termsQuery(dialect, table, text, chosen),
+      sql,
       measureText: `terms of ${humanize(text.name)} over-represented in one value of ${names}`,
       segmentText: names,
       words: [
@@ -185,7 +187,7 @@ function termDrafts(dialect: SqlDialect, table: TableModel, segments: readonly S
   ];
 }
 
-function bracketDrafts(table: TableModel, measures: readonly Measure[]): Draft[] {
+function bracketDrafts(dialect: SqlDialect, table: TableModel, measures: readonly Measure[]): Draft[] {
   const metric = moneyColumns(table)[0] ?? metricColumns(table)[0];
   if (!metric) return [];
   const carried = measures.filter(
@@ -198,7 +200,7 @@ function bracketDrafts(table: TableModel, measures: readonly Measure[]): Draft[]
       kind: 'brackets',
       table,
       subject: `${table.qualified}:${metric.name}:brackets`,
-      sql: bracketQuery(table, metric, carried),
+      sql: bracketQuery(dialect, table, metric, carried),
       measureText: `${carried
         .slice(0, 3)
         .map((measure) => humanize(measure.alias))
@@ -222,14 +224,14 @@ function correlationDrafts(dialect: SqlDialect, table: TableModel, segments: rea
   const start = mainTime(table);
   const durations = durationMeasures(dialect, table);
   const pairs: CorrelationPair[] = [];
-  const value = (candidate: ColumnModel) => `CAST(${column('t', candidate.name)} AS DOUBLE PRECISION)`;
+  const value = (candidate: ColumnModel) => dialect.syntax.toDouble(dialect.column('t', candidate.name));
   for (const metric of metrics) {
     for (const duration of durations) {
       if (!duration.duration) continue;
       pairs.push({
         alias: alias('corr', metric.name, 'days', duration.duration.start, 'to', duration.duration.end),
         x: value(metric),
-        y: dialect.fractionalDaysBetween(column('t', duration.duration.start), column('t', duration.duration.end)),
+        y: dialect.fractionalDaysBetween(dialect.column('t', duration.duration.start), dialect.column('t', duration.duration.end)),
       });
     }
   }
@@ -244,7 +246,7 @@ function correlationDrafts(dialect: SqlDialect, table: TableModel, segments: rea
       pairs.push({
         alias: alias('corr', start.name, 'days', duration.duration.start, 'to', duration.duration.end),
         x: epochDays(dialect, start.name),
-        y: dialect.fractionalDaysBetween(column('t', duration.duration.start), column('t', duration.duration.end)),
+        y: dialect.fractionalDaysBetween(dialect.column('t', duration.duration.start), dialect.column('t', duration.duration.end)),
       });
     }
   }
@@ -273,7 +275,7 @@ function correlationDrafts(dialect: SqlDialect, table: TableModel, segments: rea
   ];
 }
 
-function repeatedDrafts(table: TableModel, segments: readonly Segment[], entities: readonly Segment[]): Draft[] {
+function repeatedDrafts(dialect: SqlDialect, table: TableModel, segments: readonly Segment[], entities: readonly Segment[]): Draft[] {
   const metrics = metricColumns(table);
   const owner = entities[0] ?? plainSegments(segments)[0];
   if (metrics.length === 0 || !owner) return [];
@@ -288,7 +290,7 @@ function repeatedDrafts(table: TableModel, segments: readonly Segment[], entitie
       kind: 'repeated',
       table,
       subject: `${table.qualified}:${owner.alias}:repeated`,
-      sql: repeatedRowsQuery(table, owner, identity),
+      sql: repeatedRowsQuery(dialect, table, owner, identity),
       measureText: `rows repeating another row on ${[owner.column, ...identity].map((candidate) => humanize(candidate.name)).join(', ')}, per ${humanize(owner.alias)}`,
       segmentText: humanize(owner.alias),
       words: [...wordsOf(table.name), ...owner.words, 'duplicate', 'repeated', 'identical', 'anomaly', 'unusual'],
@@ -317,10 +319,10 @@ export function patternDrafts(
   return [
     ...entityDrafts(dialect, table, goal, measures),
     ...monthlySegmentDrafts(dialect, table, references, segments, measures),
-    ...mixDrafts(table, segments, entities),
+    ...mixDrafts(dialect, table, segments, entities),
     ...termDrafts(dialect, table, segments),
-    ...bracketDrafts(table, measures),
+    ...bracketDrafts(dialect, table, measures),
     ...correlationDrafts(dialect, table, segments),
-    ...repeatedDrafts(table, segments, entities),
+    ...repeatedDrafts(dialect, table, segments, entities),
   ].map((draft) => ({ ...draft, priority: draft.priority - smaller }));
 }

@@ -3,7 +3,7 @@
  * scales, and attributes of the tables it references (a lookup table's label, a larger table's
  * low-cardinality columns: orders → customers.region, order_items → products.category).
  */
-import { alias, column, quoteTable } from '../sql/dialect.js';
+import { alias } from '../sql/dialect.js';
 import type { SqlDialect } from '../sql/dialect.js';
 import { isOutcomeColumn } from './measures.js';
 import {
@@ -50,10 +50,10 @@ export interface Segment {
 }
 
 function valueExpression(dialect: SqlDialect, tableAlias: string, target: ColumnModel): string {
-  const ref = column(tableAlias, target.name);
+  const ref = dialect.column(tableAlias, target.name);
   if (target.role === 'ordinal') return ref;
   if (target.role === 'flag' || target.type.toUpperCase() !== 'VARCHAR' || target.nullable)
-    return `COALESCE(${dialect.asText(ref)}, '(none)')`;
+    return `COALESCE(${dialect.syntax.toText(ref)}, '(none)')`;
   return ref;
 }
 
@@ -132,7 +132,7 @@ export function referencedSegments(dialect: SqlDialect, table: TableModel, table
   const references = allReferences.filter((reference) => reference.from.qualified === table.qualified);
   references.forEach((reference, index) => {
     const joinAlias = `r${index + 1}`;
-    const join = `LEFT JOIN ${quoteTable(reference.to.qualified)} ${joinAlias} ON ${column(joinAlias, reference.toKey.name)} = ${column('t', reference.column.name)}`;
+    const join = `LEFT JOIN ${dialect.table(reference.to.qualified)} ${joinAlias} ON ${dialect.column(joinAlias, reference.toKey.name)} = ${dialect.column('t', reference.column.name)}`;
     const lookup = isLookupTable(reference.to);
     const label = lookup ? labelColumns(reference.to)[0] : undefined;
     // a lookup table's other label (a name next to a code) would split the rows the same way again
@@ -151,7 +151,7 @@ export function referencedSegments(dialect: SqlDialect, table: TableModel, table
       segments.push({
         alias: name,
         // a LEFT JOIN can miss: every referenced value is coalesced so the missing ones form a segment with a name
-        expression: `COALESCE(${dialect.asText(column(joinAlias, target.name))}, '(none)')`,
+        expression: `COALESCE(${dialect.syntax.toText(dialect.column(joinAlias, target.name))}, '(none)')`,
         join,
         words: wordsOf(name),
         ordinal: false,

@@ -122,9 +122,13 @@ export function readAreas(text: string): AreaInfo[] {
   return areas;
 }
 
+/** The engine the prompt's "SQL dialect:" line names (see DIALECT_DISPLAY_NAMES); DuckDB when it names none. */
 export function readDialect(text: string): SqlDialectName {
-  const match = /SQL dialect:\s*\**\s*([A-Za-z]+)/.exec(text);
-  return match && /postgre/i.test(match[1] as string) ? 'postgres' : 'duckdb';
+  const named = (/SQL dialect:\s*\**\s*([A-Za-z]+)/.exec(text)?.[1] ?? '').toLowerCase();
+  if (named.startsWith('postgre')) return 'postgres';
+  if (named === 'mysql' || named === 'mariadb') return 'mysql';
+  if (named === 'clickhouse' || named === 'bigquery' || named === 'snowflake') return named;
+  return 'duckdb';
 }
 
 /**

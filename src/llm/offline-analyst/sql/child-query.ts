@@ -9,7 +9,7 @@ import { mainTime } from '../schema-model.js';
 import type { Segment } from '../planner/segments.js';
 import { singular } from '../text.js';
 import type { ColumnModel } from '../types.js';
-import { alias, column, quoteIdentifier, quoteTable } from './dialect.js';
+import { alias, type SqlDialect } from './dialect.js';
 import { SEGMENT_ROWS_MAX, countAlias } from './segment-query.js';
 
 /** Window for cohort value: long enough for repeat behaviour, short enough for most cohorts to have it. */
@@ -24,7 +24,7 @@ export interface ChildQueryOptions {
   valueMode: boolean;
 }
 
-export function childOutcomeQuery(reference: Reference, segment: Segment, options: ChildQueryOptions): string {
+export function childOutcomeQuery(dialect: SqlDialect, reference: Reference, segment: Segment, options: ChildQueryOptions): string {
   const parent = reference.to;
   const child = reference.from;
   const parentKey = reference.toKey;
@@ -35,44 +35,48 @@ export function childOutcomeQuery(reference: Reference, segment: Segment, option
   const childTime = mainTime(child);
   const windowed = options.valueMode && parentTime !== undefined && childTime !== undefined;
 
-  const childSelect = [`${column('c', reference.column.name)} AS parent_key`, 'COUNT(*) AS child_rows'];
+  const childSelect = [`${dialect.column('c', reference.column.name)} AS parent_key`, 'COUNT(*) AS child_rows'];
   for (const metric of options.childMetrics) {
-    childSelect.push(`SUM(CAST(${column('c', metric.name)} AS DOUBLE PRECISION)) AS ${quoteIdentifier(alias('sum', metric.name))}`);
+    childSelect.push(
+      `SUM(${dialect.syntax.toDouble(dialect.column('c', metric.name))}) AS ${dialect.identifier(alias('sum', metric.name))}`,
+    );
     if (windowed) {
       childSelect.push(
-        `SUM(CASE WHEN ${column('c', (childTime as ColumnModel).name)} < ${column('p', (parentTime as ColumnModel).name)} + INTERVAL '${COHORT_VALUE_DAYS} days' THEN CAST(${column('c', metric.name)} AS DOUBLE PRECISION) ELSE 0 END) AS ${quoteIdentifier(alias('window', metric.name))}`,
+        `SUM(CASE WHEN ${dialect.syntax.toTimestamp(dialect.column('c', (childTime as ColumnModel).name))} < ${dialect.syntax.addDays(dialect.column('p', (parentTime as ColumnModel).name), COHORT_VALUE_DAYS)} THEN ${dialect.syntax.toDouble(dialect.column('c', metric.name))} ELSE 0 END) AS ${dialect.identifier(alias('window', metric.name))}`,
       );
     }
   }
   const childFrom = windowed
-    ? `${quoteTable(child.qualified)} c\n    JOIN ${quoteTable(parent.qualified)} p ON ${column('p', parentKey.name)} = ${column('c', reference.column.name)}`
-    : `${quoteTable(child.qualified)} c`;
+    ? `${dialect.table(child.qualified)} c\n    JOIN ${dialect.table(parent.qualified)} p ON ${dialect.column('p', parentKey.name)} = ${dialect.column('c', reference.column.name)}`
+    : `${dialect.table(child.qualified)} c`;
 
-  const select = [`${segment.expression} AS ${quoteIdentifier(segment.alias)}`, `COUNT(*) AS ${quoteIdentifier(parentCount)}`];
+  const select = [`${segment.expression} AS ${dialect.identifier(segment.alias)}`, `COUNT(*) AS ${dialect.identifier(parentCount)}`];
   if (options.valueMode) {
     const withChild = alias(parentCount, 'with', childName);
-    select.push(`COUNT(ch.parent_key) AS ${quoteIdentifier(withChild)}`);
+    select.push(`COUNT(ch.parent_key) AS ${dialect.identifier(withChild)}`);
     select.push(
-      `AVG(CASE WHEN ch.child_rows >= 2 THEN 1.0 ELSE 0.0 END) FILTER (WHERE ch.parent_key IS NOT NULL) AS ${quoteIdentifier(alias(withChild, 'repeat_rate'))}`,
+      `AVG(CASE WHEN ch.parent_key IS NOT NULL THEN (CASE WHEN ch.child_rows >= 2 THEN 1.0 ELSE 0.0 END) END) AS ${dialect.identifier(alias(withChild, 'repeat_rate'))}`,
     );
   } else {
-    select.push(`AVG(CASE WHEN ch.parent_key IS NOT NULL THEN 1.0 ELSE 0.0 END) AS ${quoteIdentifier(alias('with', childName, 'rate'))}`);
+    select.push(
+      `AVG(CASE WHEN ch.parent_key IS NOT NULL THEN 1.0 ELSE 0.0 END) AS ${dialect.identifier(alias('with', childName, 'rate'))}`,
+    );
   }
-  select.push(`AVG(COALESCE(ch.child_rows, 0) * 1.0) AS ${quoteIdentifier(alias('avg', childName, 'per', perParent))}`);
+  select.push(`AVG(COALESCE(ch.child_rows, 0) * 1.0) AS ${dialect.identifier(alias('avg', childName, 'per', perParent))}`);
   for (const flag of options.funnelFlags) {
     const flagged = alias(flag.name, parentCount);
-    select.push(`COUNT(*) FILTER (WHERE ${column('t', flag.name)}) AS ${quoteIdentifier(flagged)}`);
+    select.push(`COUNT(CASE WHEN ${dialect.column('t', flag.name)} THEN 1 END) AS ${dialect.identifier(flagged)}`);
     select.push(
-      `AVG(CASE WHEN ch.parent_key IS NULL THEN 1.0 ELSE 0.0 END) FILTER (WHERE ${column('t', flag.name)}) AS ${quoteIdentifier(alias(flagged, 'abandon_rate'))}`,
+      `AVG(CASE WHEN ${dialect.column('t', flag.name)} THEN (CASE WHEN ch.parent_key IS NULL THEN 1.0 ELSE 0.0 END) END) AS ${dialect.identifier(alias(flagged, 'abandon_rate'))}`,
     );
   }
   for (const metric of options.childMetrics) {
     select.push(
-      `AVG(COALESCE(ch.${quoteIdentifier(alias('sum', metric.name))}, 0)) AS ${quoteIdentifier(alias('avg', metric.name, 'per', perParent))}`,
+      `AVG(COALESCE(ch.${dialect.identifier(alias('sum', metric.name))}, 0)) AS ${dialect.identifier(alias('avg', metric.name, 'per', perParent))}`,
     );
     if (windowed) {
       select.push(
-        `AVG(COALESCE(ch.${quoteIdentifier(alias('window', metric.name))}, 0)) FILTER (WHERE ${column('t', (parentTime as ColumnModel).name)} <= h.last_time - INTERVAL '${COHORT_VALUE_DAYS} days') AS ${quoteIdentifier(alias('avg', metric.name, `${COHORT_VALUE_DAYS}d`, 'per', perParent))}`,
+        `AVG(CASE WHEN ${dialect.syntax.toTimestamp(dialect.column('t', (parentTime as ColumnModel).name))} <= ${dialect.syntax.addDays('h.last_time', -COHORT_VALUE_DAYS)} THEN COALESCE(ch.${dialect.identifier(alias('window', metric.name))}, 0) END) AS ${dialect.identifier(alias('avg', metric.name, `${COHORT_VALUE_DAYS}d`, 'per', perParent))}`,
       );
     }
   }
@@ -80,14 +84,14 @@ export function childOutcomeQuery(reference: Reference, segment: Segment, option
   const lines = ['WITH child AS (', `  SELECT ${childSelect.join(',\n         ')}`, `  FROM ${childFrom}`, '  GROUP BY 1', ')'];
   if (windowed)
     lines.push(
-      `, horizon AS (SELECT MAX(${quoteIdentifier((childTime as ColumnModel).name)}) AS last_time FROM ${quoteTable(child.qualified)})`,
+      `, horizon AS (SELECT MAX(${dialect.identifier((childTime as ColumnModel).name)}) AS last_time FROM ${dialect.table(child.qualified)})`,
     );
   lines.push(
     `SELECT ${select.join(',\n       ')}`,
-    `FROM ${quoteTable(parent.qualified)} t${windowed ? '\nCROSS JOIN horizon h' : ''}`,
-    `LEFT JOIN child ch ON ch.parent_key = ${column('t', parentKey.name)}${segment.join ? `\n${segment.join}` : ''}`,
+    `FROM ${dialect.table(parent.qualified)} t${windowed ? '\nCROSS JOIN horizon h' : ''}`,
+    `LEFT JOIN child ch ON ch.parent_key = ${dialect.column('t', parentKey.name)}${segment.join ? `\n${segment.join}` : ''}`,
     'GROUP BY 1',
-    `ORDER BY ${segment.ordinal ? '1' : `${quoteIdentifier(parentCount)} DESC, 1`}`,
+    `ORDER BY ${segment.ordinal ? '1' : `${dialect.identifier(parentCount)} DESC, 1`}`,
     `LIMIT ${SEGMENT_ROWS_MAX}`,
   );
   return lines.join('\n');

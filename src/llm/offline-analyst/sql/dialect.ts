@@ -1,51 +1,61 @@
 /**
- * The few SQL pieces that differ between the dialects the analyst writes (DuckDB, PostgreSQL); every
- * other construct it uses (FILTER, date_trunc, string_agg … ORDER BY, regr_slope, percentile_cont
- * WITHIN GROUP, INTERVAL '90 days') is written the same way in both.
+ * The analyst writes its SQL through the engine's per-dialect `SqlSyntax` (quoting, casts, dates,
+ * medians, correlations, ordered string aggregates, word splitting): one `SqlDialect` per engine,
+ * read from the prompt's "SQL dialect:" line. The few pieces here are the analyst's own conventions
+ * on top: identifiers quoted only when they must be (so the SQL a reader sees stays plain), and
+ * compositions of syntax members.
+ *
+ * Portable by construction, as the engine's own SQL: conditional aggregates are `agg(CASE WHEN …)`
+ * (no FILTER clause), medians and slopes come from the syntax, intervals are `addDays`.
  */
-import type { SqlDialectName } from '../types.js';
+import type { SqlDialect as EngineDialect } from '../../../warehouse/dialect.js';
+import { sqlSyntaxFor, type SqlSyntax } from '../../../warehouse/sql-syntax/index.js';
 
 export interface SqlDialect {
-  name: SqlDialectName;
-  /** Whole days from `from` to `to` (dates or timestamps). */
-  daysBetween(from: string, to: string): string;
-  /** Fractional days from `from` to `to`. */
+  name: EngineDialect;
+  syntax: SqlSyntax;
+  /** An identifier, quoted (in the engine's quotes) only when it must be. */
+  identifier(name: string): string;
+  /** `schema.table` with each part quoted when needed. */
+  table(qualified: string): string;
+  /** A column of an aliased table. */
+  column(tableAlias: string, name: string): string;
+  /** Fractional days from `from` to `to` (dates or timestamps). */
   fractionalDaysBetween(from: string, to: string): string;
-  /** A value as text. */
-  asText(expression: string): string;
-  /** One row per word of a text (lower case; split on spaces and punctuation), used in a SELECT list. */
-  splitWords(expression: string): string;
-  /** A month (a truncated date or timestamp) as `YYYY-MM` text. */
-  monthText(expression: string): string;
-  /** A number rounded to `digits` decimals (short cells keep a digest whole). */
+  /** Fractional days since 1970-01-01 (a date or timestamp). */
+  epochDays(expression: string): string;
+  /** A number rounded to `digits` decimals, as double precision (short cells keep a digest whole). */
   round(expression: string, digits: number): string;
 }
 
-/** Words are separated by white space and punctuation; letters of any script stay in the word. */
-const WORD_SEPARATOR = "'[[:space:][:punct:]]+'";
+function dialectOf(syntax: SqlSyntax): SqlDialect {
+  const identifier = (name: string) =>
+    PLAIN_IDENTIFIER.test(name) && !RESERVED.has(name) && !ALSO_QUOTED.has(name) ? name : syntax.identifier(name);
+  return {
+    name: syntax.dialect,
+    syntax,
+    identifier,
+    table: (qualified) => qualified.split('.').map(identifier).join('.'),
+    column: (tableAlias, name) => `${tableAlias}.${identifier(name)}`,
+    fractionalDaysBetween: (from, to) => `(${syntax.epochSeconds(to)} - ${syntax.epochSeconds(from)}) / 86400.0`,
+    epochDays: (expression) => `${syntax.epochSeconds(expression)} / 86400.0`,
+    round: (expression, digits) =>
+      // PostgreSQL rounds to a number of decimals only on NUMERIC
+      syntax.dialect === 'postgres'
+        ? syntax.toDouble(`ROUND(CAST(${expression} AS NUMERIC), ${digits})`)
+        : `ROUND(${syntax.toDouble(expression)}, ${digits})`,
+  };
+}
 
-const duckdb: SqlDialect = {
-  name: 'duckdb',
-  daysBetween: (from, to) => `date_diff('day', CAST(${from} AS DATE), CAST(${to} AS DATE))`,
-  fractionalDaysBetween: (from, to) => `(epoch(CAST(${to} AS TIMESTAMP)) - epoch(CAST(${from} AS TIMESTAMP))) / 86400.0`,
-  asText: (expression) => `CAST(${expression} AS VARCHAR)`,
-  splitWords: (expression) => `UNNEST(regexp_split_to_array(lower(CAST(${expression} AS VARCHAR)), ${WORD_SEPARATOR}))`,
-  monthText: (expression) => `strftime(CAST(${expression} AS TIMESTAMP), '%Y-%m')`,
-  round: (expression, digits) => `ROUND(CAST(${expression} AS DOUBLE), ${digits})`,
-};
+const DIALECTS = new Map<EngineDialect, SqlDialect>();
 
-const postgres: SqlDialect = {
-  name: 'postgres',
-  daysBetween: (from, to) => `(CAST(${to} AS DATE) - CAST(${from} AS DATE))`,
-  fractionalDaysBetween: (from, to) => `EXTRACT(EPOCH FROM (CAST(${to} AS TIMESTAMP) - CAST(${from} AS TIMESTAMP))) / 86400.0`,
-  asText: (expression) => `CAST(${expression} AS TEXT)`,
-  splitWords: (expression) => `regexp_split_to_table(lower(CAST(${expression} AS TEXT)), ${WORD_SEPARATOR})`,
-  monthText: (expression) => `to_char(CAST(${expression} AS TIMESTAMP), 'YYYY-MM')`,
-  round: (expression, digits) => `CAST(ROUND(CAST(${expression} AS NUMERIC), ${digits}) AS DOUBLE PRECISION)`,
-};
-
-export function sqlDialect(name: SqlDialectName): SqlDialect {
-  return name === 'postgres' ? postgres : duckdb;
+export function sqlDialect(name: EngineDialect): SqlDialect {
+  let dialect = DIALECTS.get(name);
+  if (dialect === undefined) {
+    dialect = dialectOf(sqlSyntaxFor(name));
+    DIALECTS.set(name, dialect);
+  }
+  return dialect;
 }
 
 const PLAIN_IDENTIFIER = /^[a-z_][a-z0-9_]*$/;
@@ -84,24 +94,40 @@ const RESERVED = new Set([
   'type',
 ]);
 
-/** An identifier, quoted only when it must be. */
-export function quoteIdentifier(name: string): string {
-  return PLAIN_IDENTIFIER.test(name) && !RESERVED.has(name) ? name : `"${name.replace(/"/g, '""')}"`;
-}
-
-/** `schema.table` with each part quoted when needed. */
-export function quoteTable(qualified: string): string {
-  return qualified.split('.').map(quoteIdentifier).join('.');
-}
-
-/** A column of an aliased table. */
-export function column(alias: string, name: string): string {
-  return `${alias}.${quoteIdentifier(name)}`;
-}
-
-export function sqlString(value: string): string {
-  return `'${value.replace(/'/g, "''")}'`;
-}
+/** Words some engine reserves (MySQL/MariaDB, ClickHouse, BigQuery, Snowflake): quoted as identifiers, never turned into aliases. */
+const ALSO_QUOTED = new Set([
+  'key',
+  'keys',
+  'index',
+  'interval',
+  'div',
+  'mod',
+  'rank',
+  'row',
+  'read',
+  'usage',
+  'condition',
+  'match',
+  'option',
+  'lines',
+  'load',
+  'lock',
+  'long',
+  'signal',
+  'release',
+  'qualify',
+  'sample',
+  'format',
+  'settings',
+  'array',
+  'struct',
+  'hash',
+  'lateral',
+  'natural',
+  'window',
+  'groups',
+  'current',
+]);
 
 /** Share of rows where `condition` holds, as a fraction. */
 export function rateOf(condition: string): string {

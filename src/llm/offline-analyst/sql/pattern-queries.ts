@@ -12,7 +12,7 @@
 import { spreadAlias, type Measure } from '../planner/measures.js';
 import type { Segment } from '../planner/segments.js';
 import type { ColumnModel, TableModel } from '../types.js';
-import { alias, column, quoteIdentifier, quoteTable, sqlString, type SqlDialect } from './dialect.js';
+import { alias, type SqlDialect } from './dialect.js';
 import { SEGMENT_ROWS_MAX, countAlias } from './segment-query.js';
 import type { TimeSource } from './trend-queries.js';
 
@@ -47,27 +47,27 @@ export function distinctAlias(segment: Segment): string {
  * the median count over every value and how many values there are: one value far above the median
  * carries a disproportionate share.
  */
-export function entityCountQuery(table: TableModel, segment: Segment, measures: readonly Measure[]): string {
-  const count = quoteIdentifier(countAlias(table));
+export function entityCountQuery(dialect: SqlDialect, table: TableModel, segment: Segment, measures: readonly Measure[]): string {
+  const count = dialect.identifier(countAlias(table));
   const select = [
-    `${segment.expression} AS ${quoteIdentifier(segment.alias)}`,
+    `${segment.expression} AS ${dialect.identifier(segment.alias)}`,
     `COUNT(*) AS ${count}`,
-    ...measures.map((measure) => `${measure.sql} AS ${quoteIdentifier(measure.alias)}`),
+    ...measures.map((measure) => `${measure.sql} AS ${dialect.identifier(measure.alias)}`),
     // spreads of the durations, so a gap between one value's mean and the others' is tested, not guessed
     ...measures
       .filter((measure) => measure.duration !== undefined && measure.spreadSql !== undefined)
       .slice(0, 2)
-      .map((measure) => `${measure.spreadSql} AS ${quoteIdentifier(spreadAlias(measure.alias))}`),
-    `COUNT(*) * 1.0 / SUM(COUNT(*)) OVER () AS ${quoteIdentifier(alias('share_of', table.name))}`,
+      .map((measure) => `${measure.spreadSql} AS ${dialect.identifier(spreadAlias(measure.alias))}`),
+    `COUNT(*) * 1.0 / SUM(COUNT(*)) OVER () AS ${dialect.identifier(alias('share_of', table.name))}`,
   ];
   return [
     'WITH per_value AS (',
     `  SELECT ${select.join(',\n         ')}`,
-    `  FROM ${quoteTable(table.qualified)} t${segment.join ? `\n  ${segment.join}` : ''}`,
+    `  FROM ${dialect.table(table.qualified)} t${segment.join ? `\n  ${segment.join}` : ''}`,
     '  GROUP BY 1',
     ')',
-    `SELECT *, (SELECT percentile_cont(0.5) WITHIN GROUP (ORDER BY ${count}) FROM per_value) AS ${quoteIdentifier(medianCountAlias(table, segment))},`,
-    `       (SELECT COUNT(*) FROM per_value) AS ${quoteIdentifier(distinctAlias(segment))}`,
+    `SELECT *, (SELECT ${dialect.syntax.median(count)} FROM per_value) AS ${dialect.identifier(medianCountAlias(table, segment))},`,
+    `       (SELECT COUNT(*) FROM per_value) AS ${dialect.identifier(distinctAlias(segment))}`,
     'FROM per_value',
     `ORDER BY ${count} DESC, 1`,
     `LIMIT ${SEGMENT_ROWS_MAX}`,
@@ -79,8 +79,8 @@ export const DIMENSION_COLUMN = 'dimension';
 export const VALUE_COLUMN = 'value';
 
 /** A column's name as a SQL string: the label of the rows a multi-column summary gives it. */
-function columnLabel(segment: Segment): string {
-  return sqlString(segment.column.name);
+function columnLabel(dialect: SqlDialect, segment: Segment): string {
+  return dialect.syntax.string(segment.column.name);
 }
 
 /** Column names of the per-value monthly summaries, shared by the queries and the analysis. */
@@ -108,8 +108,8 @@ function monthlyBase(dialect: SqlDialect, table: TableModel, segments: readonly 
   const value = measure ? `, ${measure.sql} AS d` : '';
   const branches = segments.map((segment) =>
     [
-      `  SELECT ${columnLabel(segment)} AS dimension, ${segment.expression} AS segment_value, date_trunc('month', ${time.expression}) AS month, COUNT(*) AS n${value}`,
-      `  FROM ${quoteTable(table.qualified)} t${joinsOf(time.join, segment.join, measure?.join)}`,
+      `  SELECT ${columnLabel(dialect, segment)} AS dimension, ${segment.expression} AS segment_value, ${dialect.syntax.truncate(time.expression, 'month')} AS month, COUNT(*) AS n${value}`,
+      `  FROM ${dialect.table(table.qualified)} t${joinsOf(time.join, segment.join, measure?.join)}`,
       `  WHERE ${time.expression} IS NOT NULL`,
       '  GROUP BY 1, 2, 3',
     ].join('\n'),
@@ -120,7 +120,7 @@ function monthlyBase(dialect: SqlDialect, table: TableModel, segments: readonly 
     '), calendar AS (',
     '  SELECT DISTINCT month FROM monthly',
     '), grid AS (',
-    `  SELECT s.dimension, s.segment_value, c.month, ${dialect.monthText('c.month')} AS label, COALESCE(m.n, 0) AS n${measure ? ', m.d' : ''}`,
+    `  SELECT s.dimension, s.segment_value, c.month, ${dialect.syntax.monthText('c.month')} AS label, COALESCE(m.n, 0) AS n${measure ? ', m.d' : ''}`,
     '  FROM (SELECT DISTINCT dimension, segment_value FROM monthly) s',
     '  CROSS JOIN calendar c',
     '  LEFT JOIN monthly m ON m.dimension = s.dimension AND m.segment_value = s.segment_value AND m.month = c.month',
@@ -129,9 +129,9 @@ function monthlyBase(dialect: SqlDialect, table: TableModel, segments: readonly 
     '         COUNT(*) OVER (PARTITION BY dimension, segment_value) AS months',
     '  FROM grid',
     '), typical AS (',
-    '  SELECT dimension, segment_value, percentile_cont(0.5) WITHIN GROUP (ORDER BY n) AS median_n FROM indexed GROUP BY 1, 2',
+    `  SELECT dimension, segment_value, ${dialect.syntax.median('n')} AS median_n FROM indexed GROUP BY 1, 2`,
     '), spread AS (',
-    '  SELECT i.dimension, i.segment_value, percentile_cont(0.5) WITHIN GROUP (ORDER BY ABS(i.n - ty.median_n)) AS mad_n',
+    `  SELECT i.dimension, i.segment_value, ${dialect.syntax.median('ABS(i.n - ty.median_n)')} AS mad_n`,
     '  FROM indexed i JOIN typical ty ON ty.dimension = i.dimension AND ty.segment_value = i.segment_value GROUP BY 1, 2',
     '), marked AS (',
     '  SELECT i.*, ty.median_n, GREATEST(2, FLOOR(i.months / 4.0)) AS edge,',
@@ -156,22 +156,22 @@ export function segmentSpikeQuery(
   time: TimeSource,
   measure?: Measure,
 ): string {
-  const count = quoteIdentifier(countAlias(table));
+  const count = dialect.identifier(countAlias(table));
   const m = MONTHLY_SUMMARY;
   const select = [
     `dimension AS ${DIMENSION_COLUMN}`,
-    `segment_value AS ${quoteIdentifier(VALUE_COLUMN)}`,
+    `segment_value AS ${dialect.identifier(VALUE_COLUMN)}`,
     `SUM(n) AS ${count}`,
     `MAX(median_n) AS ${m.medianMonthly}`,
     `SUM(spike) AS ${m.spikeMonths}`,
-    `MIN(label) FILTER (WHERE spike = 1) AS ${m.spikeFirst}`,
-    `MAX(label) FILTER (WHERE spike = 1) AS ${m.spikeLast}`,
-    `SUM(n) FILTER (WHERE spike = 1) AS ${m.spikeRows}`,
+    `MIN(CASE WHEN spike = 1 THEN label END) AS ${m.spikeFirst}`,
+    `MAX(CASE WHEN spike = 1 THEN label END) AS ${m.spikeLast}`,
+    `SUM(CASE WHEN spike = 1 THEN n END) AS ${m.spikeRows}`,
   ];
   if (measure) {
     select.push(
-      `${dialect.round(`SUM(d * n) FILTER (WHERE spike = 1) / NULLIF(SUM(n) FILTER (WHERE spike = 1 AND d IS NOT NULL), 0)`, 3)} AS ${quoteIdentifier(alias('spike_months', measure.alias))}`,
-      `${dialect.round(`SUM(d * n) FILTER (WHERE spike = 0) / NULLIF(SUM(n) FILTER (WHERE spike = 0 AND d IS NOT NULL), 0)`, 3)} AS ${quoteIdentifier(alias('other_months', measure.alias))}`,
+      `${dialect.round('SUM(CASE WHEN spike = 1 THEN d * n END) / NULLIF(SUM(CASE WHEN spike = 1 AND d IS NOT NULL THEN n END), 0)', 3)} AS ${dialect.identifier(alias('spike_months', measure.alias))}`,
+      `${dialect.round('SUM(CASE WHEN spike = 0 THEN d * n END) / NULLIF(SUM(CASE WHEN spike = 0 AND d IS NOT NULL THEN n END), 0)', 3)} AS ${dialect.identifier(alias('other_months', measure.alias))}`,
     );
   }
   return [
@@ -180,7 +180,7 @@ export function segmentSpikeQuery(
     'FROM marked',
     'GROUP BY 1, 2',
     'HAVING SUM(spike) > 0',
-    `ORDER BY SUM(n) FILTER (WHERE spike = 1) * 1.0 / SUM(spike) / GREATEST(MAX(median_n), 1) DESC, 1, 2`,
+    `ORDER BY SUM(CASE WHEN spike = 1 THEN n END) * 1.0 / SUM(spike) / GREATEST(MAX(median_n), 1) DESC, 1, 2`,
     `LIMIT ${SPIKE_ROWS_MAX}`,
   ].join('\n');
 }
@@ -197,22 +197,22 @@ export function segmentTrendSummaryQuery(
   time: TimeSource,
   measure?: Measure,
 ): string {
-  const count = quoteIdentifier(countAlias(table));
+  const count = dialect.identifier(countAlias(table));
   const m = MONTHLY_SUMMARY;
   const select = [
     `dimension AS ${DIMENSION_COLUMN}`,
-    `segment_value AS ${quoteIdentifier(VALUE_COLUMN)}`,
+    `segment_value AS ${dialect.identifier(VALUE_COLUMN)}`,
     `SUM(n) AS ${count}`,
     `MAX(edge) AS ${m.edgeMonths}`,
-    `${dialect.round('AVG(n * 1.0) FILTER (WHERE month_index <= edge)', 2)} AS ${m.firstMonthly}`,
-    `${dialect.round('AVG(n * 1.0) FILTER (WHERE month_index > months - edge)', 2)} AS ${m.lastMonthly}`,
+    `${dialect.round('AVG(CASE WHEN month_index <= edge THEN n * 1.0 END)', 2)} AS ${m.firstMonthly}`,
+    `${dialect.round('AVG(CASE WHEN month_index > months - edge THEN n * 1.0 END)', 2)} AS ${m.lastMonthly}`,
   ];
   if (measure) {
     const named = measure.alias;
     select.push(
-      `${dialect.round('SUM(d * n) FILTER (WHERE month_index <= edge) / NULLIF(SUM(n) FILTER (WHERE month_index <= edge AND d IS NOT NULL), 0)', 3)} AS ${quoteIdentifier(alias('first_months', named))}`,
-      `${dialect.round('SUM(d * n) FILTER (WHERE month_index > months - edge) / NULLIF(SUM(n) FILTER (WHERE month_index > months - edge AND d IS NOT NULL), 0)', 3)} AS ${quoteIdentifier(alias('last_months', named))}`,
-      `${dialect.round('regr_slope(d, month_index)', 3)} AS ${quoteIdentifier(alias('monthly_change', named))}`,
+      `${dialect.round('SUM(CASE WHEN month_index <= edge THEN d * n END) / NULLIF(SUM(CASE WHEN month_index <= edge AND d IS NOT NULL THEN n END), 0)', 3)} AS ${dialect.identifier(alias('first_months', named))}`,
+      `${dialect.round('SUM(CASE WHEN month_index > months - edge THEN d * n END) / NULLIF(SUM(CASE WHEN month_index > months - edge AND d IS NOT NULL THEN n END), 0)', 3)} AS ${dialect.identifier(alias('last_months', named))}`,
+      `${dialect.round(dialect.syntax.slope('d', 'month_index'), 3)} AS ${dialect.identifier(alias('monthly_change', named))}`,
     );
   }
   return [
@@ -240,15 +240,15 @@ export const MIX = {
  * same share elsewhere; the pairs furthest above what independence predicts first (standardised
  * residual).
  */
-export function mixQuery(table: TableModel, segments: readonly Segment[]): string {
+export function mixQuery(dialect: SqlDialect, table: TableModel, segments: readonly Segment[]): string {
   const count = countAlias(table);
   const branches: string[] = [];
   for (const [index, outer] of segments.entries()) {
     for (const inner of segments.slice(index + 1)) {
       branches.push(
         [
-          `  SELECT ${columnLabel(outer)} AS outer_column, ${outer.expression} AS outer_value, ${columnLabel(inner)} AS inner_column, ${inner.expression} AS inner_value, COUNT(*) AS n`,
-          `  FROM ${quoteTable(table.qualified)} t${joinsOf(outer.join, inner.join)}`,
+          `  SELECT ${columnLabel(dialect, outer)} AS outer_column, ${outer.expression} AS outer_value, ${columnLabel(dialect, inner)} AS inner_column, ${inner.expression} AS inner_value, COUNT(*) AS n`,
+          `  FROM ${dialect.table(table.qualified)} t${joinsOf(outer.join, inner.join)}`,
           '  GROUP BY 1, 2, 3, 4',
         ].join('\n'),
       );
@@ -269,10 +269,10 @@ export function mixQuery(table: TableModel, segments: readonly Segment[]): strin
     '  WHERE outer_n < all_n AND inner_n < all_n',
     ')',
     `SELECT outer_column AS ${MIX.outerColumn}, outer_value AS ${MIX.outerValue}, inner_column AS ${MIX.innerColumn}, inner_value AS ${MIX.innerValue},`,
-    `       n AS ${quoteIdentifier(count)},`,
-    `       outer_n AS ${quoteIdentifier(alias('outer', count))},`,
-    `       inner_n AS ${quoteIdentifier(alias('inner', count))},`,
-    `       all_n AS ${quoteIdentifier(alias('all', count))},`,
+    `       n AS ${dialect.identifier(count)},`,
+    `       outer_n AS ${dialect.identifier(alias('outer', count))},`,
+    `       inner_n AS ${dialect.identifier(alias('inner', count))},`,
+    `       all_n AS ${dialect.identifier(alias('all', count))},`,
     '       n * 1.0 / outer_n AS share_in_outer,',
     '       (inner_n - n) * 1.0 / NULLIF(all_n - outer_n, 0) AS share_in_outer_elsewhere,',
     '       n * 1.0 / inner_n AS share_in_inner,',
@@ -300,26 +300,29 @@ export function termCountAlias(table: TableModel): string {
  * The words of a free-text column that set one value of a column apart, for several columns at once:
  * per column, value and term (three letters or more), the value's rows mentioning it, its share of
  * the value's rows and its share of the other rows, the terms most over-represented first. Words
- * every value uses rank low by themselves.
+ * every value uses rank low by themselves. Undefined on an engine whose syntax has no word splitter.
  */
-export function termsQuery(dialect: SqlDialect, table: TableModel, text: ColumnModel, segments: readonly Segment[]): string {
-  const count = quoteIdentifier(countAlias(table));
-  const withTerm = quoteIdentifier(termCountAlias(table));
+export function termsQuery(dialect: SqlDialect, table: TableModel, text: ColumnModel, segments: readonly Segment[]): string | undefined {
+  const split = dialect.syntax.wordRows('body');
+  // MySQL/MariaDB, BigQuery and Snowflake have no splitter in a SELECT list: no terms query there
+  if (split === undefined) return undefined;
+  const count = dialect.identifier(countAlias(table));
+  const withTerm = dialect.identifier(termCountAlias(table));
   const joins = joinsOf(...segments.map((segment) => segment.join));
   const labelled = segments
     .map(
       (segment) =>
-        `  SELECT t.analyst_row_id AS row_id, ${columnLabel(segment)} AS dimension, ${segment.expression} AS segment_value, t.analyst_text AS body FROM numbered t`,
+        `  SELECT t.analyst_row_id AS row_id, ${columnLabel(dialect, segment)} AS dimension, ${segment.expression} AS segment_value, t.analyst_text AS body FROM numbered t`,
     )
     .join('\n  UNION ALL\n');
   return [
     'WITH numbered AS (',
-    `  SELECT ROW_NUMBER() OVER () AS analyst_row_id, ${column('t', text.name)} AS analyst_text, t.*`,
-    `  FROM ${quoteTable(table.qualified)} t${joins.replace(/\n/g, '\n  ')}`,
+    `  SELECT ROW_NUMBER() OVER () AS analyst_row_id, ${dialect.column('t', text.name)} AS analyst_text, t.*`,
+    `  FROM ${dialect.table(table.qualified)} t${joins.replace(/\n/g, '\n  ')}`,
     '), source_rows AS (',
     labelled,
     '), words AS (',
-    `  SELECT DISTINCT row_id, dimension, segment_value, term FROM (SELECT row_id, dimension, segment_value, ${dialect.splitWords('body')} AS term FROM source_rows WHERE body IS NOT NULL) split`,
+    `  SELECT DISTINCT row_id, dimension, segment_value, term FROM (SELECT row_id, dimension, segment_value, ${split} AS term FROM source_rows WHERE body IS NOT NULL) split`,
     `  WHERE LENGTH(term) >= ${MIN_TERM_LENGTH}`,
     '), segment_rows AS (',
     '  SELECT dimension, segment_value, COUNT(*) AS segment_n FROM source_rows GROUP BY 1, 2',
@@ -341,13 +344,13 @@ export function termsQuery(dialect: SqlDialect, table: TableModel, text: ColumnM
     '  SELECT *, ROW_NUMBER() OVER (PARTITION BY dimension ORDER BY score DESC, segment_value, term) AS dimension_rank FROM scored',
     ')',
     `SELECT x.dimension AS ${DIMENSION_COLUMN},`,
-    `       x.segment_value AS ${quoteIdentifier(VALUE_COLUMN)},`,
+    `       x.segment_value AS ${dialect.identifier(VALUE_COLUMN)},`,
     `       x.term AS ${TERMS.term},`,
     `       x.n AS ${withTerm},`,
     `       x.segment_n AS ${count},`,
     `       x.n * 1.0 / x.segment_n AS ${TERMS.share},`,
     `       (x.term_n - x.n) * 1.0 / NULLIF(x.all_n - x.segment_n, 0) AS ${TERMS.elsewhere},`,
-    `       x.all_n AS ${quoteIdentifier(alias('all', countAlias(table)))}`,
+    `       x.all_n AS ${dialect.identifier(alias('all', countAlias(table)))}`,
     'FROM ranked x',
     `WHERE x.dimension_rank <= ${Math.max(1, Math.floor(SEGMENT_ROWS_MAX / Math.max(1, segments.length)))}`,
     'ORDER BY x.score DESC, 1, 2, 3',
@@ -364,21 +367,21 @@ export function bracketAlias(metric: ColumnModel): string {
  * A metric cut into quartiles (edges from the data): per bracket, its rows, lowest and highest value,
  * and the table's measures, so a measure that climbs or falls with the metric shows across brackets.
  */
-export function bracketQuery(table: TableModel, metric: ColumnModel, measures: readonly Measure[]): string {
-  const count = quoteIdentifier(countAlias(table));
-  const value = `CAST(${column('t', metric.name)} AS DOUBLE PRECISION)`;
+export function bracketQuery(dialect: SqlDialect, table: TableModel, metric: ColumnModel, measures: readonly Measure[]): string {
+  const count = dialect.identifier(countAlias(table));
+  const value = dialect.syntax.toDouble(dialect.column('t', metric.name));
   const select = [
-    `t.bracket_number AS ${quoteIdentifier(bracketAlias(metric))}`,
+    `t.bracket_number AS ${dialect.identifier(bracketAlias(metric))}`,
     `COUNT(*) AS ${count}`,
-    `MIN(${value}) AS ${quoteIdentifier(alias('min', metric.name))}`,
-    `MAX(${value}) AS ${quoteIdentifier(alias('max', metric.name))}`,
-    ...measures.map((measure) => `${measure.sql} AS ${quoteIdentifier(measure.alias)}`),
+    `MIN(${value}) AS ${dialect.identifier(alias('min', metric.name))}`,
+    `MAX(${value}) AS ${dialect.identifier(alias('max', metric.name))}`,
+    ...measures.map((measure) => `${measure.sql} AS ${dialect.identifier(measure.alias)}`),
   ];
   return [
     'WITH bracketed AS (',
     `  SELECT t.*, NTILE(${METRIC_BRACKETS}) OVER (ORDER BY ${value}) AS bracket_number`,
-    `  FROM ${quoteTable(table.qualified)} t`,
-    `  WHERE ${column('t', metric.name)} IS NOT NULL`,
+    `  FROM ${dialect.table(table.qualified)} t`,
+    `  WHERE ${dialect.column('t', metric.name)} IS NOT NULL`,
     ')',
     `SELECT ${select.join(',\n       ')}`,
     'FROM bracketed t',
@@ -407,14 +410,14 @@ export function correlationQuery(
   segments: readonly Segment[],
   pairs: readonly CorrelationPair[],
 ): string {
-  const count = quoteIdentifier(countAlias(table));
-  const measures = pairs.map((pair) => `corr(${pair.x}, ${pair.y}) AS ${quoteIdentifier(pair.alias)}`);
-  const from = `FROM ${quoteTable(table.qualified)} t`;
+  const count = dialect.identifier(countAlias(table));
+  const measures = pairs.map((pair) => `${dialect.syntax.correlation(pair.y, pair.x)} AS ${dialect.identifier(pair.alias)}`);
+  const from = `FROM ${dialect.table(table.qualified)} t`;
   const branches = [
-    `SELECT ${dialect.asText(sqlString(ALL_ROWS_LABEL))} AS ${DIMENSION_COLUMN}, ${dialect.asText(sqlString(ALL_ROWS_LABEL))} AS ${quoteIdentifier(VALUE_COLUMN)}, COUNT(*) AS ${count}, ${measures.join(', ')}\n${from}`,
+    `SELECT ${dialect.syntax.toText(dialect.syntax.string(ALL_ROWS_LABEL))} AS ${DIMENSION_COLUMN}, ${dialect.syntax.toText(dialect.syntax.string(ALL_ROWS_LABEL))} AS ${dialect.identifier(VALUE_COLUMN)}, COUNT(*) AS ${count}, ${measures.join(', ')}\n${from}`,
     ...segments.map(
       (segment) =>
-        `SELECT ${dialect.asText(columnLabel(segment))}, ${dialect.asText(segment.expression)}, COUNT(*), ${pairs.map((pair) => `corr(${pair.x}, ${pair.y})`).join(', ')}\n${from}${segment.join ? `\n${segment.join}` : ''}\nGROUP BY 1, 2`,
+        `SELECT ${dialect.syntax.toText(columnLabel(dialect, segment))}, ${dialect.syntax.toText(segment.expression)}, COUNT(*), ${pairs.map((pair) => dialect.syntax.correlation(pair.y, pair.x)).join(', ')}\n${from}${segment.join ? `\n${segment.join}` : ''}\nGROUP BY 1, 2`,
     ),
   ];
   return [branches.join('\nUNION ALL\n'), 'ORDER BY 3 DESC, 1, 2', `LIMIT ${SEGMENT_ROWS_MAX}`].join('\n');
@@ -430,21 +433,21 @@ export function repeatedAlias(table: TableModel): string {
  * the dimensions, outcomes and free text aside), per value of a segment: how many rows repeat, the
  * share, and the total over every value. Exact repeats of measured values rarely happen by chance.
  */
-export function repeatedRowsQuery(table: TableModel, segment: Segment, identity: readonly ColumnModel[]): string {
-  const count = quoteIdentifier(countAlias(table));
-  const repeated = quoteIdentifier(repeatedAlias(table));
-  const partition = [segment.expression, ...identity.map((candidate) => column('t', candidate.name))].join(', ');
+export function repeatedRowsQuery(dialect: SqlDialect, table: TableModel, segment: Segment, identity: readonly ColumnModel[]): string {
+  const count = dialect.identifier(countAlias(table));
+  const repeated = dialect.identifier(repeatedAlias(table));
+  const partition = [segment.expression, ...identity.map((candidate) => dialect.column('t', candidate.name))].join(', ');
   return [
     'WITH copies AS (',
     `  SELECT ${segment.expression} AS segment_value, COUNT(*) OVER (PARTITION BY ${partition}) AS copies`,
-    `  FROM ${quoteTable(table.qualified)} t${segment.join ? `\n  ${segment.join}` : ''}`,
+    `  FROM ${dialect.table(table.qualified)} t${segment.join ? `\n  ${segment.join}` : ''}`,
     ')',
-    `SELECT segment_value AS ${quoteIdentifier(segment.alias)},`,
+    `SELECT segment_value AS ${dialect.identifier(segment.alias)},`,
     `       COUNT(*) AS ${count},`,
-    `       COUNT(*) FILTER (WHERE copies >= 2) AS ${repeated},`,
-    `       AVG(CASE WHEN copies >= 2 THEN 1.0 ELSE 0.0 END) AS ${quoteIdentifier(alias('share', repeatedAlias(table)))},`,
-    `       SUM(COUNT(*) FILTER (WHERE copies >= 2)) OVER () AS ${quoteIdentifier(alias('all', repeatedAlias(table)))},`,
-    `       SUM(COUNT(*)) OVER () AS ${quoteIdentifier(alias('all', countAlias(table)))}`,
+    `       COUNT(CASE WHEN copies >= 2 THEN 1 END) AS ${repeated},`,
+    `       AVG(CASE WHEN copies >= 2 THEN 1.0 ELSE 0.0 END) AS ${dialect.identifier(alias('share', repeatedAlias(table)))},`,
+    `       SUM(COUNT(CASE WHEN copies >= 2 THEN 1 END)) OVER () AS ${dialect.identifier(alias('all', repeatedAlias(table)))},`,
+    `       SUM(COUNT(*)) OVER () AS ${dialect.identifier(alias('all', countAlias(table)))}`,
     'FROM copies',
     'GROUP BY 1',
     `ORDER BY 3 DESC, 2 DESC, 1`,

@@ -3,7 +3,7 @@
  * of the looked-up tables, and the values themselves where there are few. It tells the planner which
  * columns are dimensions worth grouping by, and which status values deserve a rate.
  */
-import { quoteIdentifier, quoteTable, type SqlDialect } from './dialect.js';
+import type { SqlDialect } from './dialect.js';
 import { findReferences } from '../schema-model.js';
 import type { TableModel } from '../types.js';
 
@@ -42,16 +42,15 @@ export function profiledColumns(tables: readonly TableModel[]): Array<{ table: T
 export function profileQuery(dialect: SqlDialect, tables: readonly TableModel[]): string {
   const parts: string[] = [];
   for (const { table, column } of profiledColumns(tables)) {
-    const name = quoteIdentifier(column.name);
-    const source = quoteTable(table.qualified);
-    parts.push(`(SELECT COUNT(DISTINCT ${name}) FROM ${source}) AS ${quoteIdentifier(profileKey(table, column.name, 'n'))}`);
+    const name = dialect.identifier(column.name);
+    const source = dialect.table(table.qualified);
+    parts.push(`(SELECT COUNT(DISTINCT ${name}) FROM ${source}) AS ${dialect.identifier(profileKey(table, column.name, 'n'))}`);
     if (column.role !== 'ordinal') {
-      const text = `TRIM(${dialect.asText(name)})`;
       parts.push(
-        `(SELECT AVG(LENGTH(${text}) - LENGTH(REPLACE(${text}, ' ', '')) + 1) FROM ${source} WHERE ${name} IS NOT NULL) AS ${quoteIdentifier(profileKey(table, column.name, 'w'))}`,
+        `(SELECT ${dialect.syntax.wordCount(name)} FROM ${source} WHERE ${name} IS NOT NULL) AS ${dialect.identifier(profileKey(table, column.name, 'w'))}`,
       );
       parts.push(
-        `(SELECT string_agg(v, '${PROFILE_VALUE_SEPARATOR}' ORDER BY v) FROM (SELECT DISTINCT ${dialect.asText(name)} AS v FROM ${source} WHERE ${name} IS NOT NULL LIMIT ${PROFILE_VALUES_MAX + 1}) s) AS ${quoteIdentifier(profileKey(table, column.name, 'v'))}`,
+        `(SELECT ${dialect.syntax.orderedConcat('v', PROFILE_VALUE_SEPARATOR)} FROM (SELECT DISTINCT ${dialect.syntax.toText(name)} AS v FROM ${source} WHERE ${name} IS NOT NULL LIMIT ${PROFILE_VALUES_MAX + 1}) s) AS ${dialect.identifier(profileKey(table, column.name, 'v'))}`,
       );
     }
   }

@@ -2,7 +2,7 @@
 import { spreadAlias, type Measure } from '../planner/measures.js';
 import type { Segment } from '../planner/segments.js';
 import type { TableModel } from '../types.js';
-import { alias, quoteIdentifier, quoteTable } from './dialect.js';
+import { alias, type SqlDialect } from './dialect.js';
 
 /** Rows a segment query returns at most: the analysis digest shows every row up to 20. */
 export const SEGMENT_ROWS_MAX = 20;
@@ -30,20 +30,20 @@ function budgeted(measures: readonly Measure[]): { carried: Measure[]; spreads: 
   return { carried, spreads: candidates.filter((measure) => carried.includes(measure)) };
 }
 
-export function segmentQuery(table: TableModel, segment: Segment, allMeasures: readonly Measure[]): string {
-  const count = quoteIdentifier(countAlias(table));
+export function segmentQuery(dialect: SqlDialect, table: TableModel, segment: Segment, allMeasures: readonly Measure[]): string {
+  const count = dialect.identifier(countAlias(table));
   const { carried: measures, spreads } = budgeted(allMeasures);
   const select = [
-    `${segment.expression} AS ${quoteIdentifier(segment.alias)}`,
+    `${segment.expression} AS ${dialect.identifier(segment.alias)}`,
     `COUNT(*) AS ${count}`,
-    ...measures.map((measure) => `${measure.sql} AS ${quoteIdentifier(measure.alias)}`),
-    ...spreads.map((measure) => `${measure.spreadSql} AS ${quoteIdentifier(spreadAlias(measure.alias))}`),
+    ...measures.map((measure) => `${measure.sql} AS ${dialect.identifier(measure.alias)}`),
+    ...spreads.map((measure) => `${measure.spreadSql} AS ${dialect.identifier(spreadAlias(measure.alias))}`),
   ];
   if (!measures.some((measure) => measure.kind === 'share'))
-    select.push(`COUNT(*) * 1.0 / SUM(COUNT(*)) OVER () AS ${quoteIdentifier(alias('share_of', table.name))}`);
+    select.push(`COUNT(*) * 1.0 / SUM(COUNT(*)) OVER () AS ${dialect.identifier(alias('share_of', table.name))}`);
   return [
     `SELECT ${select.join(',\n       ')}`,
-    `FROM ${quoteTable(table.qualified)} t${segment.join ? `\n${segment.join}` : ''}`,
+    `FROM ${dialect.table(table.qualified)} t${segment.join ? `\n${segment.join}` : ''}`,
     'GROUP BY 1',
     `ORDER BY ${segment.ordinal ? '1' : `${count} DESC, 1`}`,
     `LIMIT ${SEGMENT_ROWS_MAX}`,
@@ -54,24 +54,24 @@ export function segmentQuery(table: TableModel, segment: Segment, allMeasures: r
  * A long ordered scale (levels) does not fit in 20 rows: the rows where the first rate is worst, next
  * to that rate's mean over every position, show where the cliff is.
  */
-export function ordinalCliffQuery(table: TableModel, segment: Segment, rates: readonly Measure[]): string {
-  const count = quoteIdentifier(countAlias(table));
+export function ordinalCliffQuery(dialect: SqlDialect, table: TableModel, segment: Segment, rates: readonly Measure[]): string {
+  const count = dialect.identifier(countAlias(table));
   const first = rates[0] as Measure;
   const perPosition = [
-    `${segment.expression} AS ${quoteIdentifier(segment.alias)}`,
+    `${segment.expression} AS ${dialect.identifier(segment.alias)}`,
     `COUNT(*) AS ${count}`,
-    ...rates.map((measure) => `${measure.sql} AS ${quoteIdentifier(measure.alias)}`),
+    ...rates.map((measure) => `${measure.sql} AS ${dialect.identifier(measure.alias)}`),
   ];
-  const meanAlias = quoteIdentifier(alias('mean', first.alias, 'across', segment.alias));
+  const meanAlias = dialect.identifier(alias('mean', first.alias, 'across', segment.alias));
   return [
     `WITH per_position AS (`,
     `  SELECT ${perPosition.join(',\n         ')}`,
-    `  FROM ${quoteTable(table.qualified)} t${segment.join ? `\n  ${segment.join}` : ''}`,
+    `  FROM ${dialect.table(table.qualified)} t${segment.join ? `\n  ${segment.join}` : ''}`,
     '  GROUP BY 1',
     ')',
-    `SELECT *, AVG(${quoteIdentifier(first.alias)}) OVER () AS ${meanAlias}`,
+    `SELECT *, AVG(${dialect.identifier(first.alias)}) OVER () AS ${meanAlias}`,
     'FROM per_position',
-    `ORDER BY ${quoteIdentifier(first.alias)} ${first.negative ? 'DESC' : 'ASC'}, 1`,
+    `ORDER BY ${dialect.identifier(first.alias)} ${first.negative ? 'DESC' : 'ASC'}, 1`,
     `LIMIT ${SEGMENT_ROWS_MAX}`,
   ].join('\n');
 }

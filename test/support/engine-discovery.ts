@@ -1,0 +1,54 @@
+/**
+ * One discovery run with the offline analyst on any warehouse URL (an isolated data directory), scored
+ * against a demo's planted truths — as `assay eval` does, but on the engine given. Used to compare the
+ * same demo on DuckDB, MariaDB and ClickHouse, and by hand:
+ * `npx tsx test/support/engine-discovery.ts mysql://reader:pw@127.0.0.1:3306/db ecommerce 12 /path/truths.json`.
+ */
+import { join } from 'node:path';
+import { runDiscovery } from '../../src/cli/discovery-session.js';
+import { composeRuntime } from '../../src/composition.js';
+import { loadConfig } from '../../src/config/index.js';
+import type { DemoKind, DemoTruths } from '../../src/demo/index.js';
+import type { DiscoveryResult, ExplorationStep, Run } from '../../src/domain/index.js';
+import { scoreRun, type EvalScore } from '../../src/eval/score.js';
+import { silentLogger } from '../../src/logging/index.js';
+import { tempDir } from './temp-dir.js';
+
+export interface EngineDiscovery {
+  score: EvalScore;
+  run: Run;
+  result: DiscoveryResult;
+  steps: ExplorationStep[];
+}
+
+export async function discoverOn(warehouse: string, kind: DemoKind, truths: DemoTruths, maxSteps: number): Promise<EngineDiscovery> {
+  const workDir = tempDir(`assay-engine-discovery-${kind}-`);
+  const config = loadConfig({
+    env: {},
+    cwd: workDir,
+    overrides: { dataDir: join(workDir, 'data'), warehouse, llm: 'offline:analyst' },
+  });
+  const outcome = await runDiscovery(
+    config,
+    {
+      projectId: `engine-${kind}`,
+      projectName: `engine ${kind}`,
+      pack: kind,
+      maxSteps,
+      minSteps: 0,
+      outDir: join(workDir, 'output'),
+      quiet: true,
+    },
+    silentLogger,
+  );
+  const runtime = await composeRuntime(config, { logger: silentLogger });
+  const steps = await runtime.store.listSteps(outcome.run.id).finally(() => runtime.close());
+  return { score: scoreRun(kind, truths.patterns, outcome.result, steps), run: outcome.run, result: outcome.result, steps };
+}
+
+/** The exploration queries that failed, with the engine's error: what a dialect gap looks like. */
+export function failedQueries(steps: readonly ExplorationStep[]): Array<{ step: number; error: string; sql: string }> {
+  return steps.flatMap((step) =>
+    step.action === 'query' && step.error ? [{ step: step.step, error: step.error, sql: step.executed_query ?? step.query ?? '' }] : [],
+  );
+}
