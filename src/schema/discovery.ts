@@ -7,7 +7,7 @@
  * The reference described tables one by one and stopped at nothing.
  */
 import { CancelledError, WarehouseError, describeError } from '../errors/index.js';
-import { mapWithConcurrency } from '../embed/map-with-concurrency.js';
+import { mapWithConcurrency } from '../concurrency/index.js';
 import type { Row, TableDescription, TableRef, TableSchema, Warehouse } from '../warehouse/port.js';
 import { DISCOVERY_CONCURRENCY, DISCOVERY_SAMPLE_BATCH, DISCOVERY_TABLE_TIMEOUT_MS } from './constants.js';
 import type { SchemaProgressListener } from './progress.js';

@@ -1,8 +1,6 @@
 import { describe, expect, it } from 'vitest';
-import { KeyedLock } from '../../../src/concurrency/keyed-lock.js';
-import { mapWithConcurrency } from '../../../src/embed/map-with-concurrency.js';
+import { KeyedLock, createLimiter, mapWithConcurrency } from '../../../src/concurrency/index.js';
 import { CancelledError } from '../../../src/errors/index.js';
-import { SerialQueue } from '../../../src/warehouse/serial-queue.js';
 
 const tick = () => new Promise((done) => setTimeout(done, 1));
 
@@ -26,9 +24,9 @@ describe('KeyedLock', () => {
   });
 });
 
-describe('SerialQueue', () => {
+describe('a limiter of one slot', () => {
   it('runs tasks in call order, one at a time, and keeps going after a failure', async () => {
-    const queue = new SerialQueue();
+    const queue = createLimiter(1);
     let running = 0;
     let most = 0;
     const order: number[] = [];
@@ -41,7 +39,7 @@ describe('SerialQueue', () => {
       if (n === 2) throw new Error('two');
       return n;
     };
-    const results = await Promise.allSettled([1, 2, 3].map((n) => queue.run(task(n))));
+    const results = await Promise.allSettled([1, 2, 3].map((n) => queue(task(n))));
     expect(order).toEqual([1, 2, 3]);
     expect(most).toBe(1);
     expect(results[2]).toEqual({ status: 'fulfilled', value: 3 });
@@ -76,5 +74,23 @@ describe('mapWithConcurrency', () => {
     const controller = new AbortController();
     controller.abort();
     await expect(mapWithConcurrency([1, 2], 1, async (n) => n, controller.signal)).rejects.toBeInstanceOf(CancelledError);
+  });
+});
+
+describe('mapWithConcurrency when several calls fail', () => {
+  it('rejects with the first failure and settles every queued call instead of leaving it pending', async () => {
+    const started: number[] = [];
+    const gates = new Map<number, () => void>();
+    const running = mapWithConcurrency([1, 2, 3, 4, 5], 2, (n) => {
+      started.push(n);
+      return new Promise<number>((resolve, reject) => {
+        gates.set(n, () => (n <= 2 ? reject(new Error(`fail ${n}`)) : resolve(n)));
+      });
+    });
+    await expect.poll(() => started).toEqual([1, 2]);
+    gates.get(2)?.();
+    gates.get(1)?.();
+    await expect(running).rejects.toThrow('fail 2');
+    expect(started).toEqual([1, 2]);
   });
 });

@@ -1,5 +1,5 @@
 import { describe, expect, it } from 'vitest';
-import { createLimiter } from '../../../src/fleet/local/limiter.js';
+import { createLimiter } from '../../../src/concurrency/index.js';
 
 describe('createLimiter', () => {
   it('never runs more than the limit at once and runs everything', async () => {
