@@ -2,20 +2,24 @@
 # One image for every Assay process: `worker` (default) and `api` (see docker-compose.yml, k8s/).
 
 # --- build: compile TypeScript with the dev toolchain ----------------------------------------
-FROM node:20-slim AS build
+FROM node:24-slim AS build
 WORKDIR /app
+# bin/ is the launcher's package (a file: dependency), so npm ci needs it; scripts/ is not there yet,
+# so npm ci's `prepare` builds nothing here
 COPY package.json package-lock.json ./
+COPY bin ./bin
 RUN npm ci --no-audit --no-fund
 COPY tsconfig.json tsconfig.build.json ./
+COPY scripts/build.mjs ./scripts/build.mjs
 COPY src ./src
 COPY queues ./queues
 COPY workers ./workers
-# prompt templates are read next to the compiled modules (new URL('./prompts/…', import.meta.url))
-RUN npx tsc -p tsconfig.build.json \
- && cp -r src/discovery/prompts dist/src/discovery/prompts
+# the one build path (npm run build = scripts/build.mjs): tsc, the prompt templates, the build stamp;
+# unlike `prepare`, a failed build fails the image
+RUN npm run build
 
 # --- runtime: production dependencies only, non-root, a real PID 1 ----------------------------
-FROM node:20-slim AS runtime
+FROM node:24-slim AS runtime
 # dumb-init as PID 1 forwards SIGTERM to node, so workers hand their jobs back before the pod dies
 RUN apt-get update \
  && apt-get install -y --no-install-recommends dumb-init \
@@ -26,6 +30,7 @@ ENV NODE_ENV=production \
     ASSAY_WORKER_HEALTH_PORT=8080
 WORKDIR /app
 COPY package.json package-lock.json ./
+COPY bin ./bin
 RUN npm ci --omit=dev --no-audit --no-fund && npm cache clean --force
 COPY --from=build /app/dist ./dist
 # the pack loader looks for domain-packs/ above the compiled modules

@@ -1,7 +1,8 @@
 #!/usr/bin/env node
 // `npm run build`: compiles src, queues and workers into dist/ (tsconfig.build.json), copies the prompt
 // templates next to the compiled modules, and stamps the build (dist/.build-stamp, mtime = the build's
-// start) so bin/assay.js runs it only while no source changed after it.
+// start) so bin/assay.js runs it only while no source changed after it. The one build path: npm ci's
+// `prepare`, `npm run build` and the Dockerfile's build stage all run this file.
 //
 // `--if-possible` (npm's `prepare`, run by `npm ci`): a checkout without sources or without TypeScript
 // (a production install) skips the build, and a failed build leaves the CLI on the sources instead

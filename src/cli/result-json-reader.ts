@@ -5,15 +5,17 @@
  *
  * The input forms: a top-level array of row objects, or an object whose "rows" member is that array and
  * whose optional "columns" member lists the columns (`"name"` or `{"name", "type"}`), before or after the
- * rows. A small state machine (container stack, in-string, escape) walks the structure; each row, and
- * the columns, are handed to JSON.parse on their own as soon as they are complete, so a row or a list of
- * columns is checked exactly as JSON.parse checks it. Other members of the top-level object are skipped
- * without being parsed: their brackets and strings must balance, their scalars are not checked.
+ * rows. Tokenizing and building values is @streamparser/json's (a maintained streaming parser that
+ * accepts exactly what JSON.parse accepts): its tokenizer feeds a token parser that emits each row, and
+ * the columns, once complete, and drops them from memory (`keepStack: false`). This file watches the same
+ * tokens for the document's shape: which form it has, where the rows begin, which row is being read.
+ * Other members of the top-level object are parsed and discarded.
  *
  * Errors are ValidationErrors that say what was expected and where: the row (`rows[3]`) and the byte
  * offset for invalid JSON, every row that is not an object (counted to the end, the first 20 listed).
  */
 import { Buffer } from 'node:buffer';
+import { type ParsedTokenInfo, TokenParser, TokenParserError, TokenType, Tokenizer, TokenizerError } from '@streamparser/json';
 import type { ResultColumn } from '../compaction/compact-result.js';
 import type { Row } from '../domain/index.js';
 import { ValidationError, type ValidationIssue } from '../errors/index.js';
@@ -34,86 +36,51 @@ export interface ResultJsonHandler {
   columns(columns: ResultColumn[]): void;
 }
 
-// Where the reader is in the document, between values.
-const DOCUMENT = 0; // before the top-level value
-const ROWS_OPEN = 1; // after the rows' `[`: a row or `]`
-const ROW_EXPECTED = 2; // after a `,` between rows
-const AFTER_ROW = 3; // `,` or `]`
-const OBJECT_OPEN = 4; // after the top-level `{`: a key or `}`
-const KEY_EXPECTED = 5; // after a `,` between members
-const COLON_EXPECTED = 6;
-const MEMBER_VALUE = 7;
-const AFTER_MEMBER = 8; // `,` or `}`
-const DONE = 9;
+const TOKEN_TEXT: Partial<Record<TokenType, string>> = {
+  [TokenType.LEFT_BRACE]: '{',
+  [TokenType.RIGHT_BRACE]: '}',
+  [TokenType.LEFT_BRACKET]: '[',
+  [TokenType.RIGHT_BRACKET]: ']',
+  [TokenType.COLON]: ':',
+  [TokenType.COMMA]: ',',
+};
 
-// What the value being scanned is for.
-const NO_VALUE = 0;
-const ROW_VALUE = 1;
-const COLUMNS_VALUE = 2;
-const KEY_VALUE = 3;
-const SKIPPED_VALUE = 4;
-
-const QUOTE = 0x22;
-const BACKSLASH = 0x5c;
-const COMMA = 0x2c;
-const COLON = 0x3a;
-const OPEN_BRACE = 0x7b;
-const CLOSE_BRACE = 0x7d;
-const OPEN_BRACKET = 0x5b;
-const CLOSE_BRACKET = 0x5d;
-const SPACE = 0x20;
-const TAB = 0x09;
-const LINE_FEED = 0x0a;
-const CARRIAGE_RETURN = 0x0d;
-
-function isWhitespace(code: number): boolean {
-  return code === SPACE || code === LINE_FEED || code === CARRIAGE_RETURN || code === TAB;
-}
-
-/** First characters of a number, `true`, `false` or `null`. */
-function startsScalar(code: number): boolean {
-  return (code >= 0x30 && code <= 0x39) || code === 0x2d || code === 0x74 || code === 0x66 || code === 0x6e;
+function opensValue(token: TokenType): boolean {
+  return token !== TokenType.COMMA && token !== TokenType.COLON && token !== TokenType.RIGHT_BRACE && token !== TokenType.RIGHT_BRACKET;
 }
 
 /** The push parser: `write` each chunk of text in order, then `end`. Throws a ValidationError at the first problem. */
 export class ResultJsonReader {
-  private mode = DOCUMENT;
+  private readonly tokenizer = new Tokenizer();
+  /** Created at the first token, when the form (and so the paths to emit) is known. */
+  private parser: TokenParser | undefined;
   private topLevel: 'array' | 'object' | undefined;
   /** `rows` in the object form, empty in the array form: row paths are `rows[3]` or `[3]`. */
   private rowsPath = '';
-  private rowIndex = 0;
-  private key = '';
+  /** Containers open around the next token. */
+  private depth = 0;
+  /** The depth of the rows' elements once the rows array is open; 0 outside it. */
+  private rowsDepth = 0;
   private sawRows = false;
   private sawColumns = false;
+  /** Top-level object only: the next string at depth 1 is a key; `key` is the member whose value comes next. */
+  private expectingKey = false;
+  private key = '';
+  /** Rows begun so far, and the byte where the one being read began (-1 between rows). */
+  private rowsBegun = 0;
+  private rowStart = -1;
   private readonly issues: ValidationIssue[] = [];
   private issueCount = 0;
-
-  // The value being scanned (a row, the columns, a key or a skipped member), possibly across chunks.
-  private target = NO_VALUE;
-  private scalar = false;
-  private inString = false;
-  private escaped = false;
-  /** A container opened inside the value: a row with nested cells. */
-  private nested = false;
-  private readonly closers: number[] = [];
-  /** The value's text from earlier chunks. */
-  private parts: string[] = [];
-  /** Where the value's text starts in the current chunk (0 when it began in an earlier one). */
-  private pieceStart = 0;
-  private startChunk = '';
-  private startIndex = 0;
-  private startChunkOffset = 0;
-
-  // The current chunk, its byte offset in the input, and the next `"` and `\` in it (-1: none left).
-  private chunk = '';
-  private chunkOffset = 0;
-  private nextQuote = -1;
-  private nextBackslash = -1;
+  private bytes = 0;
+  private lastToken: ParsedTokenInfo | undefined;
+  private pendingHalf = '';
 
   constructor(
     private readonly source: string,
     private readonly handler: ResultJsonHandler,
-  ) {}
+  ) {
+    this.tokenizer.onToken = (token) => this.take(token);
+  }
 
   /** The top-level value's form, once its first character is read. */
   get form(): 'array' | 'object' | undefined {
@@ -121,31 +88,44 @@ export class ResultJsonReader {
   }
 
   write(text: string): void {
-    this.chunkOffset += Buffer.byteLength(this.chunk);
-    this.chunk = text;
-    this.nextQuote = text.indexOf('"');
-    this.nextBackslash = text.indexOf('\\');
-    this.pieceStart = 0;
-    const length = text.length;
-    let index = 0;
-    while (index < length) {
-      if (this.target !== NO_VALUE) {
-        index = this.scalar ? this.scanScalar(text, index) : this.scanValue(text, index);
-        continue;
-      }
-      const code = text.charCodeAt(index);
-      index = isWhitespace(code) ? index + 1 : this.structure(text, index, code);
+    // A chunk may end between the two halves of a surrogate pair: the first half waits for the second.
+    let whole = this.pendingHalf + text;
+    this.pendingHalf = '';
+    const last = whole.charCodeAt(whole.length - 1);
+    if (last >= 0xd800 && last <= 0xdbff) {
+      this.pendingHalf = whole.slice(-1);
+      whole = whole.slice(0, -1);
     }
-    if (this.target !== NO_VALUE && this.target !== SKIPPED_VALUE && this.pieceStart < length) this.parts.push(text.slice(this.pieceStart));
+    const chunk = Buffer.from(whole, 'utf8');
+    this.tokenizerWrite(chunk);
+  }
+
+  private tokenizerWrite(chunk: Buffer): void {
+    try {
+      this.tokenizer.write(chunk);
+    } catch (error) {
+      throw this.translate(error);
+    }
+    this.bytes += chunk.length;
   }
 
   /** The input is over: throws when the document is incomplete, has rows that are not objects, or has no rows. */
   end(): void {
-    if (this.mode === DOCUMENT && this.target === NO_VALUE) throw this.invalidJson('the input is empty', '');
-    if (this.mode !== DONE || this.target !== NO_VALUE) {
-      const inside = this.target === ROW_VALUE ? ` inside ${this.rowsPath}[${this.rowIndex}]` : '';
-      throw this.invalidJson(`the input ends at byte ${this.offsetAt(this.chunk.length)} before the JSON is complete${inside}`, '');
+    if (this.pendingHalf !== '') {
+      const half = this.pendingHalf;
+      this.pendingHalf = '';
+      this.tokenizerWrite(Buffer.from(half, 'utf8'));
     }
+    try {
+      // the token parser ends by itself after the document's last token
+      if (!this.tokenizer.isEnded) this.tokenizer.end();
+      if (this.parser !== undefined && !this.parser.isEnded) this.parser.end();
+    } catch (error) {
+      if (error instanceof ValidationError) throw error;
+      const inside = this.rowStart >= 0 ? ` inside ${this.rowsPath}[${this.rowsBegun - 1}]` : '';
+      throw this.invalidJson(`the input ends at byte ${this.bytes} before the JSON is complete${inside}`, '');
+    }
+    if (this.parser === undefined) throw this.invalidJson('the input is empty', '');
     if (this.issueCount > 0) {
       throw new ValidationError(
         `${this.source}: ${this.issueCount} row(s) are not objects (first at ${this.issues[0]?.path || 'top level'}); ${EXPECTED_INPUT}`,
@@ -155,190 +135,80 @@ export class ResultJsonReader {
     if (!this.sawRows) throw this.wrongShape('', 'neither an array nor an object with "rows"');
   }
 
-  /** A character between values: punctuation, or the first character of a value. Returns the index after what it consumed. */
-  private structure(text: string, index: number, code: number): number {
-    switch (this.mode) {
-      case DOCUMENT:
-        if (code === OPEN_BRACKET) {
-          this.topLevel = 'array';
-          return this.startRows('', index);
-        }
-        if (code === OPEN_BRACE) {
-          this.topLevel = 'object';
-          this.mode = OBJECT_OPEN;
-          return index + 1;
-        }
-        if (code === QUOTE || startsScalar(code)) throw this.wrongShape('', 'neither an array nor an object with "rows"');
-        throw this.unexpected(index);
-      case ROWS_OPEN:
-        if (code === CLOSE_BRACKET) return this.endRows(index);
-        return this.startValue(text, index, code, ROW_VALUE);
-      case ROW_EXPECTED:
-        return this.startValue(text, index, code, ROW_VALUE);
-      case AFTER_ROW:
-        if (code === COMMA) {
-          this.mode = ROW_EXPECTED;
-          return index + 1;
-        }
-        if (code === CLOSE_BRACKET) return this.endRows(index);
-        throw this.unexpected(index);
-      case OBJECT_OPEN:
-      case KEY_EXPECTED:
-        if (code === QUOTE) return this.startValue(text, index, code, KEY_VALUE);
-        if (code === CLOSE_BRACE && this.mode === OBJECT_OPEN) return this.endDocument(index);
-        throw this.unexpected(index);
-      case COLON_EXPECTED:
-        if (code !== COLON) throw this.unexpected(index);
-        this.mode = MEMBER_VALUE;
-        return index + 1;
-      case MEMBER_VALUE:
-        return this.startMember(text, index, code);
-      case AFTER_MEMBER:
-        if (code === COMMA) {
-          this.mode = KEY_EXPECTED;
-          return index + 1;
-        }
-        if (code === CLOSE_BRACE) return this.endDocument(index);
-        throw this.unexpected(index);
-      default:
-        throw this.unexpected(index);
+  /** One token: checked against the document's shape, then handed to the token parser. */
+  private take(info: ParsedTokenInfo): void {
+    this.lastToken = info;
+    const { token } = info;
+    if (this.parser === undefined) this.parser = this.startDocument(info);
+    const opens = token === TokenType.LEFT_BRACE || token === TokenType.LEFT_BRACKET;
+    if (this.rowsDepth > 0 && this.depth === this.rowsDepth && opensValue(token)) {
+      // counted before the parser sees the token: a scalar row is emitted at this very token
+      this.rowStart = info.offset;
+      this.rowsBegun += 1;
     }
+    this.parser.write(info);
+    if (this.topLevel === 'object' && this.depth === 1) this.topLevelMember(info);
+    if (opens) this.depth += 1;
+    else if (token === TokenType.RIGHT_BRACE || token === TokenType.RIGHT_BRACKET) this.depth -= 1;
+    if (this.depth < this.rowsDepth) this.rowsDepth = 0;
+    // back between rows: after a scalar row, the `}` or `]` that closed a row, or a comma
+    if (this.rowsDepth === 0 || (this.depth === this.rowsDepth && !opens)) this.rowStart = -1;
   }
 
-  private startMember(text: string, index: number, code: number): number {
+  private startDocument(info: ParsedTokenInfo): TokenParser {
+    let paths: string[];
+    if (info.token === TokenType.LEFT_BRACKET) {
+      this.topLevel = 'array';
+      paths = ['$.*'];
+    } else if (info.token === TokenType.LEFT_BRACE) {
+      this.topLevel = 'object';
+      this.expectingKey = true;
+      paths = ['$.rows.*', '$.columns'];
+    } else throw this.wrongShape('', 'neither an array nor an object with "rows"');
+    const parser = new TokenParser({ paths, keepStack: false });
+    parser.onValue = ({ value, stack }) => {
+      if (stack.length === 1 && this.topLevel === 'object') this.handler.columns(parseColumns(value, this.source));
+      else this.takeRow(value);
+    };
+    if (this.topLevel === 'array') {
+      // the rows' elements are at depth 1 once the `[` is counted
+      this.startRows('', 1);
+    }
+    return parser;
+  }
+
+  /** A token directly inside the top-level object: a key, its colon, its value's first token, or a comma. */
+  private topLevelMember({ token, value }: ParsedTokenInfo): void {
+    if (token === TokenType.COMMA) {
+      this.expectingKey = true;
+      return;
+    }
+    if (token === TokenType.COLON) return;
+    if (this.expectingKey && token === TokenType.STRING) {
+      this.expectingKey = false;
+      this.key = value as string;
+      return;
+    }
     if (this.key === 'rows') {
       if (this.sawRows) throw this.wrongShape('rows', '"rows" appears twice');
-      if (code !== OPEN_BRACKET) {
-        if (code === QUOTE || code === OPEN_BRACE || startsScalar(code))
-          throw this.wrongShape('rows', '"rows" must be an array of row objects');
-        throw this.unexpected(index);
-      }
-      return this.startRows('rows', index);
-    }
-    if (this.key === 'columns') {
+      if (token !== TokenType.LEFT_BRACKET) throw this.wrongShape('rows', '"rows" must be an array of row objects');
+      this.startRows('rows', 2);
+    } else if (this.key === 'columns') {
       if (this.sawColumns) throw this.wrongShape('columns', '"columns" appears twice');
       this.sawColumns = true;
-      return this.startValue(text, index, code, COLUMNS_VALUE);
     }
-    return this.startValue(text, index, code, SKIPPED_VALUE);
+    this.key = '';
   }
 
-  private startRows(path: string, index: number): number {
+  private startRows(path: string, elementDepth: number): void {
     this.sawRows = true;
     this.rowsPath = path;
-    this.mode = ROWS_OPEN;
+    this.rowsDepth = elementDepth;
     this.handler.rowsStart();
-    return index + 1;
   }
 
-  private endRows(index: number): number {
-    if (this.topLevel === 'array') return this.endDocument(index);
-    this.mode = AFTER_MEMBER;
-    return index + 1;
-  }
-
-  private endDocument(index: number): number {
-    this.mode = DONE;
-    return index + 1;
-  }
-
-  /** Begin scanning a value at its first character; returns the index after that character. */
-  private startValue(text: string, index: number, code: number, target: number): number {
-    if (code === QUOTE) this.inString = true;
-    else if (code === OPEN_BRACE) this.closers.push(CLOSE_BRACE);
-    else if (code === OPEN_BRACKET) this.closers.push(CLOSE_BRACKET);
-    else if (startsScalar(code)) this.scalar = true;
-    else throw this.unexpected(index);
-    this.target = target;
-    this.nested = false;
-    this.pieceStart = index;
-    this.startChunk = text;
-    this.startIndex = index;
-    this.startChunkOffset = this.chunkOffset;
-    return index + 1;
-  }
-
-  /** A string or container value, from `from`: returns the index after its end, or the chunk's length when it goes on. */
-  private scanValue(text: string, from: number): number {
-    const length = text.length;
-    const closers = this.closers;
-    let index = from;
-    while (index < length) {
-      if (this.inString) {
-        if (this.escaped) {
-          this.escaped = false;
-          index += 1;
-          continue;
-        }
-        // Jump to the string's next `"` or `\` (both searches only move forward, so a chunk is searched once).
-        let quote = this.nextQuote;
-        if (quote !== -1 && quote < index) quote = this.nextQuote = text.indexOf('"', index);
-        let backslash = this.nextBackslash;
-        if (backslash !== -1 && backslash < index) backslash = this.nextBackslash = text.indexOf('\\', index);
-        if (backslash !== -1 && (quote === -1 || backslash < quote)) {
-          this.escaped = true;
-          index = backslash + 1;
-          continue;
-        }
-        if (quote === -1) return length;
-        this.inString = false;
-        index = quote + 1;
-        if (closers.length === 0) return this.complete(text, index);
-        continue;
-      }
-      const code = text.charCodeAt(index);
-      index += 1;
-      if (code === QUOTE) this.inString = true;
-      else if (code === OPEN_BRACE || code === OPEN_BRACKET) {
-        this.nested = true;
-        closers.push(code === OPEN_BRACE ? CLOSE_BRACE : CLOSE_BRACKET);
-      } else if (code === CLOSE_BRACE || code === CLOSE_BRACKET) {
-        if (closers.pop() !== code) throw this.unexpected(index - 1);
-        if (closers.length === 0) return this.complete(text, index);
-      } else if (code === BACKSLASH) throw this.unexpected(index - 1);
-    }
-    return length;
-  }
-
-  /** A number, `true`, `false` or `null`, which ends at the first delimiter (not consumed). */
-  private scanScalar(text: string, from: number): number {
-    const length = text.length;
-    for (let index = from; index < length; index += 1) {
-      const code = text.charCodeAt(index);
-      if (code === COMMA || code === CLOSE_BRACKET || code === CLOSE_BRACE || isWhitespace(code)) return this.complete(text, index);
-    }
-    return length;
-  }
-
-  /** The value ends before `end` in `text`: hand it over. Returns `end`. */
-  private complete(text: string, end: number): number {
-    const target = this.target;
-    this.target = NO_VALUE;
-    this.scalar = false;
-    if (target === SKIPPED_VALUE) {
-      this.mode = AFTER_MEMBER;
-      return end;
-    }
-    const piece = text.slice(this.pieceStart, end);
-    const value = this.parts.length === 0 ? piece : this.parts.join('') + piece;
-    this.parts = [];
-    if (target === ROW_VALUE) {
-      this.mode = AFTER_ROW;
-      this.takeRow(value);
-    } else if (target === COLUMNS_VALUE) {
-      this.mode = AFTER_MEMBER;
-      this.handler.columns(parseColumns(this.parse(value, 'columns'), this.source));
-    } else {
-      this.mode = COLON_EXPECTED;
-      this.key = this.parse(value, 'a key of the top-level object') as string;
-    }
-    return end;
-  }
-
-  private takeRow(text: string): void {
-    const index = this.rowIndex;
-    this.rowIndex = index + 1;
-    const row = this.parse(text, `${this.rowsPath}[${index}]`);
+  private takeRow(row: unknown): void {
+    const index = this.rowsBegun - 1;
     if (typeof row !== 'object' || row === null || Array.isArray(row)) {
       this.issueCount += 1;
       if (this.issues.length < ISSUES_LISTED) {
@@ -348,27 +218,28 @@ export class ResultJsonReader {
     }
     // The input will be refused: the rows after a bad one are only checked.
     if (this.issueCount > 0) return;
-    if (this.nested) nestedCellsAsText(row as Record<string, unknown>);
+    nestedCellsAsText(row as Record<string, unknown>);
     this.handler.row(row as Row);
   }
 
-  private parse(text: string, what: string): unknown {
-    try {
-      return JSON.parse(text);
-    } catch (error) {
-      const offset = this.startChunkOffset + Buffer.byteLength(this.startChunk.slice(0, this.startIndex));
-      throw this.invalidJson(`${what}, which starts at byte ${offset}: ${(error as Error).message}`, what);
+  /** The parser's errors, said as where the input went wrong. */
+  private translate(error: unknown): unknown {
+    if (error instanceof TokenParserError) {
+      const token = this.lastToken;
+      if (token === undefined) return this.invalidJson(error.message, '');
+      const text = TOKEN_TEXT[token.token] ?? JSON.stringify(token.value);
+      return this.invalidJson(`unexpected ${JSON.stringify(text)} at byte ${token.offset}`, '');
     }
-  }
-
-  /** The byte offset of `index` in the current chunk. */
-  private offsetAt(index: number): number {
-    return this.chunkOffset + Buffer.byteLength(this.chunk.slice(0, index));
-  }
-
-  private unexpected(index: number): ValidationError {
-    const character = String.fromCodePoint(this.chunk.codePointAt(index) ?? 0);
-    return this.invalidJson(`unexpected ${JSON.stringify(character)} at byte ${this.offsetAt(index)}`, '');
+    if (error instanceof TokenizerError) {
+      if (this.rowStart >= 0) {
+        const path = `${this.rowsPath}[${this.rowsBegun - 1}]`;
+        return this.invalidJson(`${path}, which starts at byte ${this.rowStart}: ${error.message}`, path);
+      }
+      const found = /^Unexpected "(.*)" at chunk position "\d+" \(absolute position "(\d+)"\)/s.exec(error.message);
+      if (found !== null) return this.invalidJson(`unexpected ${JSON.stringify(found[1])} at byte ${found[2]}`, '');
+      return this.invalidJson(error.message, '');
+    }
+    return error;
   }
 
   private invalidJson(detail: string, path: string): ValidationError {

@@ -3,7 +3,7 @@ import { BedrockRuntimeClient, InvokeModelCommand, type BedrockRuntimeClientConf
 import type { Embedder } from './port.js';
 import { ConfigError } from '../errors/index.js';
 import { embedderError, malformedEmbedding } from './errors.js';
-import { mapWithConcurrency } from './map-with-concurrency.js';
+import { mapWithConcurrency } from '../concurrency/index.js';
 
 export const BEDROCK_TITAN_V2_MODEL = 'amazon.titan-embed-text-v2:0';
 /** Titan v2's largest output size; it also accepts 256 and 512. */

@@ -82,9 +82,23 @@ function textMessage(entry: Record<string, unknown>, messageKey: string): string
   return `${String(entry[messageKey] ?? '')}${errorText ? `: ${errorText}` : ''}${boundFields(entry)}`;
 }
 
+/**
+ * pino-pretty, or undefined where it is not installed: it is a development dependency, and a production
+ * install (the image, which logs JSON) writes JSON lines instead of text.
+ */
+function loadPretty(): typeof import('pino-pretty') | undefined {
+  try {
+    return require('pino-pretty') as typeof import('pino-pretty');
+  } catch (error) {
+    if ((error as NodeJS.ErrnoException).code === 'MODULE_NOT_FOUND') return undefined;
+    throw error;
+  }
+}
+
 function textStream(destination: NodeJS.WritableStream | undefined): pino.DestinationStream {
   // loaded only for text logs: JSON-only processes (the fleet in containers) never pay for it
-  const pretty = require('pino-pretty') as typeof import('pino-pretty');
+  const pretty = loadPretty();
+  if (pretty === undefined) return (destination as pino.DestinationStream | undefined) ?? pino.destination(2);
   const messageFormat: import('pino-pretty').MessageFormatFunc = (entry, messageKey) => textMessage(entry, messageKey);
   const colorize = destination === undefined && process.stderr.isTTY === true && !process.env.NO_COLOR;
   return pretty({

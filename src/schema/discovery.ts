@@ -8,7 +8,7 @@
  * The reference described tables one by one and stopped at nothing.
  */
 import { CancelledError, WarehouseError, describeError } from '../errors/index.js';
-import { mapWithConcurrency } from '../embed/map-with-concurrency.js';
+import { mapWithConcurrency } from '../concurrency/index.js';
 import type { TableRef, TableSchema, Warehouse } from '../warehouse/port.js';
 import { DISCOVERY_CONCURRENCY, DISCOVERY_TABLE_TIMEOUT_MS } from './constants.js';
 import type { SchemaProgressListener } from './progress.js';

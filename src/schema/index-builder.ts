@@ -6,7 +6,7 @@
  */
 import { randomBytes } from 'node:crypto';
 import type { Embedder } from '../embed/port.js';
-import { mapWithConcurrency } from '../embed/map-with-concurrency.js';
+import { mapWithConcurrency } from '../concurrency/index.js';
 import { AssayError, CancelledError, NotFoundError, describeError } from '../errors/index.js';
 import type { VectorIndex, VectorPoint } from '../vector/port.js';
 import type { TableSchema } from '../warehouse/port.js';

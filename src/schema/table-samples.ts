@@ -9,7 +9,7 @@
  * batches at a time; a batch that fails or runs out of time is retried table by table, so one slow
  * or broken table costs only its own samples.
  */
-import { mapWithConcurrency } from '../embed/map-with-concurrency.js';
+import { mapWithConcurrency } from '../concurrency/index.js';
 import { CancelledError, WarehouseError, describeError } from '../errors/index.js';
 import { RecentMap } from '../common/recent-map.js';
 import type { Row, TableDescription, TableRef, TableSchema, Warehouse } from '../warehouse/port.js';

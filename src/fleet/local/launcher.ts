@@ -26,7 +26,7 @@ import { finalizeRun } from '../../discovery/phases/finalize.js';
 import { ConflictError, NotFoundError, describeError } from '../../errors/index.js';
 import { readJsonFile } from '../../common/atomic-file.js';
 import { finalizeInterruptedRun } from './interrupted-run.js';
-import { createLimiter } from './limiter.js';
+import { createLimiter } from '../../concurrency/index.js';
 import {
   LEASE_HEARTBEAT_MS,
   LEASE_STALE_AFTER_MS,

@@ -30,7 +30,7 @@ import { prepareRun } from '../../discovery/phases/prepare.js';
 import { recommend } from '../../discovery/phases/recommend.js';
 import { verifyInsight } from '../../discovery/phases/verify-insight.js';
 import { abortableSleep } from '../../llm/retry.js';
-import { createLimiter, type Limiter } from './limiter.js';
+import { createLimiter, type Limiter } from '../../concurrency/index.js';
 
 export type RunnerEvent =
   | { type: 'phase'; phase: Run['phase']; detail: string }

@@ -4,7 +4,7 @@
  * `json_deserialize_sql` turns a (rewritten) tree back into SQL. Nothing here ever touches data.
  */
 import { DuckDBInstance, type DuckDBConnection } from '@duckdb/node-api';
-import { SerialQueue } from '../serial-queue.js';
+import { createLimiter } from '../../concurrency/index.js';
 
 /**
  * Settings of every DuckDB instance agent SQL can reach: no files, no network, no extension
@@ -43,7 +43,8 @@ function stringifyRestoringBigIntegers(tree: unknown): string {
 }
 
 let parserConnection: Promise<DuckDBConnection> | undefined;
-const parserQueue = new SerialQueue();
+/** The parser connection executes one statement at a time. */
+const parserQueue = createLimiter(1);
 
 function connection(): Promise<DuckDBConnection> {
   parserConnection ??= DuckDBInstance.create(':memory:', { ...DUCKDB_LOCKDOWN_SETTINGS }).then((instance) => instance.connect());
@@ -52,11 +53,11 @@ function connection(): Promise<DuckDBConnection> {
 
 /** Number of statements in `sql`; throws the parser's error when it does not parse. */
 export function countDuckdbStatements(sql: string): Promise<number> {
-  return parserQueue.run(async () => (await (await connection()).extractStatements(sql)).count);
+  return parserQueue(async () => (await (await connection()).extractStatements(sql)).count);
 }
 
 export function serializeDuckdbSql(sql: string): Promise<SerializedDuckdbSql> {
-  return parserQueue.run(async () => {
+  return parserQueue(async () => {
     const reader = await (await connection()).runAndReadAll('SELECT json_serialize_sql($1::VARCHAR)', [sql]);
     const text = reader.getRows()[0]?.[0];
     return parseKeepingBigIntegers(String(text)) as SerializedDuckdbSql;
@@ -64,7 +65,7 @@ export function serializeDuckdbSql(sql: string): Promise<SerializedDuckdbSql> {
 }
 
 export function deserializeDuckdbSql(tree: SerializedDuckdbSql): Promise<string> {
-  return parserQueue.run(async () => {
+  return parserQueue(async () => {
     const reader = await (await connection()).runAndReadAll('SELECT json_deserialize_sql($1::JSON)', [stringifyRestoringBigIntegers(tree)]);
     return String(reader.getRows()[0]?.[0]);
   });

