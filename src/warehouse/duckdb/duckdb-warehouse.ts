@@ -17,7 +17,15 @@ import os from 'node:os';
 import path from 'node:path';
 import { DuckDBInstance, StatementType, type DuckDBConnection, type DuckDBValue } from '@duckdb/node-api';
 import type { Row } from '../../domain/index.js';
-import { CancelledError, ConfigError, NotFoundError, UnsafeSqlError, WarehouseError, describeError } from '../../errors/index.js';
+import {
+  CancelledError,
+  ConfigError,
+  NotFoundError,
+  QueryTimeoutError,
+  UnsafeSqlError,
+  WarehouseError,
+  describeError,
+} from '../../errors/index.js';
 import { deduplicateColumnNames } from '../cells.js';
 import { catalogComment } from '../comments.js';
 import { inferColumnCategory } from '../column-category.js';
@@ -304,7 +312,7 @@ class DuckdbWarehouse implements Warehouse {
       }
     } catch (error) {
       if (error instanceof UnsafeSqlError) throw error;
-      if (stoppedBy === 'timeout') throw new WarehouseError(`query timed out after ${limits.timeoutMs} ms`, { cause: error });
+      if (stoppedBy === 'timeout') throw new QueryTimeoutError(limits.timeoutMs, { cause: error });
       if (stoppedBy === 'signal') throw new CancelledError('query cancelled', { cause: error });
       throw new WarehouseError(`DuckDB: ${describeError(error)}`, { cause: error });
     } finally {
