@@ -19,7 +19,12 @@ export interface SqlDialect {
   monthText(expression: string): string;
   /** A number rounded to `digits` decimals (short cells keep a digest whole). */
   round(expression: string, digits: number): string;
+  /** A FROM item reading about `percent` % of the table's blocks (repeatable), never the whole table. */
+  blockSample(table: string, percent: number): string;
 }
+
+/** A sampling percentage as a short literal (3 significant digits). */
+const percentText = (percent: number) => String(Number(percent.toPrecision(3)));
 
 /** Words are separated by white space and punctuation; letters of any script stay in the word. */
 const WORD_SEPARATOR = "'[[:space:][:punct:]]+'";
@@ -32,6 +37,7 @@ const duckdb: SqlDialect = {
   splitWords: (expression) => `UNNEST(regexp_split_to_array(lower(CAST(${expression} AS VARCHAR)), ${WORD_SEPARATOR}))`,
   monthText: (expression) => `strftime(CAST(${expression} AS TIMESTAMP), '%Y-%m')`,
   round: (expression, digits) => `ROUND(CAST(${expression} AS DOUBLE), ${digits})`,
+  blockSample: (table, percent) => `${table} USING SAMPLE ${percentText(percent)} PERCENT (system, 7)`,
 };
 
 const postgres: SqlDialect = {
@@ -42,6 +48,7 @@ const postgres: SqlDialect = {
   splitWords: (expression) => `regexp_split_to_table(lower(CAST(${expression} AS TEXT)), ${WORD_SEPARATOR})`,
   monthText: (expression) => `to_char(CAST(${expression} AS TIMESTAMP), 'YYYY-MM')`,
   round: (expression, digits) => `CAST(ROUND(CAST(${expression} AS NUMERIC), ${digits}) AS DOUBLE PRECISION)`,
+  blockSample: (table, percent) => `${table} TABLESAMPLE SYSTEM (${percentText(percent)}) REPEATABLE (7)`,
 };
 
 export function sqlDialect(name: SqlDialectName): SqlDialect {

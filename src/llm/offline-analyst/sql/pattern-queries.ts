@@ -363,8 +363,11 @@ export function bracketAlias(metric: ColumnModel): string {
 /**
  * A metric cut into quartiles (edges from the data): per bracket, its rows, lowest and highest value,
  * and the table's measures, so a measure that climbs or falls with the metric shows across brackets.
+ * With `approximateEdges` (DuckDB tables past the profile's sample size) the edges are approximate
+ * quantiles read in one bounded-memory pass, instead of NTILE's sort of every row with all its columns;
+ * each bracket's rows, range and measures are still counted exactly.
  */
-export function bracketQuery(table: TableModel, metric: ColumnModel, measures: readonly Measure[]): string {
+export function bracketQuery(table: TableModel, metric: ColumnModel, measures: readonly Measure[], approximateEdges = false): string {
   const count = quoteIdentifier(countAlias(table));
   const value = `CAST(${column('t', metric.name)} AS DOUBLE PRECISION)`;
   const select = [
@@ -374,17 +377,25 @@ export function bracketQuery(table: TableModel, metric: ColumnModel, measures: r
     `MAX(${value}) AS ${quoteIdentifier(alias('max', metric.name))}`,
     ...measures.map((measure) => `${measure.sql} AS ${quoteIdentifier(measure.alias)}`),
   ];
-  return [
-    'WITH bracketed AS (',
-    `  SELECT t.*, NTILE(${METRIC_BRACKETS}) OVER (ORDER BY ${value}) AS bracket_number`,
-    `  FROM ${quoteTable(table.qualified)} t`,
-    `  WHERE ${column('t', metric.name)} IS NOT NULL`,
-    ')',
-    `SELECT ${select.join(',\n       ')}`,
-    'FROM bracketed t',
-    'GROUP BY 1',
-    'ORDER BY 1',
-  ].join('\n');
+  const edges = Array.from({ length: METRIC_BRACKETS - 1 }, (_, index) => (index + 1) / METRIC_BRACKETS);
+  const bracketed = approximateEdges
+    ? [
+        'WITH edges AS (',
+        `  SELECT approx_quantile(${value}, [${edges.join(', ')}]) AS edge FROM ${quoteTable(table.qualified)} t`,
+        '), bracketed AS (',
+        `  SELECT t.*, CAST(CASE ${edges.map((_, index) => `WHEN ${value} <= e.edge[${index + 1}] THEN ${index + 1}`).join(' ')} ELSE ${METRIC_BRACKETS} END AS BIGINT) AS bracket_number`,
+        `  FROM ${quoteTable(table.qualified)} t, edges e`,
+        `  WHERE ${column('t', metric.name)} IS NOT NULL`,
+        ')',
+      ]
+    : [
+        'WITH bracketed AS (',
+        `  SELECT t.*, NTILE(${METRIC_BRACKETS}) OVER (ORDER BY ${value}) AS bracket_number`,
+        `  FROM ${quoteTable(table.qualified)} t`,
+        `  WHERE ${column('t', metric.name)} IS NOT NULL`,
+        ')',
+      ];
+  return [...bracketed, `SELECT ${select.join(',\n       ')}`, 'FROM bracketed t', 'GROUP BY 1', 'ORDER BY 1'].join('\n');
 }
 
 /** Two numeric expressions whose correlation is measured, and what to call it. */
@@ -429,22 +440,26 @@ export function repeatedAlias(table: TableModel): string {
  * Rows identical to another row on every descriptive column (the segment, the measured values and
  * the dimensions, outcomes and free text aside), per value of a segment: how many rows repeat, the
  * share, and the total over every value. Exact repeats of measured values rarely happen by chance.
+ * Identical rows are counted by grouping on those columns (a hash aggregate that spills past the
+ * memory limit), not by a window over every row.
  */
 export function repeatedRowsQuery(table: TableModel, segment: Segment, identity: readonly ColumnModel[]): string {
   const count = quoteIdentifier(countAlias(table));
   const repeated = quoteIdentifier(repeatedAlias(table));
   const partition = [segment.expression, ...identity.map((candidate) => column('t', candidate.name))].join(', ');
+  const repeatedCopies = 'SUM(CASE WHEN copies >= 2 THEN copies ELSE 0 END)';
   return [
     'WITH copies AS (',
-    `  SELECT ${segment.expression} AS segment_value, COUNT(*) OVER (PARTITION BY ${partition}) AS copies`,
+    `  SELECT ${segment.expression} AS segment_value, COUNT(*) AS copies`,
     `  FROM ${quoteTable(table.qualified)} t${segment.join ? `\n  ${segment.join}` : ''}`,
+    `  GROUP BY ${partition}`,
     ')',
     `SELECT segment_value AS ${quoteIdentifier(segment.alias)},`,
-    `       COUNT(*) AS ${count},`,
-    `       COUNT(*) FILTER (WHERE copies >= 2) AS ${repeated},`,
-    `       AVG(CASE WHEN copies >= 2 THEN 1.0 ELSE 0.0 END) AS ${quoteIdentifier(alias('share', repeatedAlias(table)))},`,
-    `       SUM(COUNT(*) FILTER (WHERE copies >= 2)) OVER () AS ${quoteIdentifier(alias('all', repeatedAlias(table)))},`,
-    `       SUM(COUNT(*)) OVER () AS ${quoteIdentifier(alias('all', countAlias(table)))}`,
+    `       CAST(SUM(copies) AS BIGINT) AS ${count},`,
+    `       CAST(${repeatedCopies} AS BIGINT) AS ${repeated},`,
+    `       CAST(${repeatedCopies} AS DOUBLE PRECISION) / SUM(copies) AS ${quoteIdentifier(alias('share', repeatedAlias(table)))},`,
+    `       CAST(SUM(${repeatedCopies}) OVER () AS BIGINT) AS ${quoteIdentifier(alias('all', repeatedAlias(table)))},`,
+    `       CAST(SUM(SUM(copies)) OVER () AS BIGINT) AS ${quoteIdentifier(alias('all', countAlias(table)))}`,
     'FROM copies',
     'GROUP BY 1',
     `ORDER BY 3 DESC, 2 DESC, 1`,
