@@ -35,5 +35,7 @@ export const duckdbSyntax: SqlSyntax = {
   sampledTable: (ref, tableRows, rows) =>
     tableRows <= rows
       ? qualifiedTable(ref, doubleQuoted)
-      : `(SELECT * FROM ${qualifiedTable(ref, doubleQuoted)} USING SAMPLE reservoir(${Math.max(1, Math.floor(rows))} ROWS) REPEATABLE (7))`,
+      : // Bernoulli with a seed: row-level, the same rows for every statement of a run, and a streaming filter
+        // (a reservoir of 500,000 rows reads the whole table into the sample first: 16.7 s against 1.3 s at 10M rows)
+        `(SELECT * FROM ${qualifiedTable(ref, doubleQuoted)} USING SAMPLE ${finiteNumber(Math.min(100, (100 * rows) / Math.max(1, tableRows)))} PERCENT (bernoulli, 7))`,
 };

@@ -20,6 +20,8 @@ import { openWarehouse } from '../../../src/warehouse/index.js';
 import type { Warehouse } from '../../../src/warehouse/port.js';
 
 const CLAIMED_ROWS = 50_000_000;
+/** Past mining's sample threshold, so mining samples: 20 % of the 20,000 rows. */
+const MINING_CLAIMED_ROWS = 2_500_000;
 
 let directory: string;
 let warehouse: Warehouse;
@@ -63,9 +65,9 @@ afterAll(async () => {
   rmSync(directory, { recursive: true, force: true });
 });
 
-describe('when mining profiles a table the catalog reports at 50M rows', () => {
+describe('when mining profiles a table the catalog reports past its sample threshold', () => {
   it('reads a sample with sketches and runs no exact COUNT(DISTINCT …) over the whole table', async () => {
-    const tables = (await discoverSchema(warehouse)).map((table) => ({ ...table, rowCount: CLAIMED_ROWS }));
+    const tables = (await discoverSchema(warehouse)).map((table) => ({ ...table, rowCount: MINING_CLAIMED_ROWS }));
     statements.length = 0;
     const outcome = await mineWarehouse({
       warehouse,
@@ -83,7 +85,7 @@ describe('when mining profiles a table the catalog reports at 50M rows', () => {
     expect(statements.length).toBeGreaterThan(profiles.length);
     for (const sql of statements) {
       // every statement reads the table through the sample, so no aggregate ever sees every row
-      expect(sql).toMatch(/USING SAMPLE reservoir\(500000 ROWS\)/);
+      expect(sql).toMatch(/USING SAMPLE 20 PERCENT \(bernoulli, 7\)/);
       expect(sql.replace(/\(SELECT \* FROM "main"\."orders" USING SAMPLE[^)]*\)[^)]*\)/g, '')).not.toMatch(/"main"\."orders"/);
     }
     const profile = statements[0] ?? '';

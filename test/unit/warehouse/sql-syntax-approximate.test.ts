@@ -22,7 +22,7 @@ describe('approximate distinct counts per dialect', () => {
 
 describe('uniform samples per dialect', () => {
   it.each([
-    ['duckdb', '(SELECT * FROM "shop"."orders" USING SAMPLE reservoir(500000 ROWS) REPEATABLE (7))'],
+    ['duckdb', '(SELECT * FROM "shop"."orders" USING SAMPLE 1 PERCENT (bernoulli, 7))'],
     ['postgres', '(SELECT * FROM "shop"."orders" TABLESAMPLE BERNOULLI (1) REPEATABLE (7))'],
     ['snowflake', '(SELECT * FROM "shop"."orders" SAMPLE BERNOULLI (1))'],
     ['bigquery', '(SELECT * FROM `shop`.`orders` TABLESAMPLE SYSTEM (1 PERCENT))'],
