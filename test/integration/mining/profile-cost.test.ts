@@ -93,6 +93,9 @@ describe('when mining profiles a table the catalog reports past its sample thres
     expect(profile).not.toMatch(/count\(DISTINCT/i);
     expect(outcome.findings.length).toBeGreaterThan(0);
     expect(outcome.findings.every((finding) => finding.claim.approximate === true)).toBe(true);
+    expect(outcome.notes).toContain(
+      'main.orders: mined on a uniform sample of about 500,000 of its 2,500,000 rows (findings are approximate; their recounts are exact)',
+    );
   });
 });
 
