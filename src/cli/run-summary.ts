@@ -1,4 +1,5 @@
 /** The table printed after a run: areas, insights by verification status, recommendations, cost; then what to do next. */
+import { describeQueryTimeouts } from '../discovery/query-timeouts.js';
 import type { DiscoveryResult, Run } from '../domain/index.js';
 import { describeRunCost, formatNumber } from '../report/format.js';
 import { runErrorsWithoutSkips, skippedAreas } from '../report/skipped-areas.js';
@@ -22,7 +23,9 @@ function headline(outcome: DiscoveryOutcome): string {
     const by = outcome.interruptedBy ? ` by ${describeSignal(outcome.interruptedBy)}` : '';
     return `run ${run.id}: cancelled${by} after ${run.steps_completed} of ${run.settings.max_steps} exploration steps (${seconds}); the steps are kept`;
   }
-  return `run ${run.id}: ${runStatusLabel(run)} in ${seconds}`;
+  // a timed-out statement is why a run whose areas all completed is partial: say so where the status is
+  const timedOut = describeQueryTimeouts(result.query_timeouts);
+  return `run ${run.id}: ${runStatusLabel(run)}${timedOut ? ` — ${timedOut}` : ''} in ${seconds}`;
 }
 
 /** One line of LLM usage: calls, tokens (with thousands separators), the largest prompt, and what it cost. */

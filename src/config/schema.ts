@@ -144,10 +144,15 @@ export const configSchema = z.object({
         .int()
         .min(1_024)
         .default(256 * 1024),
-      /** Memory one query may use, in MiB (DuckDB `memory_limit` for the instance, ClickHouse `max_memory_usage`); unset: the engine's default. */
+      /**
+       * Memory one query may use, in MiB (DuckDB `memory_limit` for the instance, ClickHouse `max_memory_usage`);
+       * unset: 25 % of the container's memory (else the machine's), at most 1,024 MiB (docs/warehouses.md).
+       */
       memoryLimitMb: z.number().int().min(64).optional(),
-      /** Threads one query may use (DuckDB `threads`, ClickHouse `max_threads`); unset: the engine's default (every core). */
+      /** Threads one query may use (DuckDB `threads`, ClickHouse `max_threads`); unset: the cores the container may use. */
       threads: z.number().int().min(1).max(256).optional(),
+      /** Where DuckDB spills sorts and hash tables that exceed the memory limit; unset: a private directory under the OS temp directory. */
+      tempDirectory: z.string().min(1).optional(),
     })
     .default({ maxRows: 10_000, timeoutMs: 30_000, maxStoredBytes: 256 * 1024 }),
   /** Insight mining (docs/mining.md): the statements it may run, its significance level, what it reports. */
@@ -270,6 +275,7 @@ export const ENV_BINDINGS: ReadonlyArray<{
   { env: 'ASSAY_SQL_TIMEOUT_MS', path: ['sql', 'timeoutMs'], kind: 'int' },
   { env: 'ASSAY_SQL_MEMORY_LIMIT_MB', path: ['sql', 'memoryLimitMb'], kind: 'int' },
   { env: 'ASSAY_SQL_THREADS', path: ['sql', 'threads'], kind: 'int' },
+  { env: 'ASSAY_SQL_TEMP_DIRECTORY', path: ['sql', 'tempDirectory'], kind: 'string' },
   { env: 'ASSAY_ENABLE_SYSTEM_TEST', path: ['enableSystemTestPack'], kind: 'bool' },
   { env: 'ASSAY_ANALYSIS_EVIDENCE', path: ['compaction', 'evidence'], kind: 'string' },
   { env: 'ASSAY_MINING_FDR', path: ['mining', 'fdr'], kind: 'number' },

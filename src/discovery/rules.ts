@@ -34,18 +34,20 @@ export interface RunTypeInput {
   explorationFailed: boolean;
   /** A fatal error before or outside analysis (no areas could run). */
   fatalError?: string | undefined;
+  /** Statements stopped by the statement timeout, in any stage: what they would have shown is missing. */
+  queryTimeouts?: number | undefined;
 }
 
 /**
- * full: every requested area completed and exploration ended normally; partial: some areas failed
- * or exploration broke off early; failed: no area completed (or a fatal error); cancelled.
+ * full: every requested area completed, exploration ended normally and no statement timed out;
+ * partial: some areas failed, exploration broke off early, or statements timed out; failed: no area completed (or a fatal error); cancelled.
  */
 export function decideRunType(input: RunTypeInput): RunType {
   if (input.cancelled) return 'cancelled';
   if (input.fatalError !== undefined) return 'failed';
   const completed = input.areas.filter((area) => area.status === 'completed').length;
   if (input.areas.length === 0 || completed === 0) return 'failed';
-  if (completed < input.areas.length || input.explorationFailed) return 'partial';
+  if (completed < input.areas.length || input.explorationFailed || (input.queryTimeouts ?? 0) > 0) return 'partial';
   return 'full';
 }
 

@@ -54,6 +54,8 @@ export const miningStateSchema = z.object({
   queries: z.number().int().nonnegative().default(0),
   failed_queries: z.number().int().nonnegative().default(0),
   skipped_queries: z.number().int().nonnegative().default(0),
+  /** Of the failed statements, those stopped by the statement timeout. */
+  timed_out_queries: z.number().int().nonnegative().optional(),
   tables: z.array(z.string()).default([]),
   /** Hypotheses tested (the Benjamini–Hochberg family) and how many passed q ≤ the run's level. */
   tested: z.number().int().nonnegative().default(0),

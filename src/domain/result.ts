@@ -3,6 +3,14 @@ import { insightSchema } from './insight.js';
 import { recommendationSchema } from './recommendation.js';
 import { areaRunSchema, runTelemetrySchema, runTypeSchema } from './run.js';
 
+/** Statements that hit `sql.timeoutMs`, per stage of the run. */
+export const queryTimeoutsSchema = z.object({
+  exploration: z.number().int().nonnegative(),
+  mining: z.number().int().nonnegative(),
+  verification: z.number().int().nonnegative(),
+});
+export type QueryTimeouts = z.infer<typeof queryTimeoutsSchema>;
+
 export const validationLogEntrySchema = z.object({
   insight_id: z.string(),
   analysis_area: z.string(),
@@ -37,6 +45,8 @@ export const discoveryResultSchema = z.object({
     queries_executed: z.number().int(),
     errors: z.array(z.string()),
   }),
+  /** Statements stopped by the statement timeout, per stage; any makes the run partial (src/discovery/query-timeouts.ts). */
+  query_timeouts: queryTimeoutsSchema.optional(),
   analysis_log: z.array(areaRunSchema),
   recommendation_log: z.object({
     error: z.string().optional(),

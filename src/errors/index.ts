@@ -89,6 +89,28 @@ export class WarehouseError extends AssayError {
   }
 }
 
+/** Start of every statement-timeout message: how a stored step or recount error is recognised as one. */
+export const QUERY_TIMEOUT_MESSAGE = 'query timed out after';
+
+/** A statement hit the `sql.timeoutMs` limit and was stopped (the engine's own limit or Assay's interrupt). */
+export class QueryTimeoutError extends WarehouseError {
+  readonly timeoutMs: number;
+  constructor(timeoutMs: number, options?: { cause?: unknown }) {
+    super(
+      `${QUERY_TIMEOUT_MESSAGE} ${timeoutMs} ms: narrow the statement (fewer rows, fewer groups), or raise sql.timeoutMs (ASSAY_SQL_TIMEOUT_MS)`,
+      { ...options, details: { timeoutMs } },
+    );
+    this.timeoutMs = timeoutMs;
+  }
+}
+
+/** True when an error, or the text an error was stored as, is a statement timeout. */
+export function isQueryTimeout(error: unknown): boolean {
+  if (error instanceof QueryTimeoutError) return true;
+  const text = typeof error === 'string' ? error : undefined;
+  return text !== undefined && text.includes(QUERY_TIMEOUT_MESSAGE);
+}
+
 export class NotFoundError extends AssayError {
   constructor(message: string, details?: Record<string, unknown>) {
     super('not_found', message, { details });

@@ -10,6 +10,7 @@ import { insightbenchBench } from './insightbench.js';
 import { keyFactsBench } from './key-facts.js';
 import { llmCostBench } from './llm-cost.js';
 import { promptBoundBench } from './prompt-bound.js';
+import { scaleBench } from './scale.js';
 import { schemaBench } from './schema.js';
 import { startupBench } from './startup.js';
 import { storeBench } from './store.js';
@@ -23,6 +24,7 @@ const benches: Bench[] = [
   keyFactsBench,
   llmCostBench,
   promptBoundBench,
+  scaleBench,
   schemaBench,
   startupBench,
   storeBench,

@@ -316,7 +316,7 @@ export async function mineWarehouse(input: MiningInput): Promise<MiningOutcome> 
     }
     if (mined?.sampleRows)
       notes.push(
-        `${table.qualified}: mined on a uniform sample of ${MINING_SAMPLE_ROWS.toLocaleString('en-US')} rows (findings are approximate)`,
+        `${table.qualified}: mined on a uniform sample of about ${MINING_SAMPLE_ROWS.toLocaleString('en-US')} of its ${table.rowCount.toLocaleString('en-US')} rows (findings are approximate; their recounts are exact)`,
       );
   }
   const relevance = await columnRelevance(input.embedder, input.goal, input.description, profiled, input.signal);

@@ -3,7 +3,7 @@
  * read-only connection as agent SQL), a per-run budget of statements and of time, and a record of
  * what ran and what failed. A failed statement costs its finder, never the run.
  */
-import { CancelledError, UnsafeSqlError, WarehouseError, describeError } from '../../errors/index.js';
+import { CancelledError, UnsafeSqlError, WarehouseError, describeError, isQueryTimeout } from '../../errors/index.js';
 import type { Row, Warehouse } from '../../warehouse/port.js';
 
 export interface MiningBudget {
@@ -22,6 +22,8 @@ export interface MiningQueryRecord {
   ms: number;
   rows: number;
   error?: string;
+  /** The statement hit the statement timeout. */
+  timedOut?: true;
 }
 
 export interface MiningQueryRunner {
@@ -67,7 +69,7 @@ export function createMiningQueryRunner(
       } catch (error) {
         if (error instanceof CancelledError) throw error;
         if (!(error instanceof WarehouseError || error instanceof UnsafeSqlError)) throw error;
-        records.push({ label, ms: now() - at, rows: 0, error: describeError(error) });
+        records.push({ label, ms: now() - at, rows: 0, error: describeError(error), ...(isQueryTimeout(error) ? { timedOut: true } : {}) });
         return undefined;
       }
     },

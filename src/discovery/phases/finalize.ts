@@ -7,6 +7,7 @@ import { dropRunCollection } from '../../compaction/run-step-index.js';
 import type { DiscoveryResult, Insight, Run, ValidationLogEntry } from '../../domain/index.js';
 import type { DiscoveryDeps } from '../context.js';
 import { requireRun } from '../context.js';
+import { countQueryTimeouts, describeQueryTimeouts, totalQueryTimeouts } from '../query-timeouts.js';
 import { decideRunType, runStatusFor } from '../rules.js';
 import { withoutMirrors } from '../claims/stance.js';
 
@@ -82,23 +83,34 @@ function validationLog(insights: readonly Insight[]): ValidationLogEntry[] {
 export async function finalizeRun(deps: DiscoveryDeps, runId: string, options: { fatalError?: string } = {}): Promise<DiscoveryResult> {
   const run = await requireRun(deps, runId);
   const cancelled = run.status === 'cancelled';
+  const ranked = rankInsights(run.areas.flatMap((area) => area.insights));
+  const steps = await deps.store.listSteps(runId);
+  // every verification counts, the mirrored twins' too: their statements ran
+  const queryTimeouts = countQueryTimeouts({ steps, mining: run.mining, insights: ranked });
   const runType = decideRunType({
     cancelled,
     areas: run.areas,
     explorationFailed: run.exploration_done_reason === 'llm_error',
     fatalError: options.fatalError,
+    queryTimeouts: totalQueryTimeouts(queryTimeouts),
   });
   // one fact from both sides (Android lower, iOS higher) is stated once; recommendations follow to the one kept
-  const { kept, replacedBy } = withoutMirrors(rankInsights(run.areas.flatMap((area) => area.insights)));
+  const { kept, replacedBy } = withoutMirrors(ranked);
   const insights = kept;
   const recommendations = run.recommendations.map((recommendation) => ({
     ...recommendation,
     related_insight_ids: [...new Set(recommendation.related_insight_ids.map((id) => replacedBy.get(id) ?? id))],
   }));
-  const steps = await deps.store.listSteps(runId);
   const completedAt = deps.now();
   const startedAt = new Date(run.started_at ?? run.created_at);
-  const errors = [...(options.fatalError ? [options.fatalError] : []), ...runErrors(run)];
+  const timedOut = describeQueryTimeouts(queryTimeouts);
+  const errors = [
+    ...(options.fatalError ? [options.fatalError] : []),
+    ...runErrors(run),
+    ...(timedOut
+      ? [`${timedOut}: what they would have shown is missing; raise sql.timeoutMs (ASSAY_SQL_TIMEOUT_MS) or sql.memoryLimitMb`]
+      : []),
+  ];
   const result: DiscoveryResult = {
     run_id: run.id,
     project_id: run.project_id,
@@ -119,6 +131,7 @@ export async function finalizeRun(deps: DiscoveryDeps, runId: string, options: {
       queries_executed: run.counters.total_queries,
       errors,
     },
+    ...(totalQueryTimeouts(queryTimeouts) > 0 ? { query_timeouts: queryTimeouts } : {}),
     analysis_log: run.areas.map((area) => ({ ...area, insights: [] })),
     recommendation_log: {
       ...(run.recommendation_log.error ? { error: run.recommendation_log.error } : {}),

@@ -100,6 +100,7 @@ async function mineRunUntimed(deps: DiscoveryDeps, runId: string, signal?: Abort
       status: 'completed',
       queries: outcome.queries.length,
       failed_queries: outcome.queries.filter((query) => query.error !== undefined).length,
+      timed_out_queries: outcome.queries.filter((query) => query.timedOut).length,
       skipped_queries: outcome.skippedQueries,
       tables: outcome.tables,
       tested: outcome.tested,

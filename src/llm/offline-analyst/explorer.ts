@@ -21,7 +21,14 @@ import { readLookupReply } from './readers/lookup-reply.js';
 import { isTableCopy } from '../../warehouse/table-copies.js';
 import { refineRoles, toTableModel } from './schema-model.js';
 import { sqlDialect } from './sql/dialect.js';
-import { PROFILE_VALUES_MAX, PROFILE_VALUE_SEPARATOR, profileKey, profileQuery } from './sql/profile-query.js';
+import {
+  PROFILE_VALUES_MAX,
+  PROFILE_VALUE_SEPARATOR,
+  estimateDistinct,
+  profileKey,
+  profileQuery,
+  sampleRowsKey,
+} from './sql/profile-query.js';
 import { compareText } from './text.js';
 import type { AreaInfo, CatalogEntry, PlannedQuery, TableModel } from './types.js';
 
@@ -65,12 +72,21 @@ function noteCharsFor(maxOutputTokens: number): number {
   return Math.max(1_000, (maxOutputTokens - 1_500) * 2);
 }
 
+function countOf(value: unknown): number | undefined {
+  if (typeof value === 'number') return value;
+  if (typeof value === 'string' && /^\d+$/.test(value)) return Number(value);
+  return undefined;
+}
+
 function applyProfile(memo: AnalystMemo, row: Record<string, unknown>): void {
   for (const table of memo.tables) {
+    // a sampled table's counts are scaled up to the table (see estimateDistinct)
+    const sampleRows = countOf(row[sampleRowsKey(table)]);
     for (const column of table.columns) {
-      const distinct = row[profileKey(table, column.name, 'n')];
-      if (typeof distinct === 'number') column.distinct = distinct;
-      else if (typeof distinct === 'string' && /^\d+$/.test(distinct)) column.distinct = Number(distinct);
+      const distinct = countOf(row[profileKey(table, column.name, 'n')]);
+      if (distinct !== undefined)
+        column.distinct =
+          sampleRows === undefined || distinct <= PROFILE_VALUES_MAX ? distinct : estimateDistinct(distinct, sampleRows, table.rows);
       const words = row[profileKey(table, column.name, 'w')];
       if (typeof words === 'number' || (typeof words === 'string' && words.trim() !== '' && Number.isFinite(Number(words))))
         column.words = Math.round(Number(words) * 100) / 100;

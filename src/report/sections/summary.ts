@@ -1,5 +1,5 @@
 /** The run at a glance: type and status, timings, counts, verification outcome, tokens and cost, errors. */
-import { validationStatusSchema, type ValidationStatus } from '../../domain/index.js';
+import { type DiscoveryResult, validationStatusSchema, type ValidationStatus } from '../../domain/index.js';
 import { runTypeBadge, statusBadge } from '../badges.js';
 import { html, type SafeHtml } from '../escape.js';
 import { describeRunCost, formatDuration, formatNumber, formatTimestamp } from '../format.js';
@@ -8,6 +8,14 @@ import { totalUsage } from '../usage-totals.js';
 import { runErrorsWithoutSkips, skippedAreas } from '../skipped-areas.js';
 
 /** Every problem worth a banner, without repeating the same message from two sources. */
+/** " · 2 timed out (mining 2)": statements stopped by the timeout, in any stage (src/discovery/query-timeouts.ts). */
+function timedOutText(timeouts: DiscoveryResult['query_timeouts']): string {
+  if (!timeouts) return '';
+  const stages = (['exploration', 'mining', 'verification'] as const).filter((stage) => timeouts[stage] > 0);
+  const total = stages.reduce((sum, stage) => sum + timeouts[stage], 0);
+  return total === 0 ? '' : ` · ${formatNumber(total)} timed out (${stages.map((stage) => `${stage} ${timeouts[stage]}`).join(', ')})`;
+}
+
 export function collectRunErrors(context: ReportContext): string[] {
   const { run, result } = context;
   const areaErrors = result.analysis_log
@@ -90,7 +98,7 @@ ${renderSkippedNote(context)}
 ${tile('Run type and status', html`${runTypeBadge(runType)} ${statusBadge(run.status)}`, run.phase_detail)}
 ${tile('Duration', formatDuration(result.duration_ms))}
 ${tile('Steps', formatNumber(result.total_steps), `max ${formatNumber(run.settings.max_steps)}`)}
-${tile('Queries', formatNumber(counters.total_queries), `${formatNumber(counters.successful_queries)} ok · ${formatNumber(counters.failed_queries)} failed`)}
+${tile('Queries', formatNumber(counters.total_queries), `${formatNumber(counters.successful_queries)} ok · ${formatNumber(counters.failed_queries)} failed${timedOutText(result.query_timeouts)}`)}
 ${tile('Insights', formatNumber(result.insights.length), verificationBreakdown(context))}
 ${tile('Recommendations', formatNumber(result.recommendations.length))}
 ${tile('Tokens', formatNumber(usage.input_tokens + usage.output_tokens), `${formatNumber(usage.input_tokens)} in · ${formatNumber(usage.output_tokens)} out · ${formatNumber(usage.calls)} calls`)}

@@ -12,7 +12,15 @@
  */
 import { BigQuery, type Job } from '@google-cloud/bigquery';
 import type { Row } from '../../domain/index.js';
-import { CancelledError, ConfigError, NotFoundError, UnsafeSqlError, WarehouseError, describeError } from '../../errors/index.js';
+import {
+  CancelledError,
+  ConfigError,
+  NotFoundError,
+  QueryTimeoutError,
+  UnsafeSqlError,
+  WarehouseError,
+  describeError,
+} from '../../errors/index.js';
 import { deduplicateColumnNames } from '../cells.js';
 import { inferColumnCategory } from '../column-category.js';
 import { SAMPLE_ROW_COUNT } from '../limits.js';
@@ -271,7 +279,7 @@ class BigqueryWarehouse implements Warehouse {
     } catch (error) {
       if (stoppedBy === 'signal') throw new CancelledError('query cancelled', { cause: error });
       if (stoppedBy === 'timeout' || /timeout|deadline/i.test(describeError(error)))
-        throw new WarehouseError(`query timed out after ${limits.timeoutMs} ms`, { cause: error });
+        throw new QueryTimeoutError(limits.timeoutMs, { cause: error });
       throw new WarehouseError(`BigQuery: ${describeError(error)}`, { cause: error });
     } finally {
       clearTimeout(timer);

@@ -17,7 +17,7 @@
 import { randomUUID } from 'node:crypto';
 import { ClickHouseLogLevel, createClient, type ClickHouseClient, type ClickHouseSettings } from '@clickhouse/client';
 import type { Row } from '../../domain/index.js';
-import { CancelledError, ConfigError, NotFoundError, WarehouseError, describeError } from '../../errors/index.js';
+import { CancelledError, ConfigError, NotFoundError, QueryTimeoutError, WarehouseError, describeError } from '../../errors/index.js';
 import { deduplicateColumnNames } from '../cells.js';
 import { openingError } from '../login-refusal.js';
 import { inferColumnCategory } from '../column-category.js';
@@ -319,7 +319,7 @@ class ClickhouseWarehouse implements Warehouse {
       const code = errorCode(error);
       if (stoppedBy === 'signal') throw new CancelledError('query cancelled', { cause: error });
       if (stoppedBy === 'timeout' || code === TIMEOUT_EXCEEDED || code === QUERY_WAS_CANCELLED) {
-        throw new WarehouseError(`query timed out after ${limits.timeoutMs} ms`, { cause: error });
+        throw new QueryTimeoutError(limits.timeoutMs, { cause: error });
       }
       throw new WarehouseError(`ClickHouse: ${describeError(error).split('\n')[0]}`, { cause: error });
     } finally {

@@ -17,7 +17,15 @@ import os from 'node:os';
 import path from 'node:path';
 import { DuckDBInstance, StatementType, type DuckDBConnection, type DuckDBValue } from '@duckdb/node-api';
 import type { Row } from '../../domain/index.js';
-import { CancelledError, ConfigError, NotFoundError, UnsafeSqlError, WarehouseError, describeError } from '../../errors/index.js';
+import {
+  CancelledError,
+  ConfigError,
+  NotFoundError,
+  QueryTimeoutError,
+  UnsafeSqlError,
+  WarehouseError,
+  describeError,
+} from '../../errors/index.js';
 import { deduplicateColumnNames } from '../cells.js';
 import { catalogComment } from '../comments.js';
 import { inferColumnCategory } from '../column-category.js';
@@ -48,7 +56,7 @@ export interface DuckdbWarehouseOptions {
   files?: Record<string, string>;
   limits: WarehouseLimits;
   tenantFilter?: TenantFilter | undefined;
-  /** Memory and threads of the agent's instance; unset: DuckDB's defaults (80 % of RAM, every core). */
+  /** Memory, threads and spill directory of the agent's instance; unset: DuckDB's defaults (80 % of RAM, every core, no spilling in read-only mode). */
   resources?: WarehouseResources | undefined;
 }
 
@@ -305,7 +313,7 @@ class DuckdbWarehouse implements Warehouse {
       }
     } catch (error) {
       if (error instanceof UnsafeSqlError) throw error;
-      if (stoppedBy === 'timeout') throw new WarehouseError(`query timed out after ${limits.timeoutMs} ms`, { cause: error });
+      if (stoppedBy === 'timeout') throw new QueryTimeoutError(limits.timeoutMs, { cause: error });
       if (stoppedBy === 'signal') throw new CancelledError('query cancelled', { cause: error });
       throw new WarehouseError(`DuckDB: ${describeError(error)}`, { cause: error });
     } finally {
@@ -333,8 +341,10 @@ export interface LockedDuckdb {
 }
 
 /** DuckDB settings for the resource limits (set before the configuration is locked). */
-export function duckdbResourceSettings(resources: WarehouseResources | undefined): Record<string, string> {
+export function duckdbResourceSettings(resources: WarehouseResources | undefined, tempDirectory?: string): Record<string, string> {
   const settings: Record<string, string> = {};
+  // without a temp directory a read-only instance cannot spill: a sort or hash table past the limit fails
+  if (tempDirectory !== undefined) settings.temp_directory = tempDirectory;
   if (resources?.memoryLimitBytes !== undefined)
     settings.memory_limit = `${Math.max(1, Math.floor(resources.memoryLimitBytes / 1_048_576))}MiB`;
   if (resources?.threads !== undefined) settings.threads = String(Math.max(1, Math.floor(resources.threads)));
@@ -360,18 +370,24 @@ export async function openLockedDuckdb(options: Pick<DuckdbWarehouseOptions, 'pa
     });
   }
   let instance: DuckDBInstance | undefined;
+  // a private spill directory unless the config names one: removed with the instance
+  const spill = options.resources?.tempDirectory ?? (await mkdtemp(path.join(os.tmpdir(), 'assay-duckdb-spill-')));
+  const cleanup = async () => {
+    await storage.cleanup();
+    if (options.resources?.tempDirectory === undefined) await rm(spill, { recursive: true, force: true });
+  };
   try {
     instance = await DuckDBInstance.create(storage.file, {
       access_mode: 'READ_ONLY',
       autoinstall_known_extensions: 'false',
-      ...duckdbResourceSettings(options.resources),
+      ...duckdbResourceSettings(options.resources, spill),
     });
     const connection = await instance.connect();
     await lockDown(connection);
-    return { instance, connection, cleanup: storage.cleanup };
+    return { instance, connection, cleanup };
   } catch (error) {
     instance?.closeSync();
-    await storage.cleanup();
+    await cleanup();
     if (error instanceof ConfigError) throw error;
     throw new WarehouseError(`could not open DuckDB warehouse ${inMemory ? 'duckdb::memory:' : options.path}: ${describeError(error)}`, {
       cause: error,

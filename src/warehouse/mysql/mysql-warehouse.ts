@@ -12,7 +12,7 @@
 import type { Connection as CallbackConnection } from 'mysql2';
 import mysql from 'mysql2/promise';
 import type { Row } from '../../domain/index.js';
-import { CancelledError, NotFoundError, WarehouseError, describeError } from '../../errors/index.js';
+import { CancelledError, NotFoundError, QueryTimeoutError, WarehouseError, describeError } from '../../errors/index.js';
 import { deduplicateColumnNames } from '../cells.js';
 import { inferColumnCategory } from '../column-category.js';
 import { SAMPLE_ROW_COUNT } from '../limits.js';
@@ -305,7 +305,7 @@ class MysqlWarehouse implements Warehouse {
       const code = errorCode(error);
       if (stoppedBy === 'signal') throw new CancelledError('query cancelled', { cause: error });
       if (stoppedBy === 'timeout' || (code !== undefined && TIMED_OUT.has(code)) || (code === INTERRUPTED && stoppedBy === undefined)) {
-        throw new WarehouseError(`query timed out after ${limits.timeoutMs} ms`, { cause: error });
+        throw new QueryTimeoutError(limits.timeoutMs, { cause: error });
       }
       if (code === undefined) broken = true;
       throw new WarehouseError(`MySQL: ${describeError(error)}`, { cause: error });

@@ -10,7 +10,7 @@
  */
 import pg from 'pg';
 import type { Row } from '../../domain/index.js';
-import { CancelledError, ConfigError, NotFoundError, WarehouseError, describeError } from '../../errors/index.js';
+import { CancelledError, ConfigError, NotFoundError, QueryTimeoutError, WarehouseError, describeError } from '../../errors/index.js';
 import { deduplicateColumnNames } from '../cells.js';
 import { catalogComment } from '../comments.js';
 import { SAMPLE_ROW_COUNT } from '../limits.js';
@@ -278,7 +278,7 @@ class PostgresWarehouse implements Warehouse {
     } catch (error) {
       if (pgErrorCode(error) === QUERY_CANCELED) {
         if (cancelled) throw new CancelledError('query cancelled', { cause: error });
-        throw new WarehouseError(`query timed out after ${timeoutMs} ms`, { cause: error });
+        throw new QueryTimeoutError(timeoutMs, { cause: error });
       }
       if (pgErrorCode(error) === undefined) broken = true;
       throw new WarehouseError(`PostgreSQL: ${describeError(error)}`, { cause: error });

@@ -9,7 +9,7 @@
  */
 import snowflake from 'snowflake-sdk';
 import type { Row } from '../../domain/index.js';
-import { CancelledError, NotFoundError, UnsafeSqlError, WarehouseError, describeError } from '../../errors/index.js';
+import { CancelledError, NotFoundError, QueryTimeoutError, UnsafeSqlError, WarehouseError, describeError } from '../../errors/index.js';
 import { deduplicateColumnNames } from '../cells.js';
 import { inferColumnCategory } from '../column-category.js';
 import { SAMPLE_ROW_COUNT } from '../limits.js';
@@ -206,7 +206,7 @@ class SnowflakeWarehouse implements Warehouse {
         signal?.removeEventListener('abort', onAbort);
         if (error === undefined && value !== undefined) return resolve(value);
         if (stoppedBy === 'signal') return reject(new CancelledError('query cancelled', { cause: error }));
-        if (stoppedBy === 'timeout') return reject(new WarehouseError(`query timed out after ${limits.timeoutMs} ms`, { cause: error }));
+        if (stoppedBy === 'timeout') return reject(new QueryTimeoutError(limits.timeoutMs, { cause: error }));
         reject(new WarehouseError(`Snowflake: ${describeError(error)}`, { cause: error }));
       };
       const statementHandle = this.connection.execute({

@@ -35,7 +35,9 @@ export const duckdbSyntax: SqlSyntax = {
   sampledTable: (ref, tableRows, rows) =>
     tableRows <= rows
       ? qualifiedTable(ref, doubleQuoted)
-      : `(SELECT * FROM ${qualifiedTable(ref, doubleQuoted)} USING SAMPLE reservoir(${Math.max(1, Math.floor(rows))} ROWS) REPEATABLE (7))`,
+      : // Bernoulli with a seed: row-level, the same rows for every statement of a run, and a streaming filter
+        // (a reservoir of 500,000 rows reads the whole table into the sample first: 16.7 s against 1.3 s at 10M rows)
+        `(SELECT * FROM ${qualifiedTable(ref, doubleQuoted)} USING SAMPLE ${finiteNumber(Math.min(100, (100 * rows) / Math.max(1, tableRows)))} PERCENT (bernoulli, 7))`,
   orderedConcat: (expression, separator) => `string_agg(${expression}, ${singleQuoted(separator)} ORDER BY ${expression})`,
   slope: (y, x) => `CAST(regr_slope(${y}, ${x}) AS DOUBLE)`,
   daysBetween: (from, to) => `date_diff('day', CAST(${from} AS DATE), CAST(${to} AS DATE))`,

@@ -1,6 +1,6 @@
 /** The Warehouse contract: every adapter passes the same behaviour tests over the fixture dataset. */
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { CancelledError, NotFoundError, UnsafeSqlError, WarehouseError } from '../../../src/errors/index.js';
+import { CancelledError, NotFoundError, QueryTimeoutError, UnsafeSqlError, WarehouseError } from '../../../src/errors/index.js';
 import type { Warehouse } from '../../../src/warehouse/index.js';
 
 export interface WarehouseContractFixture {
@@ -179,8 +179,9 @@ export function runWarehouseContract(
     });
 
     describe('when a query runs too long', () => {
-      it('stops it at the timeout with a WarehouseError and stays usable', async () => {
+      it('stops it at the timeout with a QueryTimeoutError and stays usable', async () => {
         const error = await warehouse.query(fixture.endlessQuery ?? ENDLESS_QUERY, { timeoutMs: 300 }).catch((caught: unknown) => caught);
+        expect(error).toBeInstanceOf(QueryTimeoutError);
         expect(error).toBeInstanceOf(WarehouseError);
         expect((error as Error).message).toMatch(/timed out after 300 ms/);
         expect((await warehouse.query('SELECT 1 AS ok')).rows).toEqual([{ ok: 1 }]);

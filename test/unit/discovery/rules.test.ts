@@ -43,6 +43,11 @@ describe('decideRunType', () => {
     expect(decideRunType({ cancelled: false, areas: [completed, failed], explorationFailed: false })).toBe('partial');
   });
 
+  it('is partial when a statement timed out even if every area completed', () => {
+    expect(decideRunType({ cancelled: false, areas: [completed, completed], explorationFailed: false, queryTimeouts: 1 })).toBe('partial');
+    expect(decideRunType({ cancelled: false, areas: [completed, completed], explorationFailed: false, queryTimeouts: 0 })).toBe('full');
+  });
+
   it('is partial when exploration broke off on an LLM failure even if all areas completed', () => {
     expect(decideRunType({ cancelled: false, areas: [completed], explorationFailed: true })).toBe('partial');
   });

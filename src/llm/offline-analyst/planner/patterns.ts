@@ -17,6 +17,7 @@ import {
   type CorrelationPair,
 } from '../sql/pattern-queries.js';
 import { isFreeText, isLookupTable, mainTime, type Reference } from '../schema-model.js';
+import { profiledThroughSample } from '../sql/profile-query.js';
 import { SEGMENT_ROWS_MAX } from '../sql/segment-query.js';
 import { alias } from '../sql/dialect.js';
 import { compareText, humanize, wordsOf } from '../text.js';
@@ -187,6 +188,12 @@ function termDrafts(dialect: SqlDialect, table: TableModel, segments: readonly S
   ];
 }
 
+/**
+ * Exact repeats hash every row by many columns at once: asked of tables up to this many rows only,
+ * past which the question costs more than one statement's time (docs/warehouses.md, the scale bench).
+ */
+export const REPEATED_ROWS_MAX_TABLE_ROWS = 5_000_000;
+
 function bracketDrafts(dialect: SqlDialect, table: TableModel, measures: readonly Measure[]): Draft[] {
   const metric = moneyColumns(table)[0] ?? metricColumns(table)[0];
   if (!metric) return [];
@@ -200,7 +207,7 @@ function bracketDrafts(dialect: SqlDialect, table: TableModel, measures: readonl
       kind: 'brackets',
       table,
       subject: `${table.qualified}:${metric.name}:brackets`,
-      sql: bracketQuery(dialect, table, metric, carried),
+      sql: bracketQuery(dialect, table, metric, carried, dialect.name === 'duckdb' && profiledThroughSample(dialect, table)),
       measureText: `${carried
         .slice(0, 3)
         .map((measure) => humanize(measure.alias))
@@ -278,7 +285,7 @@ function correlationDrafts(dialect: SqlDialect, table: TableModel, segments: rea
 function repeatedDrafts(dialect: SqlDialect, table: TableModel, segments: readonly Segment[], entities: readonly Segment[]): Draft[] {
   const metrics = metricColumns(table);
   const owner = entities[0] ?? plainSegments(segments)[0];
-  if (metrics.length === 0 || !owner) return [];
+  if (metrics.length === 0 || !owner || table.rows > REPEATED_ROWS_MAX_TABLE_ROWS) return [];
   const identity = [
     ...metrics,
     ...segments

@@ -26,6 +26,22 @@ export interface SqlDialect {
   epochDays(expression: string): string;
   /** A number rounded to `digits` decimals, as double precision (short cells keep a digest whole). */
   round(expression: string, digits: number): string;
+  /**
+   * A FROM item reading about `percent` % of the table's blocks (repeatable), never the whole table.
+   * DuckDB and PostgreSQL only; on the other engines the analyst profiles the whole table.
+   */
+  blockSample?(table: string, percent: number): string;
+}
+
+/** A sampling percentage as a short literal (3 significant digits). */
+const percentText = (percent: number) => String(Number(percent.toPrecision(3)));
+
+/** Block sampling with a seed, where the engine has it in a form the analyst may use in a CTE. */
+function blockSampleOf(name: EngineDialect): Pick<SqlDialect, 'blockSample'> {
+  if (name === 'duckdb') return { blockSample: (table, percent) => `${table} USING SAMPLE ${percentText(percent)} PERCENT (system, 7)` };
+  if (name === 'postgres')
+    return { blockSample: (table, percent) => `${table} TABLESAMPLE SYSTEM (${percentText(percent)}) REPEATABLE (7)` };
+  return {};
 }
 
 function dialectOf(syntax: SqlSyntax): SqlDialect {
@@ -44,6 +60,7 @@ function dialectOf(syntax: SqlSyntax): SqlDialect {
       syntax.dialect === 'postgres'
         ? syntax.toDouble(`ROUND(CAST(${expression} AS NUMERIC), ${digits})`)
         : `ROUND(${syntax.toDouble(expression)}, ${digits})`,
+    ...blockSampleOf(syntax.dialect),
   };
 }
 

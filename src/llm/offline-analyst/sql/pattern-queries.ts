@@ -366,8 +366,17 @@ export function bracketAlias(metric: ColumnModel): string {
 /**
  * A metric cut into quartiles (edges from the data): per bracket, its rows, lowest and highest value,
  * and the table's measures, so a measure that climbs or falls with the metric shows across brackets.
+ * With `approximateEdges` (DuckDB tables past the profile's sample size) the edges are approximate
+ * quantiles read in one bounded-memory pass, instead of NTILE's sort of every row with all its columns;
+ * each bracket's rows, range and measures are still counted exactly.
  */
-export function bracketQuery(dialect: SqlDialect, table: TableModel, metric: ColumnModel, measures: readonly Measure[]): string {
+export function bracketQuery(
+  dialect: SqlDialect,
+  table: TableModel,
+  metric: ColumnModel,
+  measures: readonly Measure[],
+  approximateEdges = false,
+): string {
   const count = dialect.identifier(countAlias(table));
   const value = dialect.syntax.toDouble(dialect.column('t', metric.name));
   const select = [
@@ -377,17 +386,26 @@ export function bracketQuery(dialect: SqlDialect, table: TableModel, metric: Col
     `MAX(${value}) AS ${dialect.identifier(alias('max', metric.name))}`,
     ...measures.map((measure) => `${measure.sql} AS ${dialect.identifier(measure.alias)}`),
   ];
-  return [
-    'WITH bracketed AS (',
-    `  SELECT t.*, NTILE(${METRIC_BRACKETS}) OVER (ORDER BY ${value}) AS bracket_number`,
-    `  FROM ${dialect.table(table.qualified)} t`,
-    `  WHERE ${dialect.column('t', metric.name)} IS NOT NULL`,
-    ')',
-    `SELECT ${select.join(',\n       ')}`,
-    'FROM bracketed t',
-    'GROUP BY 1',
-    'ORDER BY 1',
-  ].join('\n');
+  const edges = Array.from({ length: METRIC_BRACKETS - 1 }, (_, index) => (index + 1) / METRIC_BRACKETS);
+  // approximate edges are DuckDB's (approx_quantile over a list): the planner asks for them only there
+  const bracketed = approximateEdges
+    ? [
+        'WITH edges AS (',
+        `  SELECT approx_quantile(${value}, [${edges.join(', ')}]) AS edge FROM ${dialect.table(table.qualified)} t`,
+        '), bracketed AS (',
+        `  SELECT t.*, CAST(CASE ${edges.map((_, index) => `WHEN ${value} <= e.edge[${index + 1}] THEN ${index + 1}`).join(' ')} ELSE ${METRIC_BRACKETS} END AS BIGINT) AS bracket_number`,
+        `  FROM ${dialect.table(table.qualified)} t, edges e`,
+        `  WHERE ${dialect.column('t', metric.name)} IS NOT NULL`,
+        ')',
+      ]
+    : [
+        'WITH bracketed AS (',
+        `  SELECT t.*, NTILE(${METRIC_BRACKETS}) OVER (ORDER BY ${value}) AS bracket_number`,
+        `  FROM ${dialect.table(table.qualified)} t`,
+        `  WHERE ${dialect.column('t', metric.name)} IS NOT NULL`,
+        ')',
+      ];
+  return [...bracketed, `SELECT ${select.join(',\n       ')}`, 'FROM bracketed t', 'GROUP BY 1', 'ORDER BY 1'].join('\n');
 }
 
 /** Two numeric expressions whose correlation is measured, and what to call it. */
@@ -432,22 +450,29 @@ export function repeatedAlias(table: TableModel): string {
  * Rows identical to another row on every descriptive column (the segment, the measured values and
  * the dimensions, outcomes and free text aside), per value of a segment: how many rows repeat, the
  * share, and the total over every value. Exact repeats of measured values rarely happen by chance.
+ * Identical rows are counted by grouping on those columns (a hash aggregate that spills past the
+ * memory limit), not by a window over every row.
  */
 export function repeatedRowsQuery(dialect: SqlDialect, table: TableModel, segment: Segment, identity: readonly ColumnModel[]): string {
   const count = dialect.identifier(countAlias(table));
   const repeated = dialect.identifier(repeatedAlias(table));
   const partition = [segment.expression, ...identity.map((candidate) => dialect.column('t', candidate.name))].join(', ');
+  const repeatedCopies = 'SUM(CASE WHEN copies >= 2 THEN copies ELSE 0 END)';
+  // DuckDB sums BIGINT counts into HUGEINT: back to BIGINT where the engine has that type name
+  const asCount = (expression: string) =>
+    dialect.name === 'duckdb' || dialect.name === 'postgres' ? `CAST(${expression} AS BIGINT)` : expression;
   return [
     'WITH copies AS (',
-    `  SELECT ${segment.expression} AS segment_value, COUNT(*) OVER (PARTITION BY ${partition}) AS copies`,
+    `  SELECT ${segment.expression} AS segment_value, COUNT(*) AS copies`,
     `  FROM ${dialect.table(table.qualified)} t${segment.join ? `\n  ${segment.join}` : ''}`,
+    `  GROUP BY ${partition}`,
     ')',
     `SELECT segment_value AS ${dialect.identifier(segment.alias)},`,
-    `       COUNT(*) AS ${count},`,
-    `       COUNT(CASE WHEN copies >= 2 THEN 1 END) AS ${repeated},`,
-    `       AVG(CASE WHEN copies >= 2 THEN 1.0 ELSE 0.0 END) AS ${dialect.identifier(alias('share', repeatedAlias(table)))},`,
-    `       SUM(COUNT(CASE WHEN copies >= 2 THEN 1 END)) OVER () AS ${dialect.identifier(alias('all', repeatedAlias(table)))},`,
-    `       SUM(COUNT(*)) OVER () AS ${dialect.identifier(alias('all', countAlias(table)))}`,
+    `       ${asCount('SUM(copies)')} AS ${count},`,
+    `       ${asCount(repeatedCopies)} AS ${repeated},`,
+    `       ${dialect.syntax.toDouble(repeatedCopies)} / SUM(copies) AS ${dialect.identifier(alias('share', repeatedAlias(table)))},`,
+    `       ${asCount(`SUM(${repeatedCopies}) OVER ()`)} AS ${dialect.identifier(alias('all', repeatedAlias(table)))},`,
+    `       ${asCount('SUM(SUM(copies)) OVER ()')} AS ${dialect.identifier(alias('all', countAlias(table)))}`,
     'FROM copies',
     'GROUP BY 1',
     `ORDER BY 3 DESC, 2 DESC, 1`,
