@@ -5,6 +5,7 @@
  */
 import type { Bench } from './bench.js';
 import { compactionBench } from './compaction.js';
+import { enginesBench } from './engines.js';
 import { fleetBench } from './fleet.js';
 import { insightbenchBench } from './insightbench.js';
 import { keyFactsBench } from './key-facts.js';
@@ -19,6 +20,7 @@ import { timingsBench } from './timings.js';
 
 const benches: Bench[] = [
   compactionBench,
+  enginesBench,
   fleetBench,
   insightbenchBench,
   keyFactsBench,

@@ -2,7 +2,7 @@
  * One discovery run with the offline analyst on any warehouse URL (an isolated data directory), scored
  * against a demo's planted truths — as `assay eval` does, but on the engine given. Used to compare the
  * same demo on DuckDB, MariaDB and ClickHouse, and by hand:
- * `npx tsx test/support/engine-discovery.ts mysql://reader:pw@127.0.0.1:3306/db ecommerce 12 /path/truths.json`.
+ * `npx tsx test/bench/engine-discovery.ts mysql://reader:pw@127.0.0.1:3306/db ecommerce 12 /path/truths.json`.
  */
 import { join } from 'node:path';
 import { runDiscovery } from '../../src/cli/discovery-session.js';
@@ -12,7 +12,7 @@ import type { DemoKind, DemoTruths } from '../../src/demo/index.js';
 import type { DiscoveryResult, ExplorationStep, Run } from '../../src/domain/index.js';
 import { scoreRun, type EvalScore } from '../../src/eval/score.js';
 import { silentLogger } from '../../src/logging/index.js';
-import { tempDir } from './temp-dir.js';
+import { tempDir } from '../support/temp-dir.js';
 
 export interface EngineDiscovery {
   score: EvalScore;
