@@ -35,7 +35,7 @@ export const coordinatorQueue: QueueContract<typeof COORDINATOR_QUEUE, Coordinat
   result: coordinatorResultSchema,
   jobId: (payload) => payload.runId,
   defaultJobOptions: {
-    ...jobOptions(STAGE_RETRY.prepare),
+    ...jobOptions(STAGE_RETRY.coordinate),
     // a finished run's job stays a month so a repeated launch of the same run id stays a no-op
     removeOnComplete: { age: 30 * 24 * 3_600 },
   },
