@@ -25,7 +25,14 @@ import {
 import { requireRun } from '../src/discovery/context.js';
 import { isFinalStep } from '../src/discovery/phases/explore-step.js';
 import { finalizeRun } from '../src/discovery/phases/finalize.js';
-import { classifyStageError, nextStage, type InsightVerdict, type StageResult, type Transition } from '../src/discovery/pipeline/index.js';
+import {
+  STAGES_WITH_WORK,
+  classifyStageError,
+  nextStage,
+  type InsightVerdict,
+  type StageResult,
+  type Transition,
+} from '../src/discovery/pipeline/index.js';
 import { prepareRun } from '../src/discovery/phases/prepare.js';
 import { runStatusFor } from '../src/discovery/rules.js';
 import type { Run } from '../src/domain/index.js';
@@ -53,8 +60,8 @@ async function parkUntilSettled(context: Context, inFlight: CoordinatorPayload):
   await parkIfChildrenPending(context);
 }
 
-/** Stages whose children were added before the job parked (the index job for `prepare`). */
-const STAGES_WITH_CHILDREN: ReadonlySet<CoordinatorPayload['stage']> = new Set(['prepare', 'explore', 'mine', 'analyze', 'recommend']);
+/** Stages whose children were added before the job parked: every stage with work (for `prepare`, the index job the fleet adds). */
+const STAGES_WITH_CHILDREN: ReadonlySet<CoordinatorPayload['stage']> = new Set(STAGES_WITH_WORK);
 
 /** `prepare` runs inline: a final failure ends the run; anything retryable fails this attempt of the job. */
 async function runPrepare(context: Context): Promise<StageResult> {

@@ -22,7 +22,9 @@ export {
   type VerificationOutcomes,
 } from './run-rules.js';
 export {
+  PIPELINE_STAGES,
   PIPELINE_START,
+  STAGES_WITH_WORK,
   nextStage,
   type PipelineCommand,
   type PipelineStage,

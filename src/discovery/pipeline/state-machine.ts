@@ -19,7 +19,11 @@ import {
   type VerificationOutcomes,
 } from './run-rules.js';
 
-export type PipelineStage = 'prepare' | 'explore' | 'mine' | 'analyze' | 'recommend' | 'finalize';
+/** The stages, in order: the one declaration both drivers and the fleet's job contracts derive theirs from. */
+export const PIPELINE_STAGES = ['prepare', 'explore', 'mine', 'analyze', 'recommend', 'finalize'] as const;
+export type PipelineStage = (typeof PIPELINE_STAGES)[number];
+/** Stages whose work a driver runs and waits for; `finalize` ends the run where it is decided. */
+export const STAGES_WITH_WORK: readonly PipelineStage[] = PIPELINE_STAGES.filter((stage) => stage !== 'finalize');
 
 export interface PipelineState {
   stage: PipelineStage;
