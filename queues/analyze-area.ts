@@ -1,10 +1,12 @@
 /**
  * Queue `analyze-area`: one job per analysis area of a run, a child of the coordinator. It analyses
- * the area, then becomes the parent of one `verify` job per insight and completes once they settle.
+ * the area, then becomes the parent of one `verify` job per insight and completes once they settle,
+ * returning their verdicts and failures to the coordinator (it writes none of them itself).
  */
 import { z } from 'zod';
 import { LLM_WORKER_DEFAULTS, jobOptions, keySchema, resultOrCancelled, runIdSchema, type QueueContract } from './contract.js';
 import { STAGE_RETRY } from '../src/discovery/pipeline/error-policy.js';
+import { insightVerdictSchema } from './verify.js';
 
 export const ANALYZE_AREA_QUEUE = 'analyze-area';
 export const ANALYZE_AREA_JOB = 'area';
@@ -21,8 +23,10 @@ export const analyzeAreaResultSchema = resultOrCancelled(
     areaId: keySchema,
     status: z.string(),
     insightIds: z.array(z.string()),
-    /** Verify jobs that failed after their retries (their insights carry an `error` validation). */
-    verificationFailures: z.number().int(),
+    /** The verdicts of the area's verify jobs, stored by the coordinator with the stage's transition. */
+    verdicts: z.array(insightVerdictSchema).default([]),
+    /** Insights whose verify job failed after its retries, with the reason (they get an `error` validation). */
+    verificationFailures: z.record(z.string(), z.string()).default({}),
   }),
 );
 export type AnalyzeAreaResult = z.infer<typeof analyzeAreaResultSchema>;

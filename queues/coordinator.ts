@@ -6,12 +6,13 @@
 import { z } from 'zod';
 import { jobOptions, resultOrCancelled, runIdSchema, type QueueContract } from './contract.js';
 import { STAGE_RETRY } from '../src/discovery/pipeline/error-policy.js';
+import { PIPELINE_STAGES } from '../src/discovery/pipeline/state-machine.js';
 
 export const COORDINATOR_QUEUE = 'coordinator';
 export const COORDINATOR_JOB = 'run';
 
-/** In order: what the coordinator does on its next entry. */
-export const COORDINATOR_STAGES = ['schema', 'prepare', 'explore', 'mine', 'analyze', 'recommend', 'finalize'] as const;
+/** In order: what the coordinator does on its next entry — the fleet-only `schema` (its index child), then the pipeline's stages. */
+export const COORDINATOR_STAGES = ['schema', ...PIPELINE_STAGES] as const;
 export type CoordinatorStage = (typeof COORDINATOR_STAGES)[number];
 
 export const coordinatorPayloadSchema = z.object({
@@ -35,7 +36,7 @@ export const coordinatorQueue: QueueContract<typeof COORDINATOR_QUEUE, Coordinat
   result: coordinatorResultSchema,
   jobId: (payload) => payload.runId,
   defaultJobOptions: {
-    ...jobOptions(STAGE_RETRY.prepare),
+    ...jobOptions(STAGE_RETRY.coordinate),
     // a finished run's job stays a month so a repeated launch of the same run id stays a no-op
     removeOnComplete: { age: 30 * 24 * 3_600 },
   },

@@ -1,5 +1,11 @@
-/** Queue `verify`: grounded verification of one insight, a child of its area's job. */
+/**
+ * Queue `verify`: grounded verification of one insight, a child of its area's job. The job stores
+ * nothing: it returns its verdict, its area's job passes the area's verdicts up, and the coordinator
+ * stores the whole stage's in one update of the run (parallel verifications never race on the run).
+ */
 import { z } from 'zod';
+import { insightSchema, insightValidationSchema } from '../src/domain/index.js';
+import type { InsightVerdict } from '../src/discovery/pipeline/index.js';
 import { LLM_WORKER_DEFAULTS, jobOptions, keySchema, resultOrCancelled, runIdSchema, type QueueContract } from './contract.js';
 import { STAGE_RETRY } from '../src/discovery/pipeline/error-policy.js';
 
@@ -9,7 +15,19 @@ export const VERIFY_JOB = 'insight';
 export const verifyPayloadSchema = z.object({ runId: runIdSchema, insightId: keySchema });
 export type VerifyPayload = z.infer<typeof verifyPayloadSchema>;
 
-export const verifyResultSchema = resultOrCancelled(z.object({ runId: runIdSchema, insightId: keySchema, status: z.string() }));
+/** `InsightVerdict` of the pipeline, as it travels in a job's return value. */
+export const insightVerdictSchema = z.object({
+  insightId: keySchema,
+  validation: insightValidationSchema,
+  rewrite: insightSchema
+    .pick({ claim: true, supporting_claims: true, name: true, description: true, text_source: true, affected_count: true })
+    .optional(),
+  durationsMs: z.record(z.string(), z.number()),
+}) satisfies z.ZodType<InsightVerdict>;
+
+export const verifyResultSchema = resultOrCancelled(
+  z.object({ runId: runIdSchema, insightId: keySchema, status: z.string(), verdict: insightVerdictSchema }),
+);
 export type VerifyResult = z.infer<typeof verifyResultSchema>;
 
 export const verifyQueue: QueueContract<typeof VERIFY_QUEUE, VerifyPayload, VerifyResult> = {

@@ -10,13 +10,14 @@ import { createHash } from 'node:crypto';
 import { type AssayConfig, redactUrl } from './config/index.js';
 import type { DiscoveryDeps } from './discovery/context.js';
 import { createSchemaSource } from './discovery/schema-source.js';
-import type { Project } from './domain/index.js';
+import type { Project, Run } from './domain/index.js';
 import { createEmbedder } from './embed/index.js';
 import { AssayError, ConfigError, describeError } from './errors/index.js';
 import { bindLlm } from './llm/bind.js';
 import { parseLlmSpec } from './llm/factory.js';
 import type { OfflineBrain } from './llm/providers/offline.js';
 import type { SecretProvider } from './secrets/index.js';
+import type { RunStore } from './store/port.js';
 import type { Warehouse } from './warehouse/port.js';
 import { openWarehouse, warehouseResourcesFrom } from './warehouse/index.js';
 
@@ -34,6 +35,36 @@ export class ProjectClientsUnavailableError extends AssayError {
       { cause },
     );
   }
+}
+
+/**
+ * The store as one job sees it: its first read of the run and of the project is answered with the
+ * documents `withRun` has just read to choose the job's connections, so a job reads each once (its
+ * `assertRunActive` / `requireProject` do not read them again). Every later read goes to the store.
+ */
+function servingFirstReads(store: RunStore, run: Run, project: Project): RunStore {
+  let unreadRun: Run | undefined = run;
+  let unreadProject: Project | undefined = project;
+  const getRun: RunStore['getRun'] = async (id) => {
+    if (unreadRun?.id !== id) return store.getRun(id);
+    const first = unreadRun;
+    unreadRun = undefined;
+    return first;
+  };
+  const getProject: RunStore['getProject'] = async (id) => {
+    if (unreadProject?.id !== id) return store.getProject(id);
+    const first = unreadProject;
+    unreadProject = undefined;
+    return first;
+  };
+  return new Proxy(store, {
+    get(target, property) {
+      if (property === 'getRun') return getRun;
+      if (property === 'getProject') return getProject;
+      const value: unknown = Reflect.get(target, property, target);
+      return typeof value === 'function' ? value.bind(target) : value;
+    },
+  });
 }
 
 export interface ProjectClients {
@@ -258,7 +289,8 @@ export function createProjectClients(options: ProjectClientsOptions): ProjectCli
     async withRun(runId, work) {
       const run = await base.store.getRun(runId);
       const project = run ? await base.store.getProject(run.project_id) : null;
-      return project ? clients.withProject(project, work) : work(base);
+      if (!run || !project) return work(base);
+      return clients.withProject(project, (deps) => work({ ...deps, store: servingFirstReads(deps.store, run, project) }));
     },
     openSets: () => sets.size,
     async close() {

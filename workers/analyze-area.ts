@@ -1,14 +1,15 @@
 /**
  * Handler of `analyze-area`: analyse one area, then fan out one `verify` child per insight and park
- * until they settle; on re-entry (`gather`), give every insight left without a validation (its
- * verify job failed after its retries) an `error` validation, and report the area to the coordinator.
+ * until they settle; on re-entry (`gather`), collect the children's verdicts and the failures of those
+ * that failed after their retries, and report them with the area to the coordinator, which stores the
+ * whole stage's verdicts in one update (`settleVerifications` in the pipeline's transition).
  */
 import { WaitingChildrenError } from 'bullmq';
-import { verifyQueue, type AnalyzeAreaPayload, type AnalyzeAreaResult } from '../queues/index.js';
+import { isCancelledResult, verifyQueue, verifyResultSchema, type AnalyzeAreaPayload, type AnalyzeAreaResult } from '../queues/index.js';
 import { analyzeArea } from '../src/discovery/phases/analyze-area.js';
 import { requireRun } from '../src/discovery/context.js';
+import type { InsightVerdict } from '../src/discovery/pipeline/index.js';
 import { addChild, readChildOutcomes } from '../src/fleet/bullmq/children.js';
-import { failVerification } from '../src/discovery/pipeline/index.js';
 import type { JobContext, JobHandler } from './handler.js';
 
 async function gather(context: JobContext<AnalyzeAreaPayload>): Promise<AnalyzeAreaResult> {
@@ -17,20 +18,22 @@ async function gather(context: JobContext<AnalyzeAreaPayload>): Promise<AnalyzeA
   const outcomes = await readChildOutcomes(job);
   const run = await requireRun(deps, runId);
   const area = run.areas.find((candidate) => candidate.area_id === areaId);
-  // in a cancelled run a verification that did not happen is not a failure
-  const unverified = run.status === 'cancelled' ? [] : (area?.insights ?? []).filter((insight) => !insight.validation);
-  for (const insight of unverified) {
-    const failure =
-      outcomes.failureOf(verifyQueue.name, verifyQueue.jobId({ runId, insightId: insight.id })) ??
-      'it settled without recording a validation';
-    await deps.store.updateRun(runId, (run) => failVerification(run, insight.id, failure, deps.now()));
+  const verdicts: InsightVerdict[] = [];
+  const verificationFailures: Record<string, string> = {};
+  for (const insight of area?.insights ?? []) {
+    const jobId = verifyQueue.jobId({ runId, insightId: insight.id });
+    const failure = outcomes.failureOf(verifyQueue.name, jobId);
+    if (failure !== undefined) {
+      verificationFailures[insight.id] = failure;
+      continue;
+    }
+    const value = outcomes.valueOf(verifyQueue.name, jobId);
+    const parsed = value === undefined ? undefined : verifyResultSchema.safeParse(value);
+    if (parsed?.success && !isCancelledResult(parsed.data)) verdicts.push(parsed.data.verdict);
   }
-  if (unverified.length > 0)
-    context.logger.warn(
-      { unverified: unverified.map((insight) => insight.id) },
-      'some verifications failed; their insights are marked error',
-    );
-  return { runId, areaId, status: area?.status ?? 'failed', insightIds: area?.insight_ids ?? [], verificationFailures: unverified.length };
+  const failed = Object.keys(verificationFailures);
+  if (failed.length > 0) context.logger.warn({ failed }, 'some verifications failed; their insights will be marked error');
+  return { runId, areaId, status: area?.status ?? 'failed', insightIds: area?.insight_ids ?? [], verdicts, verificationFailures };
 }
 
 export const analyzeAreaJob: JobHandler<AnalyzeAreaPayload, AnalyzeAreaResult> = async (context) => {

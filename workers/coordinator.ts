@@ -12,6 +12,7 @@
 import { WaitingChildrenError } from 'bullmq';
 import {
   analyzeAreaQueue,
+  analyzeAreaResultSchema,
   exploreQueue,
   exploreResultSchema,
   indexQueue,
@@ -24,7 +25,14 @@ import {
 import { requireRun } from '../src/discovery/context.js';
 import { isFinalStep } from '../src/discovery/phases/explore-step.js';
 import { finalizeRun } from '../src/discovery/phases/finalize.js';
-import { classifyStageError, nextStage, type StageResult, type Transition } from '../src/discovery/pipeline/index.js';
+import {
+  STAGES_WITH_WORK,
+  classifyStageError,
+  nextStage,
+  type InsightVerdict,
+  type StageResult,
+  type Transition,
+} from '../src/discovery/pipeline/index.js';
 import { prepareRun } from '../src/discovery/phases/prepare.js';
 import { runStatusFor } from '../src/discovery/rules.js';
 import type { Run } from '../src/domain/index.js';
@@ -52,8 +60,8 @@ async function parkUntilSettled(context: Context, inFlight: CoordinatorPayload):
   await parkIfChildrenPending(context);
 }
 
-/** Stages whose children were added before the job parked (the index job for `prepare`). */
-const STAGES_WITH_CHILDREN: ReadonlySet<CoordinatorPayload['stage']> = new Set(['prepare', 'explore', 'mine', 'analyze', 'recommend']);
+/** Stages whose children were added before the job parked: every stage with work (for `prepare`, the index job the fleet adds). */
+const STAGES_WITH_CHILDREN: ReadonlySet<CoordinatorPayload['stage']> = new Set(STAGES_WITH_WORK);
 
 /** `prepare` runs inline: a final failure ends the run; anything retryable fails this attempt of the job. */
 async function runPrepare(context: Context): Promise<StageResult> {
@@ -95,14 +103,28 @@ async function settledResult(context: Context, inFlight: CoordinatorPayload, run
       return { stage: 'mine', failure: outcomes.failureOf(mineQueue.name, mineQueue.jobId({ runId })) };
     case 'analyze': {
       const failures = new Map<string, string>();
+      const verdicts: InsightVerdict[] = [];
+      const verificationFailures = new Map<string, string>();
       for (const area of run.areas) {
-        const failure = outcomes.failureOf(
-          analyzeAreaQueue.name,
-          analyzeAreaQueue.jobId({ runId, areaId: area.area_id, stage: 'analyze' }),
-        );
-        if (failure !== undefined) failures.set(area.area_id, failure);
+        const jobId = analyzeAreaQueue.jobId({ runId, areaId: area.area_id, stage: 'analyze' });
+        const failure = outcomes.failureOf(analyzeAreaQueue.name, jobId);
+        if (failure !== undefined) {
+          failures.set(area.area_id, failure);
+          continue;
+        }
+        // a recovered coordinator finds an area's job done before it (not attached to this parent): its return value is on the job
+        const value =
+          outcomes.valueOf(analyzeAreaQueue.name, jobId) ?? (await context.queues.queue(analyzeAreaQueue.name).getJob(jobId))?.returnvalue;
+        const parsed = value === undefined ? undefined : analyzeAreaResultSchema.safeParse(value);
+        if (!parsed?.success || isCancelledResult(parsed.data)) continue;
+        verdicts.push(...parsed.data.verdicts);
+        for (const [insightId, reason] of Object.entries(parsed.data.verificationFailures)) verificationFailures.set(insightId, reason);
       }
-      return { stage: 'analyze', failures };
+      return {
+        stage: 'analyze',
+        failures,
+        verifications: { verdicts, failures: verificationFailures, settledAt: context.deps.now().toISOString() },
+      };
     }
     case 'recommend':
       return { stage: 'recommend', failure: outcomes.failureOf(recommendQueue.name, recommendQueue.jobId({ runId })) };

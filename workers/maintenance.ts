@@ -12,7 +12,7 @@ import {
 } from '../queues/index.js';
 import { finalizeRun } from '../src/discovery/phases/finalize.js';
 import { runsInFlight, sweepRunCollections } from '../src/discovery/phases/maintenance.js';
-import { judgeRun, type CoordinatorState } from '../src/discovery/pipeline/index.js';
+import { countRecovery, judgeRun, type CoordinatorState } from '../src/discovery/pipeline/index.js';
 import type { JobContext, JobHandler } from './handler.js';
 
 async function reconcileRuns(context: JobContext<MaintenancePayload>): Promise<MaintenanceResult> {
@@ -32,7 +32,7 @@ async function reconcileRuns(context: JobContext<MaintenancePayload>): Promise<M
       continue;
     }
     // its stages are idempotent: a fresh coordinator redoes what is missing and re-reads what is stored
-    await deps.store.updateRun(run.id, (current) => ({ ...current, recoveries: current.recoveries + 1 }));
+    await deps.store.updateRun(run.id, countRecovery);
     if (job) await job.remove({ removeChildren: true });
     const payload = coordinatorPayloadSchema.parse({ runId: run.id });
     await coordinator.add(COORDINATOR_JOB, payload, { jobId: coordinatorQueue.jobId(payload) });

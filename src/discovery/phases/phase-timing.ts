@@ -12,6 +12,7 @@
 import { AsyncLocalStorage } from 'node:async_hooks';
 import type { Run } from '../../domain/index.js';
 import type { DiscoveryDeps } from '../context.js';
+import { addPhaseDurations } from '../pipeline/run-rules.js';
 
 interface PhaseClock {
   phase: string;
@@ -44,10 +45,7 @@ function roundedTimings(timings: ReadonlyMap<string, number>): Array<readonly [s
 }
 
 function withTimings(run: Run, timings: ReadonlyArray<readonly [string, number]>): Run {
-  if (timings.length === 0) return run;
-  const durations = { ...run.telemetry.phase_durations_ms };
-  for (const [name, ms] of timings) durations[name] = Math.round(((durations[name] ?? 0) + ms) * 10) / 10;
-  return { ...run, telemetry: { ...run.telemetry, phase_durations_ms: durations } };
+  return addPhaseDurations(run, Object.fromEntries(timings));
 }
 
 async function record(deps: DiscoveryDeps, runId: string, timings: ReadonlyMap<string, number>): Promise<void> {
@@ -93,4 +91,19 @@ export function timedPhase<Args extends unknown[], Result>(
       await record(deps, runId, current.timings);
     }
   };
+}
+
+/**
+ * Runs `work` as phase `phase` and returns its timings instead of writing them: for work whose result
+ * is stored later by someone else (a verification's verdict, written with its stage's others in one
+ * update), so its time rides along in that write. Warehouse time is measured through `timedSql` as usual.
+ */
+export async function measuredPhase<Result>(
+  phase: string,
+  work: () => Promise<Result>,
+): Promise<{ value: Result; durationsMs: Record<string, number> }> {
+  const current: PhaseClock = { phase, started: performance.now(), timings: new Map(), written: false };
+  const value = await clock.run(current, work);
+  current.timings.set(phase, (current.timings.get(phase) ?? 0) + performance.now() - current.started);
+  return { value, durationsMs: Object.fromEntries(roundedTimings(current.timings)) };
 }

@@ -12,7 +12,8 @@ import { renderClaim } from '../claims/claim-text.js';
 import { textDisagreements } from '../claims/text-check.js';
 import { assertRunActive, requireProject, type DiscoveryDeps } from '../context.js';
 import { loadRunSchema } from './run-setting.js';
-import { timedPhase, timedSql, updateRunTimed } from './phase-timing.js';
+import type { InsightVerdict } from '../pipeline/run-rules.js';
+import { measuredPhase, timedSql } from './phase-timing.js';
 
 /** Verdicts from weakest to strongest: the insight takes its weakest claim's. */
 const VERDICT_ORDER = ['error', 'rejected', 'unverified', 'adjusted', 'confirmed'] as const;
@@ -23,17 +24,6 @@ function findInsight(run: Run, insightId: string): Insight {
     if (insight) return insight;
   }
   throw new NotFoundError(`run ${run.id} has no insight "${insightId}"`, { runId: run.id, insightId });
-}
-
-/** The verification's one write: the validation, and re-rendered text and claims for an adjusted insight. */
-async function storeOutcome(deps: DiscoveryDeps, runId: string, insightId: string, update: (insight: Insight) => Insight): Promise<void> {
-  await updateRunTimed(deps, runId, (run) => ({
-    ...run,
-    areas: run.areas.map((area) => ({
-      ...area,
-      insights: area.insights.map((insight) => (insight.id === insightId ? update(insight) : insight)),
-    })),
-  }));
 }
 
 function weakest(outcomes: readonly ClaimCheckOutcome[]): ClaimCheckOutcome {
@@ -59,21 +49,15 @@ function hasComparisonRows(claim: Claim): boolean {
   return claim.kind !== 'trend' && claim.kind !== 'correlation' && claim.comparison?.kind !== 'even';
 }
 
-async function verifyInsightUntimed(
-  deps: DiscoveryDeps,
-  runId: string,
-  insightId: string,
-  signal?: AbortSignal,
-): Promise<InsightValidation> {
+type Finding = Omit<InsightVerdict, 'durationsMs'>;
+
+async function checkInsightUntimed(deps: DiscoveryDeps, runId: string, insightId: string, signal?: AbortSignal): Promise<Finding> {
   const run = await assertRunActive(deps, runId, signal);
   const insight = findInsight(run, insightId);
-  if (insight.validation) return insight.validation;
+  // validated on an earlier delivery: storing the verdict again changes nothing
+  if (insight.validation) return { insightId, validation: insight.validation };
   const at = deps.now().toISOString();
-  if (!insight.claim) {
-    const validation = unverified(insight, at);
-    await storeOutcome(deps, runId, insightId, (current) => ({ ...current, validation }));
-    return validation;
-  }
+  if (!insight.claim) return { insightId, validation: unverified(insight, at) };
   const project = await requireProject(deps, run.project_id);
   const { schema } = await loadRunSchema(deps, run, project, signal);
   const check = (claim: Claim) =>
@@ -124,24 +108,30 @@ async function verifyInsightUntimed(
         }
       : {}),
   };
-  await storeOutcome(deps, runId, insightId, (current) => {
-    if (status !== 'adjusted') return { ...current, validation };
-    // no one sees the old numbers: the text and the claims become the recount's
-    const text = renderClaim(recounted);
-    const more = supportingRecounted.map((claim) => `${renderClaim(claim).title}.`);
-    return {
-      ...current,
+  if (status !== 'adjusted') return { insightId, validation };
+  // no one sees the old numbers: the text and the claims become the recount's
+  const text = renderClaim(recounted);
+  const more = supportingRecounted.map((claim) => `${renderClaim(claim).title}.`);
+  return {
+    insightId,
+    validation: { ...validation, text_rerendered: true, original_text: { name: insight.name, description: insight.description } },
+    rewrite: {
       claim: recounted,
       supporting_claims: supportingRecounted,
       name: text.title,
       description: [text.description, ...more].join(' '),
       text_source: 'claim',
-      affected_count: recounted.n?.segment ?? current.affected_count,
-      validation: { ...validation, text_rerendered: true, original_text: { name: current.name, description: current.description } },
-    };
-  });
-  return validation;
+      affected_count: recounted.n?.segment ?? insight.affected_count,
+    },
+  };
 }
 
-/** verifyInsight, with its wall time added to `telemetry.phase_durations_ms.verification`. */
-export const verifyInsight = timedPhase('verification', verifyInsightUntimed);
+/**
+ * Checks one insight and returns its verdict without storing it, with the check's wall and warehouse
+ * time: the driver collects the analysis stage's verdicts and the pipeline stores them in the stage's
+ * one update (`settleVerifications`), so parallel verifications never race on the run document.
+ */
+export async function checkInsight(deps: DiscoveryDeps, runId: string, insightId: string, signal?: AbortSignal): Promise<InsightVerdict> {
+  const { value, durationsMs } = await measuredPhase('verification', () => checkInsightUntimed(deps, runId, insightId, signal));
+  return { ...value, durationsMs };
+}

@@ -45,8 +45,13 @@ export function rethrowUnlessFinal(error: unknown): void {
   if (classifyStageError(error).kind !== 'final') throw error;
 }
 
-/** The work units a driver runs, each with its retry budget (the fleet's job options use the same numbers). */
-export type PipelineWork = 'prepare' | 'explore' | 'mine' | 'analyze' | 'verify' | 'recommend';
+/**
+ * The work units a driver runs, each with its retry budget (the fleet's job options use the same
+ * numbers). `coordinate` is the driver's own work between stages — reading the run, applying a
+ * transition's update: the fleet's coordinator job retries it, the in-process driver likewise, and
+ * when the attempts run out both take the run up again under the recovery policy (`stuck-runs.ts`).
+ */
+export type PipelineWork = 'coordinate' | 'prepare' | 'explore' | 'mine' | 'analyze' | 'verify' | 'recommend';
 
 export interface RetryBudget {
   /** Attempts in total, the first included. */
@@ -56,6 +61,7 @@ export interface RetryBudget {
 }
 
 export const STAGE_RETRY: Readonly<Record<PipelineWork, RetryBudget>> = {
+  coordinate: { attempts: 5, backoffDelayMs: 2_000 },
   prepare: { attempts: 5, backoffDelayMs: 2_000 },
   explore: { attempts: 3, backoffDelayMs: 5_000 },
   mine: { attempts: 2, backoffDelayMs: 5_000 },

@@ -16,10 +16,15 @@ export {
   failRecommendations,
   failUnsettledAreas,
   failVerification,
+  settleVerifications,
   stopExplorationAt,
+  type InsightVerdict,
+  type VerificationOutcomes,
 } from './run-rules.js';
 export {
+  PIPELINE_STAGES,
   PIPELINE_START,
+  STAGES_WITH_WORK,
   nextStage,
   type PipelineCommand,
   type PipelineStage,
@@ -27,4 +32,13 @@ export {
   type StageResult,
   type Transition,
 } from './state-machine.js';
-export { MAX_RUN_RECOVERIES, STUCK_RUN_GRACE_MS, judgeRun, type CoordinatorState, type StuckRunVerdict } from './stuck-runs.js';
+export {
+  MAX_RUN_RECOVERIES,
+  STUCK_RUN_GRACE_MS,
+  countRecovery,
+  judgeRun,
+  recoveryOf,
+  type CoordinatorState,
+  type RecoveryVerdict,
+  type StuckRunVerdict,
+} from './stuck-runs.js';

@@ -9,9 +9,21 @@
  * does I/O, so both drivers share exactly the same transitions and failure semantics.
  */
 import type { Run } from '../../domain/index.js';
-import { enterAnalysis, failMining, failRecommendations, failUnsettledAreas, stopExplorationAt } from './run-rules.js';
+import {
+  enterAnalysis,
+  failMining,
+  failRecommendations,
+  failUnsettledAreas,
+  settleVerifications,
+  stopExplorationAt,
+  type VerificationOutcomes,
+} from './run-rules.js';
 
-export type PipelineStage = 'prepare' | 'explore' | 'mine' | 'analyze' | 'recommend' | 'finalize';
+/** The stages, in order: the one declaration both drivers and the fleet's job contracts derive theirs from. */
+export const PIPELINE_STAGES = ['prepare', 'explore', 'mine', 'analyze', 'recommend', 'finalize'] as const;
+export type PipelineStage = (typeof PIPELINE_STAGES)[number];
+/** Stages whose work a driver runs and waits for; `finalize` ends the run where it is decided. */
+export const STAGES_WITH_WORK: readonly PipelineStage[] = PIPELINE_STAGES.filter((stage) => stage !== 'finalize');
 
 export interface PipelineState {
   stage: PipelineStage;
@@ -25,8 +37,11 @@ export type StageResult =
   | { stage: 'explore'; step: number; finished: boolean; failure?: string | undefined }
   /** Mining failed for good: analysis goes on from the exploration digests alone. */
   | { stage: 'mine'; failure?: string | undefined }
-  /** Areas whose work failed for good without recording an outcome, with the reason. */
-  | { stage: 'analyze'; failures: ReadonlyMap<string, string> }
+  /**
+   * Areas whose work failed for good without recording an outcome, with the reason; and every
+   * verification's verdict or final failure, stored by the transition in one update.
+   */
+  | { stage: 'analyze'; failures: ReadonlyMap<string, string>; verifications: VerificationOutcomes }
   | { stage: 'recommend'; failure?: string | undefined };
 
 export type PipelineCommand =
@@ -78,7 +93,7 @@ export function nextStage(result: StageResult, maxSteps: number): Transition {
       return {
         state: { stage: 'recommend', step: 0 },
         command: { do: 'recommend' },
-        update: (run) => failUnsettledAreas(run, result.failures),
+        update: (run) => failUnsettledAreas(settleVerifications(run, result.verifications, result.failures), result.failures),
       };
     case 'recommend': {
       const reason = result.failure;

@@ -1,12 +1,16 @@
 /**
- * Which runs in flight have lost their driver, and what to do about them (the fleet's reconciler).
- * Pure: the reconciler job reads the run and the state of its coordinator job, and applies the verdict.
+ * The one recovery policy of a run, for both drivers: a run whose driver lost it or whose coordination
+ * failed after its retries is taken up again — counted in `run.recoveries` — at most
+ * MAX_RUN_RECOVERIES times, then finished as failed with the reason. The fleet's reconciler applies it
+ * to runs whose coordinator job failed, vanished or completed early (`judgeRun`); the in-process
+ * driver to a coordination step that failed after its retries, and the local launcher to a run it
+ * finds interrupted when it starts. Pure: the drivers read, apply the verdict, and write.
  */
 import type { Run } from '../../domain/index.js';
 
 /** A run is looked at only when nothing has touched it for this long (launch writes the run, then adds its job). */
 export const STUCK_RUN_GRACE_MS = 60_000;
-/** Re-enqueues of one run's coordinator before the run is finished as failed. */
+/** Recoveries of one run (re-enqueues of its coordinator, resumes of an interrupted local run) before it is finished as failed. */
 export const MAX_RUN_RECOVERIES = 3;
 
 /** BullMQ's job states, plus `missing` when Redis no longer has the job (data lost, job removed). */
@@ -23,6 +27,21 @@ export type CoordinatorState =
 
 export type StuckRunVerdict = { action: 'leave' } | { action: 'requeue'; reason: string } | { action: 'fail'; reason: string };
 
+export type RecoveryVerdict = { action: 'recover' } | { action: 'fail'; reason: string };
+
+/** Whether a run that lost its driver (`reason`) is taken up again or finished as failed. */
+export function recoveryOf(run: Pick<Run, 'recoveries'>, reason: string): RecoveryVerdict {
+  if (run.recoveries >= MAX_RUN_RECOVERIES)
+    return { action: 'fail', reason: `the run could not be recovered after ${run.recoveries} attempts: ${reason}` };
+  return { action: 'recover' };
+}
+
+/** The update a driver applies when it takes a run up again (the one counter). */
+export function countRecovery(run: Run): Run {
+  return { ...run, recoveries: run.recoveries + 1 };
+}
+
+/** The fleet's reconciler: which runs in flight have lost their coordinator job, and what to do about them. */
 export function judgeRun(
   run: Pick<Run, 'status' | 'updated_at' | 'recoveries'>,
   coordinator: { state: CoordinatorState; failedReason?: string | undefined },
@@ -45,7 +64,6 @@ export function judgeRun(
     default:
       return { action: 'leave' };
   }
-  if (run.recoveries >= MAX_RUN_RECOVERIES)
-    return { action: 'fail', reason: `the run could not be recovered after ${run.recoveries} attempts: ${reason}` };
-  return { action: 'requeue', reason };
+  const verdict = recoveryOf(run, reason);
+  return verdict.action === 'fail' ? verdict : { action: 'requeue', reason };
 }

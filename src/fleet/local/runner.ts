@@ -20,15 +20,17 @@ import {
   PIPELINE_START,
   STAGE_RETRY,
   classifyStageError,
-  failVerification,
+  countRecovery,
   nextStage,
+  recoveryOf,
+  type InsightVerdict,
   type PipelineWork,
   type StageResult,
   type Transition,
 } from '../../discovery/pipeline/index.js';
 import { prepareRun } from '../../discovery/phases/prepare.js';
 import { recommend } from '../../discovery/phases/recommend.js';
-import { verifyInsight } from '../../discovery/phases/verify-insight.js';
+import { checkInsight } from '../../discovery/phases/verify-insight.js';
 import { abortableSleep } from '../../llm/retry.js';
 import { createLimiter, type Limiter } from '../../concurrency/index.js';
 
@@ -95,6 +97,8 @@ async function analyzeAllAreas(
 ): Promise<StageResult> {
   const { signal } = options;
   const failures = new Map<string, string>();
+  const verdicts: InsightVerdict[] = [];
+  const verificationFailures = new Map<string, string>();
   const areas = (await requireRun(deps, runId)).areas;
   await Promise.all(
     areas.map(async (area) => {
@@ -114,18 +118,41 @@ async function analyzeAllAreas(
       // an area's verifications are its children: they start as soon as the area settles
       await Promise.all(
         outcome.value.insight_ids.map(async (insightId) => {
-          const verified = await limit(() => underPolicy('verify', () => verifyInsight(deps, runId, insightId, signal), options, deps));
+          const verified = await limit(() => underPolicy('verify', () => checkInsight(deps, runId, insightId, signal), options, deps));
+          // the verdicts are stored with the stage's transition, in one update, as the fleet's coordinator does
           if (verified.ok) {
-            emit({ type: 'verified', insightId, status: verified.value.status });
+            verdicts.push(verified.value);
+            emit({ type: 'verified', insightId, status: verified.value.validation.status });
             return;
           }
-          await deps.store.updateRun(runId, (run) => failVerification(run, insightId, verified.failure, deps.now()));
+          verificationFailures.set(insightId, verified.failure);
           emit({ type: 'verified', insightId, status: 'error' });
         }),
       );
     }),
   );
-  return { stage: 'analyze', failures };
+  return { stage: 'analyze', failures, verifications: { verdicts, failures: verificationFailures, settledAt: deps.now().toISOString() } };
+}
+
+/**
+ * Applies a transition's update as the fleet's coordinator job does: retried under the `coordinate`
+ * budget; when the attempts run out the run is taken up again under the one recovery policy (counted
+ * in `run.recoveries`), and past its cap ended. Returns the reason to end the run with, if it must end.
+ */
+async function applyTransition(
+  deps: DiscoveryDeps,
+  runId: string,
+  update: (run: Run) => Run,
+  options: LocalRunnerOptions,
+): Promise<string | undefined> {
+  for (;;) {
+    const applied = await underPolicy('coordinate', () => deps.store.updateRun(runId, update), options, deps);
+    if (applied.ok) return undefined;
+    const verdict = recoveryOf(await requireRun(deps, runId), `its coordinator failed: ${applied.failure}`);
+    if (verdict.action === 'fail') return verdict.reason;
+    deps.logger.warn({ runId, failure: applied.failure }, 'the run could not move to its next stage; taking it up again');
+    await deps.store.updateRun(runId, countRecovery);
+  }
 }
 
 const PHASE_EVENTS: Partial<Record<Transition['command']['do'], RunnerEvent & { type: 'phase' }>> = {
@@ -145,8 +172,8 @@ export async function runDiscoveryLocally(deps: DiscoveryDeps, runId: string, op
     for (;;) {
       const run = await requireRun(deps, runId);
       if (run.status === 'cancelled') throw new CancelledError(`run ${runId} was cancelled`);
-      const { command } = transition;
-      if (transition.update) await deps.store.updateRun(runId, transition.update);
+      const fatalError = transition.update ? await applyTransition(deps, runId, transition.update, options) : undefined;
+      const command: Transition['command'] = fatalError === undefined ? transition.command : { do: 'finalize', fatalError };
       const phaseEvent = PHASE_EVENTS[command.do];
       if (phaseEvent) emit(phaseEvent);
       if (command.do === 'explore' && command.step === 1) emit({ type: 'phase', phase: 'exploration', detail: 'exploring the warehouse' });

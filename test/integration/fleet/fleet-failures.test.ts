@@ -74,24 +74,15 @@ describe.skipIf(redisServerMissing)('when an area job fails after all its retrie
 
 describe.skipIf(redisServerMissing)('when a verify job fails after all its retries', () => {
   it('gives its insight an error validation naming the failure, and the area and run still complete', async () => {
-    // the verification's own write fails; only the fleet's reconciliation can record the outcome
-    const breakValidationWrites = (harness: Harness) => {
-      const store = harness.deps.store;
-      harness.deps.store = {
-        ...store,
-        updateRun: (id: string, mutate: (run: Run) => Run) =>
-          store.updateRun(id, (run) => {
-            const next = mutate(run);
-            const validations = next.areas.flatMap((area) => area.insights.map((insight) => insight.validation));
-            if (validations.some((validation) => validation && !validation.reasoning.startsWith('verification failed')))
-              throw new Error('disk full');
-            return next;
-          }),
-      };
+    // every recount the verifier sends fails with an error no retry fixes in time: the verify job fails
+    // after its retries, and only the analysis stage's transition can record the outcome
+    const breakRecounts = (harness: Harness) => {
+      const warehouse = harness.deps.warehouse;
+      const query: typeof warehouse.query = (sql, options) =>
+        sql.includes('AS total_rows') ? Promise.reject(new Error('disk full')) : warehouse.query(sql, options);
+      harness.deps.warehouse = Object.assign(Object.create(warehouse) as typeof warehouse, { query });
     };
-    const fleet = redis.track(
-      await createFleet(redis.url, scriptedBrain({ exploration: SCRIPT }).brain, { wrapStore: breakValidationWrites }),
-    );
+    const fleet = redis.track(await createFleet(redis.url, scriptedBrain({ exploration: SCRIPT }).brain, { wrapStore: breakRecounts }));
     await fleet.startWorkers();
     const run = await fleet.harness.newRun({ maxSteps: 4, areas: ['conversion'] });
     await fleet.launcher.launch(run.id);

@@ -1,6 +1,13 @@
 import { describe, expect, it } from 'vitest';
 import { runSchema, type Run } from '../../../../src/domain/index.js';
-import { failRecommendations, failUnsettledAreas, failVerification, stopExplorationAt } from '../../../../src/discovery/pipeline/index.js';
+import {
+  failRecommendations,
+  failUnsettledAreas,
+  failVerification,
+  settleVerifications,
+  stopExplorationAt,
+  type InsightVerdict,
+} from '../../../../src/discovery/pipeline/index.js';
 
 const STAMP = '2026-11-23T09:00:00.000Z';
 
@@ -84,5 +91,76 @@ describe('reconciling a run after a unit of work failed for good without recordi
     });
     const written = runWith({ recommendation_log: { status: 'completed' } });
     expect(failRecommendations(written, 'timeout')).toBe(written);
+  });
+});
+
+describe("storing an analysis stage's verifications in one update", () => {
+  const confirmed = {
+    status: 'confirmed',
+    verified_count: 118,
+    original_count: 120,
+    query: 'SELECT 1',
+    reasoning: 'ok',
+    validated_at: STAMP,
+  };
+  const verdict = (insightId: string, extra: Partial<InsightVerdict> = {}): InsightVerdict => ({
+    insightId,
+    validation: { ...confirmed, lookups_used: 0 } as InsightVerdict['validation'],
+    durationsMs: { verification: 12.5, verification_sql: 4 },
+    ...extra,
+  });
+  const analysed = (status: Run['status'] = 'running') =>
+    runWith({
+      status,
+      areas: [
+        area('conversion', 'completed', {
+          insights: [insight('conversion-1'), insight('conversion-2'), insight('conversion-3')],
+          insight_ids: ['conversion-1', 'conversion-2', 'conversion-3'],
+        }),
+        area('revenue', 'running', { insights: [insight('revenue-1')], insight_ids: ['revenue-1'] }),
+      ],
+    });
+  const outcomes = (verdicts: InsightVerdict[], failures: Array<[string, string]> = []) => ({
+    verdicts,
+    failures: new Map(failures),
+    settledAt: STAMP,
+  });
+
+  it('gives each insight its verdict and rewrite, adds their durations, and marks the ones without one as errors, saying why', () => {
+    const rewrite = {
+      name: 'Mobile converts 12% less',
+      description: 'recounted',
+      text_source: 'claim' as const,
+      affected_count: 90,
+      supporting_claims: [],
+    };
+    const settled = settleVerifications(
+      analysed(),
+      outcomes([verdict('conversion-1'), verdict('conversion-2', { rewrite })], [['conversion-3', 'disk full (after 3 attempts)']]),
+      new Map([['revenue', 'the model replied nonsense']]),
+    );
+    const [first, second, third] = settled.areas[0]!.insights;
+    expect(first?.validation).toMatchObject({ status: 'confirmed', verified_count: 118 });
+    expect(second).toMatchObject({ name: 'Mobile converts 12% less', affected_count: 90, validation: { status: 'confirmed' } });
+    expect(third?.validation).toMatchObject({ status: 'error', reasoning: 'verification failed: disk full (after 3 attempts)' });
+    // an area whose analysis failed keeps its insights as they are: failUnsettledAreas says why
+    expect(settled.areas[1]!.insights[0]?.validation).toBeUndefined();
+    expect(settled.telemetry.phase_durations_ms).toMatchObject({ verification: 25, verification_sql: 8 });
+  });
+
+  it('keeps a validation already stored (a repeated delivery changes nothing) and counts its time once', () => {
+    const once = settleVerifications(analysed(), outcomes([verdict('conversion-1')]), new Map());
+    const again = settleVerifications(
+      once,
+      outcomes([verdict('conversion-1', { validation: { ...once.areas[0]!.insights[0]!.validation!, status: 'rejected' } })]),
+      new Map(),
+    );
+    expect(again.areas[0]!.insights[0]?.validation?.status).toBe('confirmed');
+    expect(again.telemetry.phase_durations_ms.verification).toBe(12.5);
+  });
+
+  it('records no failure for a verification that did not happen in a cancelled run', () => {
+    const settled = settleVerifications(analysed('cancelled'), outcomes([]), new Map());
+    expect(settled.areas.flatMap((entry) => entry.insights).every((entry) => entry.validation === undefined)).toBe(true);
   });
 });

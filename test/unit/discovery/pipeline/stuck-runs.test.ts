@@ -1,5 +1,12 @@
 import { describe, expect, it } from 'vitest';
-import { MAX_RUN_RECOVERIES, STUCK_RUN_GRACE_MS, judgeRun, nextStage } from '../../../../src/discovery/pipeline/index.js';
+import {
+  MAX_RUN_RECOVERIES,
+  STUCK_RUN_GRACE_MS,
+  countRecovery,
+  judgeRun,
+  nextStage,
+  recoveryOf,
+} from '../../../../src/discovery/pipeline/index.js';
 
 const NOW = Date.parse('2026-11-24T12:00:00.000Z');
 const quiet = new Date(NOW - STUCK_RUN_GRACE_MS - 1).toISOString();
@@ -35,6 +42,21 @@ describe('judging a run in flight by its coordinator job', () => {
   });
 });
 
+describe('the one recovery policy', () => {
+  it('takes a run up again while it has recoveries left, counting each, then ends it with the reason', () => {
+    let recovered = { recoveries: 0 } as Parameters<typeof countRecovery>[0];
+    for (let count = 0; count < MAX_RUN_RECOVERIES; count++) {
+      expect(recoveryOf(recovered, 'disk full')).toEqual({ action: 'recover' });
+      recovered = countRecovery(recovered);
+    }
+    expect(recovered.recoveries).toBe(MAX_RUN_RECOVERIES);
+    expect(recoveryOf(recovered, 'disk full')).toEqual({
+      action: 'fail',
+      reason: `the run could not be recovered after ${MAX_RUN_RECOVERIES} attempts: disk full`,
+    });
+  });
+});
+
 describe('the pipeline state machine', () => {
   it('explores step by step, stops at done, max steps or a failed step, then mines, analyses, recommends and finalizes', () => {
     expect(nextStage({ stage: 'prepare' }, 3).command).toEqual({ do: 'explore', step: 1 });
@@ -52,7 +74,16 @@ describe('the pipeline state machine', () => {
     const mining = nextStage({ stage: 'mine', failure: 'warehouse down' }, 3);
     expect(mining.command).toEqual({ do: 'analyze' });
     expect(mining.update).toBeTypeOf('function');
-    expect(nextStage({ stage: 'analyze', failures: new Map() }, 3).command).toEqual({ do: 'recommend' });
+    expect(
+      nextStage(
+        {
+          stage: 'analyze',
+          failures: new Map(),
+          verifications: { verdicts: [], failures: new Map(), settledAt: '2026-01-01T00:00:00.000Z' },
+        },
+        3,
+      ).command,
+    ).toEqual({ do: 'recommend' });
     expect(nextStage({ stage: 'recommend' }, 3).command).toEqual({ do: 'finalize' });
     expect(nextStage({ stage: 'recommend', failure: 'auth' }, 3).update).toBeTypeOf('function');
   });
