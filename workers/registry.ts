@@ -9,6 +9,7 @@ import { UnrecoverableError, WaitingError, Worker, type Job } from 'bullmq';
 import { coordinatorQueue, queueContract, type QueueContract, type QueueName, type WorkerDefaults } from '../queues/index.js';
 import { type ProjectClients, ProjectClientsUnavailableError } from '../src/project-clients.js';
 import { finalizeRun } from '../src/discovery/phases/finalize.js';
+import { classifyStageError } from '../src/discovery/pipeline/index.js';
 import type { DiscoveryDeps } from '../src/discovery/context.js';
 import { workerConnectionOptions } from '../src/fleet/bullmq/connection.js';
 import type { QueueSet } from '../src/fleet/bullmq/queue-set.js';
@@ -129,7 +130,9 @@ export async function startWorkerRegistry(options: WorkerRegistryOptions): Promi
         logger.info({ durationMs: Math.round(performance.now() - started), attempt }, 'job completed');
         return result;
       } catch (error) {
-        if (error instanceof ProjectClientsUnavailableError && error.code === 'config') {
+        // through the one classifier: final (a missing secret, a refused login) ends the run now; anything
+        // else (an unreachable warehouse) is retried like any job
+        if (error instanceof ProjectClientsUnavailableError && classifyStageError(error).kind === 'final') {
           // every job of this run would fail the same way until an operator acts: end the run now, saying why
           logger.error({ err: error }, "the run's project connections cannot be opened: failing the run");
           await finalizeRun(options.deps, payload.runId, { fatalError: error.message });

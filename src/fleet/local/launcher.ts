@@ -23,6 +23,8 @@ import { isTerminal } from '../../domain/index.js';
 import { type ProjectClients, ProjectClientsUnavailableError } from '../../project-clients.js';
 import type { DiscoveryDeps } from '../../discovery/context.js';
 import { finalizeRun } from '../../discovery/phases/finalize.js';
+import { STAGE_RETRY, classifyStageError } from '../../discovery/pipeline/index.js';
+import { setTimeout as delay } from 'node:timers/promises';
 import { ConflictError, NotFoundError, describeError } from '../../errors/index.js';
 import { readJsonFile } from '../../common/atomic-file.js';
 import { finalizeInterruptedRun } from './interrupted-run.js';
@@ -103,6 +105,29 @@ interface InFlightRun {
   resumes: number;
 }
 
+/**
+ * A run's connections, opened as the fleet opens them for a job: an error the one classifier calls final
+ * (a missing secret, a refused login) is thrown at once and ends the run; any other (an unreachable
+ * warehouse) is tried again within the `coordinate` retry budget the fleet's jobs also have.
+ */
+async function withProjectClients<T>(
+  clients: Pick<ProjectClients, 'withRun'>,
+  runId: string,
+  work: (deps: DiscoveryDeps) => Promise<T>,
+  signal: AbortSignal,
+): Promise<T> {
+  const { attempts, backoffDelayMs } = STAGE_RETRY.coordinate;
+  for (let attempt = 1; ; attempt += 1) {
+    try {
+      return await clients.withRun(runId, work);
+    } catch (error) {
+      const retryable = error instanceof ProjectClientsUnavailableError && classifyStageError(error).kind !== 'final';
+      if (!retryable || attempt >= attempts || signal.aborted) throw error;
+      await delay(backoffDelayMs * 2 ** (attempt - 1), undefined, { signal }).catch(() => undefined);
+    }
+  }
+}
+
 export async function startLocalRunLauncher(options: LocalRunLauncherOptions): Promise<LocalRunLauncher> {
   const { runtime } = options;
   const logger = runtime.logger.child({ component: 'local-launcher' });
@@ -125,7 +150,8 @@ export async function startLocalRunLauncher(options: LocalRunLauncherOptions): P
     try {
       // a run cancelled while it waited still goes through the runner, which finalizes it as cancelled
       const run = (deps: DiscoveryDeps) => runDiscoveryLocally(deps, runId, { concurrency, signal: controller.signal });
-      await limit(() => (options.clients ? options.clients.withRun(runId, run) : run(runtime)));
+      const { clients } = options;
+      await limit(() => (clients ? withProjectClients(clients, runId, run, controller.signal) : run(runtime)));
     } catch (error) {
       if (error instanceof ProjectClientsUnavailableError) {
         await finalizeRun(runtime, runId, { fatalError: error.message }).catch((finalizeError: unknown) =>

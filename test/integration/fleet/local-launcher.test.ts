@@ -5,7 +5,8 @@ import { afterEach, describe, expect, it } from 'vitest';
 import { createRun } from '../../../src/discovery/phases/create-run.js';
 import { exploreStep } from '../../../src/discovery/phases/explore-step.js';
 import { prepareRun } from '../../../src/discovery/phases/prepare.js';
-import { ConflictError } from '../../../src/errors/index.js';
+import type { DiscoveryDeps } from '../../../src/discovery/context.js';
+import { type AssayError, ConfigError, ConflictError, WarehouseError } from '../../../src/errors/index.js';
 import {
   MAX_LOCAL_RESUMES,
   isLeaseOrphaned,
@@ -14,6 +15,7 @@ import {
   type RunLease,
 } from '../../../src/fleet/local/launcher.js';
 import type { LlmRequest } from '../../../src/llm/port.js';
+import { type ProjectClients, ProjectClientsUnavailableError } from '../../../src/project-clients.js';
 import { createHarness, type Harness } from '../../support/engine-harness.js';
 import { QUERY_DEVICE, QUERY_REVENUE, phaseOf, scriptedBrain } from '../discovery/scripted-brain.js';
 
@@ -106,6 +108,44 @@ describe('the local run launcher', () => {
       expect(existsSync(leaseFile(run.id))).toBe(false);
       expect(settled).toEqual([run.id]);
       expect(gated.calls.recommendations).toBe(1);
+    });
+  });
+
+  describe("when the run's project connections cannot be opened", () => {
+    /** Clients whose first `failures` openings fail with `cause`, then serve the harness's ports. */
+    function failingClients(failures: number, cause: AssayError) {
+      let calls = 0;
+      const clients = {
+        async withRun<T>(_runId: string, work: (deps: DiscoveryDeps) => Promise<T>): Promise<T> {
+          calls += 1;
+          if (calls <= failures) throw new ProjectClientsUnavailableError('shop', cause);
+          return work(harness.deps);
+        },
+      };
+      return { clients: clients as Pick<ProjectClients, 'withRun'>, calls: () => calls };
+    }
+
+    it('ends the run failed at the first attempt when the classifier calls the error final (a missing secret)', async () => {
+      harness = await createHarness(scriptedBrain({ exploration: { 1: QUERY_DEVICE } }).brain);
+      const failing = failingClients(Number.POSITIVE_INFINITY, new ConfigError('secret secret:SHOP_PG is not set'));
+      launcher = await startLocalRunLauncher({ runtime: harness.deps, clients: failing.clients, sweepIntervalMs: 0 });
+      const run = await harness.newRun({ maxSteps: 2 });
+      await launcher.launch(run.id);
+      await launcher.settled(run.id);
+      expect(await harness.deps.store.getRun(run.id)).toMatchObject({ status: 'failed' });
+      expect((await harness.deps.store.getRun(run.id))?.error).toMatch(/could not be opened: secret secret:SHOP_PG is not set/);
+      expect(failing.calls()).toBe(1);
+    });
+
+    it('tries again, as a fleet job would, when the error is retryable (an unreachable warehouse), and completes', async () => {
+      harness = await createHarness(scriptedBrain({ exploration: { 1: QUERY_DEVICE } }).brain);
+      const failing = failingClients(1, new WarehouseError('connect ECONNREFUSED 127.0.0.1:5432'));
+      launcher = await startLocalRunLauncher({ runtime: harness.deps, clients: failing.clients, sweepIntervalMs: 0 });
+      const run = await harness.newRun({ maxSteps: 2 });
+      await launcher.launch(run.id);
+      await launcher.settled(run.id);
+      expect((await harness.deps.store.getRun(run.id))?.status).toBe('completed');
+      expect(failing.calls()).toBe(2);
     });
   });
 
