@@ -11,6 +11,7 @@
  * read-only directly and never copied. Queries run one at a time on the connection (DuckDB
  * parallelises inside a query).
  */
+import { randomUUID } from 'node:crypto';
 import { existsSync } from 'node:fs';
 import { mkdtemp, rm } from 'node:fs/promises';
 import os from 'node:os';
@@ -370,8 +371,10 @@ export async function openLockedDuckdb(options: Pick<DuckdbWarehouseOptions, 'pa
     });
   }
   let instance: DuckDBInstance | undefined;
-  // a private spill directory unless the config names one: removed with the instance
-  const spill = options.resources?.tempDirectory ?? (await mkdtemp(path.join(os.tmpdir(), 'assay-duckdb-spill-')));
+  // a private spill directory unless the config names one. Named, not made: DuckDB creates it at the first
+  // spill, so a process that exits without closing the warehouse leaves nothing behind unless it spilled;
+  // removed with the instance
+  const spill = options.resources?.tempDirectory ?? path.join(os.tmpdir(), `assay-duckdb-spill-${process.pid}-${randomUUID()}`);
   const cleanup = async () => {
     await storage.cleanup();
     if (options.resources?.tempDirectory === undefined) await rm(spill, { recursive: true, force: true });

@@ -46,13 +46,21 @@ describe('when a DuckDB warehouse opens with resource limits', () => {
     expect(Number(opened.row.threads)).toBe(1);
   });
 
-  it('spills into a private directory that is removed when the warehouse closes', async () => {
-    const opened = await settingsOf({ memoryLimitBytes: 256 * 1_048_576, threads: 1 });
-    expect(opened.row.spill).toContain('assay-duckdb-spill-');
-    expect(existsSync(opened.row.spill)).toBe(true);
-    opened.close();
-    await opened.cleanup();
-    expect(existsSync(opened.row.spill)).toBe(false);
+  it('names a private spill directory that DuckDB makes only when it spills, and removes it when the warehouse closes', async () => {
+    const engine = await openLockedDuckdb({ path: ':memory:', resources: { memoryLimitBytes: 64 * 1_048_576, threads: 1 } });
+    const setting = await engine.connection.runAndReadAll("SELECT current_setting('temp_directory') AS spill");
+    const spill = (setting.getRowObjectsJson()[0] as { spill: string }).spill;
+    expect(spill).toContain('assay-duckdb-spill-');
+    // nothing on disk until a statement needs it: a process that exits without closing leaves nothing behind
+    expect(existsSync(spill)).toBe(false);
+    const sorted = await engine.connection.runAndReadAll(
+      'SELECT count(*) AS n FROM (SELECT i, md5(CAST(i AS VARCHAR)) AS h FROM range(3000000) t(i) ORDER BY h) s',
+    );
+    expect(Number((sorted.getRowObjectsJson()[0] as { n: string }).n)).toBe(3_000_000);
+    expect(existsSync(spill)).toBe(true);
+    engine.instance.closeSync();
+    await engine.cleanup();
+    expect(existsSync(spill)).toBe(false);
   });
 
   it('spills into the configured directory and leaves it in place', async () => {
