@@ -15,10 +15,10 @@ import { renderTable } from '../../src/cli/context.js';
 import { generateDemoWarehouse, loadDemoInto } from '../../src/demo/index.js';
 import type { Claim, DiscoveryResult } from '../../src/domain/index.js';
 import { startTestClickhouse } from '../support/clickhouse.js';
+import { discoverOn, failedQueries, type EngineDiscovery } from '../support/engine-discovery.js';
 import { startTestMariadb } from '../support/mariadb.js';
 import { removeTempDirs, tempDir } from '../support/temp-dir.js';
 import { type Bench, round, writeBenchResult } from './bench.js';
-import { discoverOn, failedQueries, type EngineDiscovery } from './engine-discovery.js';
 
 /** Enough steps for the analyst's first pass over every area; the mining stage runs whatever the count. */
 const MAX_STEPS = 12;

@@ -4,58 +4,22 @@
  * `npx tsx test/integration/offline-analyst/demo-discovery.ts ecommerce 24`.
  */
 import { join } from 'node:path';
-import { runDiscovery } from '../../../src/cli/discovery-session.js';
-import { composeRuntime } from '../../../src/composition.js';
-import { loadConfig } from '../../../src/config/index.js';
-import type { DiscoveryResult, ExplorationStep, Run } from '../../../src/domain/index.js';
-import { scoreRun, type EvalScore } from '../../../src/eval/score.js';
-import { silentLogger } from '../../../src/logging/index.js';
 import { generateDemoWarehouse } from '../../../src/demo/index.js';
+import { discoverOn, type EngineDiscovery } from '../../support/engine-discovery.js';
 import { tempDir } from '../../support/temp-dir.js';
 
 export type DemoKind = 'ecommerce' | 'gaming' | 'social';
 
-export interface DemoDiscovery {
-  score: EvalScore;
-  run: Run;
-  result: DiscoveryResult;
-  steps: ExplorationStep[];
+export interface DemoDiscovery extends EngineDiscovery {
   elapsedMs: number;
 }
 
 /** `llm` defaults to the in-process offline analyst; pass e.g. an `openai-compatible:` spec to go over HTTP. */
 export async function runDemoDiscovery(kind: DemoKind, maxSteps: number, llm = 'offline:analyst'): Promise<DemoDiscovery> {
   const started = performance.now();
-  const workDir = tempDir(`assay-offline-analyst-${kind}-`);
-  const demo = await generateDemoWarehouse({ kind, out: join(workDir, `${kind}.duckdb`) });
-  const truths = demo.truths;
-  const config = loadConfig({
-    env: {},
-    cwd: workDir,
-    overrides: { dataDir: join(workDir, 'data'), warehouse: `duckdb:${demo.path}`, llm },
-  });
-  const outcome = await runDiscovery(
-    config,
-    {
-      projectId: `offline-${kind}`,
-      projectName: `offline ${kind}`,
-      pack: kind,
-      maxSteps,
-      minSteps: 0,
-      outDir: join(workDir, 'output'),
-      quiet: true,
-    },
-    silentLogger,
-  );
-  const runtime = await composeRuntime(config, { logger: silentLogger });
-  const steps = await runtime.store.listSteps(outcome.run.id).finally(() => runtime.close());
-  return {
-    score: scoreRun(kind, truths.patterns, outcome.result, steps),
-    run: outcome.run,
-    result: outcome.result,
-    steps,
-    elapsedMs: Math.round(performance.now() - started),
-  };
+  const demo = await generateDemoWarehouse({ kind, out: join(tempDir(`assay-offline-analyst-${kind}-`), `${kind}.duckdb`) });
+  const outcome = await discoverOn(`duckdb:${demo.path}`, kind, demo.truths, maxSteps, llm);
+  return { ...outcome, elapsedMs: Math.round(performance.now() - started) };
 }
 
 if (process.argv[1]?.endsWith('demo-discovery.ts')) {

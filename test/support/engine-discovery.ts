@@ -1,8 +1,8 @@
 /**
- * One discovery run with the offline analyst on any warehouse URL (an isolated data directory), scored
- * against a demo's planted truths — as `assay eval` does, but on the engine given. Used to compare the
- * same demo on DuckDB, MariaDB and ClickHouse, and by hand:
- * `npx tsx test/bench/engine-discovery.ts mysql://reader:pw@127.0.0.1:3306/db ecommerce 12 /path/truths.json`.
+ * One discovery run on any warehouse URL (an isolated data directory), scored against a demo's planted
+ * truths — as `assay eval` does, but on the engine and model given (the offline analyst by default).
+ * Used by the offline-analyst tests on the DuckDB demos and by `npm run bench -- engines` on MariaDB
+ * and ClickHouse.
  */
 import { join } from 'node:path';
 import { runDiscovery } from '../../src/cli/discovery-session.js';
@@ -12,7 +12,7 @@ import type { DemoKind, DemoTruths } from '../../src/demo/index.js';
 import type { DiscoveryResult, ExplorationStep, Run } from '../../src/domain/index.js';
 import { scoreRun, type EvalScore } from '../../src/eval/score.js';
 import { silentLogger } from '../../src/logging/index.js';
-import { tempDir } from '../support/temp-dir.js';
+import { tempDir } from './temp-dir.js';
 
 export interface EngineDiscovery {
   score: EvalScore;
@@ -21,12 +21,18 @@ export interface EngineDiscovery {
   steps: ExplorationStep[];
 }
 
-export async function discoverOn(warehouse: string, kind: DemoKind, truths: DemoTruths, maxSteps: number): Promise<EngineDiscovery> {
+export async function discoverOn(
+  warehouse: string,
+  kind: DemoKind,
+  truths: DemoTruths,
+  maxSteps: number,
+  llm = 'offline:analyst',
+): Promise<EngineDiscovery> {
   const workDir = tempDir(`assay-engine-discovery-${kind}-`);
   const config = loadConfig({
     env: {},
     cwd: workDir,
-    overrides: { dataDir: join(workDir, 'data'), warehouse, llm: 'offline:analyst' },
+    overrides: { dataDir: join(workDir, 'data'), warehouse, llm },
   });
   const outcome = await runDiscovery(
     config,
