@@ -60,7 +60,8 @@ async function checkInsightUntimed(deps: DiscoveryDeps, runId: string, insightId
   if (!insight.claim) return { insightId, validation: unverified(insight, at) };
   const project = await requireProject(deps, run.project_id);
   const { schema } = await loadRunSchema(deps, run, project, signal);
-  const check = (claim: Claim) =>
+  // only the insight's own claim is drawn: a supporting claim's chart would be computed and thrown away
+  const check = (claim: Claim, chart: boolean) =>
     checkClaim({
       warehouse: deps.warehouse,
       tables: schema.tables,
@@ -69,10 +70,11 @@ async function checkInsightUntimed(deps: DiscoveryDeps, runId: string, insightId
       timeoutMs: deps.config.sql.timeoutMs,
       signal,
       timed: timedSql,
+      chart,
     });
-  const main = await check(insight.claim);
+  const main = await check(insight.claim, true);
   const supporting: ClaimCheckOutcome[] = [];
-  for (const claim of insight.supporting_claims) supporting.push(await check(claim));
+  for (const claim of insight.supporting_claims) supporting.push(await check(claim, false));
 
   let status = weakest([main, ...supporting]).status;
   const reasons = [main.reasoning, ...supporting.map((outcome, index) => `supporting claim ${index + 1}: ${outcome.reasoning}`)];
