@@ -7,6 +7,7 @@
 import type { ClaimGroup, ClaimScalar } from '../../domain/index.js';
 import type { CalendarPart, SqlSyntax } from '../../warehouse/sql-syntax/index.js';
 import { type MiningColumn, type MiningTable, columnOf } from './mining-table.js';
+import { declaredColumns } from './measures.js';
 
 export interface Grouping {
   /** The column the claim's segment names. */
@@ -30,8 +31,10 @@ export interface Grouping {
 /** Groupings of a table: dimensions, binary columns, entities, calendar columns and calendar parts of its time axis. */
 export function groupingsOf(table: MiningTable): Grouping[] {
   const groupings: Grouping[] = [];
+  // a declared outcome's column is no grouping: its label names the outcome, not the flag it holds
+  const declared = declaredColumns(table);
   for (const column of table.columns) {
-    if (!['dimension', 'binary', 'entity', 'calendar'].includes(column.role)) continue;
+    if (!['dimension', 'binary', 'entity', 'calendar'].includes(column.role) || declared.has(column.name)) continue;
     const numeric = typeof column.top?.[0]?.value === 'number';
     groupings.push({
       column: column.name,

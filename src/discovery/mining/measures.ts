@@ -116,6 +116,11 @@ export function claimMetricOf(table: MiningTable, measure: MeasureSpec): ClaimMe
   }
 }
 
+/** Columns that exist only to state a declared outcome (a child's presence under the outcome's name). */
+export function declaredColumns(table: Pick<MiningTable, 'declared'>): ReadonlySet<string> {
+  return new Set(table.declared.flatMap((measure) => (measure.kind === 'rate' && measure.source === 'declared' ? [measure.column] : [])));
+}
+
 export function measureColumns(measure: MeasureSpec): string[] {
   return measure.kind === 'duration' ? [measure.start, measure.end] : [measure.column];
 }
@@ -170,8 +175,11 @@ export function termRate(column: { name: string; label: string }, word: string):
 
 /** Every measure of a table: outcome rates, numeric means, durations. */
 export function measuresOf(table: MiningTable): MeasureSpec[] {
+  const declared = declaredColumns(table);
   const rates: MeasureSpec[] = columnsWithRole(table, 'binary')
-    .filter((column) => column.positive !== undefined)
+    // a declared outcome's column is read only through its declaration (with its filters and sense):
+    // as a bare flag it is "has an order", yet it carries the outcome's label ("cart abandonment rate")
+    .filter((column) => column.positive !== undefined && !declared.has(column.name))
     .map((column) => ({
       kind: 'rate',
       column: column.name,
