@@ -116,9 +116,20 @@ export function claimMetricOf(table: MiningTable, measure: MeasureSpec): ClaimMe
   }
 }
 
-/** Columns that exist only to state a declared outcome (a child's presence under the outcome's name). */
+/**
+ * Columns of declared outcomes that the bare flag would misstate: the outcome counts the child's
+ * absence ("abandonment": no order) or only among some rows (sessions that added to cart), so the
+ * column's truth is not what its label says. An outcome that is the flag itself ("D7 retention": a
+ * session on day 7, among all players) stays a flag and a grouping too.
+ */
 export function declaredColumns(table: Pick<MiningTable, 'declared'>): ReadonlySet<string> {
-  return new Set(table.declared.flatMap((measure) => (measure.kind === 'rate' && measure.source === 'declared' ? [measure.column] : [])));
+  return new Set(
+    table.declared.flatMap((measure) =>
+      measure.kind === 'rate' && measure.source === 'declared' && (measure.value !== true || (measure.among?.length ?? 0) > 0)
+        ? [measure.column]
+        : [],
+    ),
+  );
 }
 
 export function measureColumns(measure: MeasureSpec): string[] {
@@ -177,8 +188,8 @@ export function termRate(column: { name: string; label: string }, word: string):
 export function measuresOf(table: MiningTable): MeasureSpec[] {
   const declared = declaredColumns(table);
   const rates: MeasureSpec[] = columnsWithRole(table, 'binary')
-    // a declared outcome's column is read only through its declaration (with its filters and sense):
-    // as a bare flag it is "has an order", yet it carries the outcome's label ("cart abandonment rate")
+    // such a declared outcome's column is read only through its declaration (with its filters and
+    // sense): as a bare flag it is "has an order", yet it carries the outcome's label ("cart abandonment rate")
     .filter((column) => column.positive !== undefined && !declared.has(column.name))
     .map((column) => ({
       kind: 'rate',

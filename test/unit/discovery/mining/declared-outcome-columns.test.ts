@@ -55,4 +55,14 @@ describe("a pack's declared outcome is mined only as declared", () => {
     expect(columns).toContain('added_to_cart');
     expect(columns).not.toContain('cart_abandonment');
   });
+
+  it('keeps an outcome that is the flag itself (present, among all rows) as a flag and a grouping', () => {
+    const retention: MiningTable = {
+      ...table,
+      columns: [...table.columns, column({ name: 'd7_retention', role: 'binary', positive: true, label: 'D7 retention' })],
+      declared: [{ kind: 'rate', column: 'd7_retention', op: '=', value: true, label: 'D7 retention', source: 'declared', among: [] }],
+    };
+    expect(measuresOf(retention).filter((measure) => measure.kind === 'rate' && measure.column === 'd7_retention')).toHaveLength(2);
+    expect(groupingsOf(retention).map((grouping) => grouping.column)).toContain('d7_retention');
+  });
 });
