@@ -32,5 +32,7 @@ if (!isFreshBuild(root)) {
   register({ tsconfig: join(root, 'tsconfig.json') });
   entry = join(root, 'src', 'cli', 'main.ts');
 }
-const { main } = await import(pathToFileURL(entry).href);
-process.exit(await main(process.argv));
+const { main, exitWhenWritten, endQuietlyWhenReaderCloses } = await import(pathToFileURL(entry).href);
+endQuietlyWhenReaderCloses();
+// exits once stdout and stderr are flushed: a reader on a pipe gets the whole output
+await exitWhenWritten(await main(process.argv));

@@ -3,6 +3,9 @@ import { Command, CommanderError, Option } from 'commander';
 import { describeError, exitCodeFor, AssayError } from '../errors/index.js';
 import { registerCommands } from './commands/index.js';
 import { EXIT_CODES_HELP } from './exit-codes.js';
+import { endQuietlyWhenReaderCloses, exitWhenWritten } from './exit.js';
+
+export { endQuietlyWhenReaderCloses, exitWhenWritten } from './exit.js';
 
 export function buildProgram(): Command {
   const program = new Command();
@@ -44,5 +47,6 @@ export async function main(argv: string[]): Promise<number> {
 
 const invokedDirectly = process.argv[1] && /[\\/]cli[\\/]main\.(ts|js)$/.test(process.argv[1]);
 if (invokedDirectly) {
-  main(process.argv).then((code) => process.exit(code));
+  endQuietlyWhenReaderCloses();
+  main(process.argv).then(exitWhenWritten);
 }
