@@ -12,8 +12,6 @@ RUN npm ci --no-audit --no-fund
 COPY tsconfig.json tsconfig.build.json ./
 COPY scripts/build.mjs ./scripts/build.mjs
 COPY src ./src
-COPY queues ./queues
-COPY workers ./workers
 # the one build path (npm run build = scripts/build.mjs): tsc, the prompt templates, the build stamp;
 # unlike `prepare`, a failed build fails the image
 RUN npm run build

@@ -1,5 +1,5 @@
 #!/usr/bin/env node
-// `npm run build`: compiles src, queues and workers into dist/ (tsconfig.build.json), copies the prompt
+// `npm run build`: compiles src into dist/ (tsconfig.build.json), copies the prompt
 // templates next to the compiled modules, and stamps the build (dist/.build-stamp, mtime = the build's
 // start) so bin/assay.js runs it only while no source changed after it. The one build path: npm ci's
 // `prepare`, `npm run build` and the Dockerfile's build stage all run this file.

@@ -8,7 +8,7 @@ import { fileURLToPath } from 'node:url';
 import { type Job, Queue } from 'bullmq';
 import { Redis } from 'ioredis';
 import { isFreshBuild } from '../../../bin/fresh-build.js';
-import type { QueueName } from '../../../queues/index.js';
+import type { QueueName } from '../../../src/fleet/bullmq/queues/index.js';
 import { loadPack } from '../../../src/discovery/packs/pack-loader.js';
 import { isTerminal, type Run } from '../../../src/domain/index.js';
 import { openRunStore } from '../../../src/store/index.js';

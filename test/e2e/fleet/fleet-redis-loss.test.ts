@@ -20,7 +20,7 @@ import { join } from 'node:path';
 import { Queue } from 'bullmq';
 import { Redis } from 'ioredis';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { MAINTENANCE_TASKS } from '../../../queues/index.js';
+import { MAINTENANCE_TASKS } from '../../../src/fleet/bullmq/queues/index.js';
 import { loadPack } from '../../../src/discovery/packs/pack-loader.js';
 import { isTerminal, type Run } from '../../../src/domain/index.js';
 import { generateDemoWarehouse } from '../../../src/demo/index.js';
