@@ -9,7 +9,7 @@ import { type Job, Queue } from 'bullmq';
 import { Redis } from 'ioredis';
 import { isFreshBuild } from '../../../bin/fresh-build.js';
 import type { QueueName } from '../../../src/fleet/bullmq/queues/index.js';
-import { loadPack } from '../../../src/discovery/packs/pack-loader.js';
+import { loadPack } from '../../support/packs.js';
 import { isTerminal, type Run } from '../../../src/domain/index.js';
 import { openRunStore } from '../../../src/store/index.js';
 import type { RunStore } from '../../../src/store/port.js';

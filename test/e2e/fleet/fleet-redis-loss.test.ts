@@ -21,7 +21,7 @@ import { Queue } from 'bullmq';
 import { Redis } from 'ioredis';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { MAINTENANCE_TASKS } from '../../../src/fleet/bullmq/queues/index.js';
-import { loadPack } from '../../../src/discovery/packs/pack-loader.js';
+import { loadPack } from '../../support/packs.js';
 import { isTerminal, type Run } from '../../../src/domain/index.js';
 import { generateDemoWarehouse } from '../../../src/demo/index.js';
 import { openRunStore } from '../../../src/store/index.js';

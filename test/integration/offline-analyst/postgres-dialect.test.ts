@@ -8,7 +8,7 @@ import { mkdtempSync, rmSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { loadPack } from '../../../src/discovery/packs/pack-loader.js';
+import { loadPack } from '../../support/packs.js';
 import { createOfflineAnalyst } from '../../../src/llm/offline-analyst/index.js';
 import { discoverSchema } from '../../../src/schema/discovery.js';
 import { generateDemoWarehouse } from '../../../src/demo/index.js';

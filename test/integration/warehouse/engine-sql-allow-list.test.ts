@@ -9,7 +9,7 @@ import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { buildClaimSql } from '../../../src/discovery/claims/claim-sql.js';
-import { loadPack } from '../../../src/discovery/packs/pack-loader.js';
+import { loadPack } from '../../support/packs.js';
 import { demoDatasetFor } from '../../../src/demo/datasets/index.js';
 import { DEMO_KINDS, generateDemoWarehouse } from '../../../src/demo/index.js';
 import type { DiscoveryResult, ExplorationStep } from '../../../src/domain/index.js';
