@@ -14,7 +14,7 @@ import { demoDatasetFor } from '../../../src/demo/datasets/index.js';
 import { DEMO_KINDS, generateDemoWarehouse } from '../../../src/demo/index.js';
 import type { DiscoveryResult, ExplorationStep } from '../../../src/domain/index.js';
 import { createOfflineAnalyst } from '../../../src/llm/offline-analyst/index.js';
-import { discoverSchema } from '../../../src/schema/discovery.js';
+import { discoverSchema } from '../../../src/schema/schema-discovery.js';
 import type { TableSchema, Warehouse } from '../../../src/warehouse/port.js';
 import { guardSql, openWarehouse, type SqlDialect } from '../../../src/warehouse/index.js';
 import { sqlSyntaxFor } from '../../../src/warehouse/sql-syntax/index.js';

@@ -34,7 +34,7 @@ import {
   type Transition,
 } from '../../../discovery/pipeline/index.js';
 import { prepareRun } from '../../../discovery/phases/prepare.js';
-import { runStatusFor } from '../../../discovery/rules.js';
+import { runStatusFor } from '../../../discovery/outcome-rules.js';
 import type { Run } from '../../../domain/index.js';
 import { CancelledError } from '../../../errors/index.js';
 import { addChild, readChildOutcomes } from '../children.js';
