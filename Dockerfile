@@ -12,9 +12,7 @@ RUN npm ci --no-audit --no-fund
 COPY tsconfig.json tsconfig.build.json ./
 COPY scripts/build.mjs ./scripts/build.mjs
 COPY src ./src
-COPY queues ./queues
-COPY workers ./workers
-# the one build path (npm run build = scripts/build.mjs): tsc, the prompt templates, the build stamp;
+# the one build path (npm run build = scripts/build.mjs): tsc and the build stamp;
 # unlike `prepare`, a failed build fails the image
 RUN npm run build
 
@@ -33,7 +31,7 @@ COPY package.json package-lock.json ./
 COPY bin ./bin
 RUN npm ci --omit=dev --no-audit --no-fund && npm cache clean --force
 COPY --from=build /app/dist ./dist
-# the pack loader looks for domain-packs/ above the compiled modules
+# the filesystem pack library (src/pack-files/directory.ts) looks for domain-packs/ above the compiled modules
 COPY domain-packs ./domain-packs
 RUN groupadd --system --gid 10001 assay \
  && useradd --system --uid 10001 --gid assay --home-dir /app --no-create-home assay \

@@ -7,8 +7,8 @@ import { join } from 'node:path';
 export const BUILD_STAMP = join('dist', '.build-stamp');
 /** Touched when the launcher has said the build is stale, so it says so once per change, not on every command. */
 export const STALE_NOTICE = join('dist', '.stale-notice');
-/** What the build compiles (tsconfig.build.json) plus the prompt templates copied with it. */
-const SOURCE_DIRS = ['src', 'queues', 'workers'];
+/** What the build compiles (tsconfig.build.json). */
+const SOURCE_DIRS = ['src'];
 
 function mtimeOf(path) {
   try {

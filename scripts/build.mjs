@@ -1,14 +1,14 @@
 #!/usr/bin/env node
-// `npm run build`: compiles src, queues and workers into dist/ (tsconfig.build.json), copies the prompt
-// templates next to the compiled modules, and stamps the build (dist/.build-stamp, mtime = the build's
-// start) so bin/assay.js runs it only while no source changed after it. The one build path: npm ci's
+// `npm run build`: compiles src into dist/ (tsconfig.build.json) and stamps the build
+// (dist/.build-stamp, mtime = the build's start) so bin/assay.js runs it only while no source changed
+// after it. The domain packs stay where they are (domain-packs/, found above the compiled modules). The one build path: npm ci's
 // `prepare`, `npm run build` and the Dockerfile's build stage all run this file.
 //
 // `--if-possible` (npm's `prepare`, run by `npm ci`): a checkout without sources or without TypeScript
 // (a production install) skips the build, and a failed build leaves the CLI on the sources instead
 // of failing the install.
 import { execFileSync } from 'node:child_process';
-import { cpSync, existsSync, rmSync, utimesSync, writeFileSync } from 'node:fs';
+import { existsSync, rmSync, utimesSync, writeFileSync } from 'node:fs';
 import { createRequire } from 'node:module';
 import { dirname, join } from 'node:path';
 import { fileURLToPath } from 'node:url';
@@ -43,7 +43,6 @@ const startedAt = new Date();
 try {
   rmSync(dist, { recursive: true, force: true });
   execFileSync(process.execPath, [tsc, '-p', join(root, 'tsconfig.build.json')], { cwd: root, stdio: 'inherit' });
-  cpSync(join(root, 'src', 'discovery', 'prompts'), join(dist, 'src', 'discovery', 'prompts'), { recursive: true });
 } catch (error) {
   rmSync(join(dist, '.build-stamp'), { force: true });
   if (!ifPossible) throw error;

@@ -12,6 +12,8 @@ import { bindLlm } from './llm/bind.js';
 import { createOfflineAnalyst } from './llm/offline-analyst/index.js';
 import type { OfflineBrain } from './llm/providers/offline.js';
 import { silentLogger, type Logger } from './logging/index.js';
+import { directoryPackLibrary } from './pack-files/directory.js';
+import type { PackLibrary } from './pack-files/port.js';
 import { createProjectClients, type ProjectClients } from './project-clients.js';
 import { createSecretProvider } from './secrets/index.js';
 import { openRunStore } from './store/index.js';
@@ -32,6 +34,8 @@ export interface ComposeOptions {
   /** Overrides `config.llm`; the offline brain serves `offline:` specs (default: the offline analyst). */
   offlineBrain?: OfflineBrain;
   now?: () => Date;
+  /** Where packs come from (default: the shipped `domain-packs/` on disk). */
+  packs?: PackLibrary;
 }
 
 export async function composeRuntime(config: AssayConfig, options: ComposeOptions = {}): Promise<Runtime> {
@@ -49,6 +53,7 @@ export async function composeRuntime(config: AssayConfig, options: ComposeOption
   const vectorIndex = createVectorIndex(config.vectorIndex, { dataDir: config.dataDir });
   const llm = bindLlm(config.llm, config, logger, offlineBrain);
   const fastLlm = config.fastLlm ? bindLlm(config.fastLlm, config, logger, offlineBrain) : llm;
+  const packs = options.packs ?? directoryPackLibrary();
   const packCache = new Map<string, DomainPack>();
   const base: DiscoveryDeps = {
     config,
@@ -59,10 +64,11 @@ export async function composeRuntime(config: AssayConfig, options: ComposeOption
     embedder,
     vectorIndex,
     schema: createSchemaSource({ config, store, warehouse, embedder, vectorIndex, logger }),
+    packs,
     loadPack(slug) {
       let pack = packCache.get(slug);
       if (!pack) {
-        pack = loadPack(slug, { includeHidden: config.enableSystemTestPack });
+        pack = loadPack(packs, slug, { includeHidden: config.enableSystemTestPack });
         packCache.set(slug, pack);
       }
       return pack;

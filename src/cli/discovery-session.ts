@@ -122,7 +122,11 @@ async function packForWarehouse(runtime: Runtime, notice: (line: string) => void
   const tables = await discoverSchema(runtime.warehouse, {
     onTableError: (table, error) => runtime.logger.warn({ table: `${table.schema}.${table.name}`, error: error.message }, 'table skipped'),
   });
-  const choice = choosePackForTables(tables, loadPacks({ includeHidden: runtime.config.enableSystemTestPack }), GENERAL_PACK_SLUG);
+  const choice = choosePackForTables(
+    tables,
+    loadPacks(runtime.packs, { includeHidden: runtime.config.enableSystemTestPack }),
+    GENERAL_PACK_SLUG,
+  );
   const best = choice.scores[0];
   const bestText = best ? `best: ${best.slug}, ${best.matchedAreas} of ${best.areas} areas` : 'no domain packs';
   notice(

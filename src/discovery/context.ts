@@ -9,6 +9,7 @@ import type { Embedder } from '../embed/port.js';
 import { CancelledError, NotFoundError } from '../errors/index.js';
 import type { LlmBinding } from '../llm/catalog.js';
 import type { Logger } from '../logging/index.js';
+import type { PackLibrary } from '../pack-files/port.js';
 import type { Catalog } from '../schema/catalog.js';
 import type { TableSampler } from '../schema/table-samples.js';
 import type { RunStore } from '../store/port.js';
@@ -50,6 +51,9 @@ export interface DiscoveryDeps {
   embedder: Embedder;
   vectorIndex: VectorIndex;
   schema: SchemaSource;
+  /** Where packs' files come from (the pack-file port): what `loadPack` reads and `GET /packs` lists. */
+  packs: PackLibrary;
+  /** A pack by slug or directory, validated and cached; hidden packs only with `enableSystemTestPack`. */
   loadPack(slug: string): DomainPack;
   logger: Logger;
   now(): Date;

@@ -7,7 +7,7 @@ import { NotFoundError } from '../errors/index.js';
 import type { VectorIndex } from '../vector/port.js';
 import type { TableRef, TableSchema, Warehouse } from '../warehouse/port.js';
 import type { SchemaCache } from './cache.js';
-import { discoverSchema } from './discovery.js';
+import { discoverSchema } from './schema-discovery.js';
 import { buildSchemaIndex, readSchemaIndexPointer, type BlurbWriter, type SchemaIndexBuild } from './index-builder.js';
 import type { SchemaProgressListener } from './progress.js';
 

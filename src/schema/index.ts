@@ -15,7 +15,7 @@ export { matchTableKeywords, prepareKeywords, stemWord, type PreparedKeywords } 
 export { createTableResolver, normaliseTableRef, type Resolution, type TableResolver, type TableSource } from './table-resolver.js';
 export { lookupSchema, lookupSchemaWithSamples, renderTableDetail, type LookupContext, type LookupResult } from './lookup.js';
 export { searchTables, clampSearchTopK, type SearchHit, type SearchResult, type SearchTablesOptions } from './search.js';
-export { discoverSchema, type DiscoverSchemaOptions } from './discovery.js';
+export { discoverSchema, type DiscoverSchemaOptions } from './schema-discovery.js';
 export {
   createTableSampler,
   readSamples,

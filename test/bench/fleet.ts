@@ -36,7 +36,7 @@
  * report.ts (the headline and the printed tables).
  */
 import { cpus } from 'node:os';
-import { LLM_WORKER_DEFAULTS, QUEUE_NAMES, queueContract } from '../../queues/index.js';
+import { LLM_WORKER_DEFAULTS, QUEUE_NAMES, queueContract } from '../../src/fleet/bullmq/queues/index.js';
 import { canIsolateHostname, onTerminationSignal } from '../support/fleet-processes.js';
 import { type Bench, round, writeBenchResult } from './bench.js';
 import {

@@ -3,7 +3,7 @@
  * given as the only argument, runs `discoverSchema` once, and prints one JSON line with the time it
  * took (opening included), the tables found and the process's peak resident set size.
  */
-import { discoverSchema } from '../../src/schema/discovery.js';
+import { discoverSchema } from '../../src/schema/schema-discovery.js';
 import { openWarehouse } from '../../src/warehouse/index.js';
 
 const url = process.argv[2];

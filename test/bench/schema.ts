@@ -33,7 +33,7 @@ import os from 'node:os';
 import path from 'node:path';
 import { DuckDBInstance } from '@duckdb/node-api';
 import { renderTable } from '../../src/cli/context.js';
-import { discoverSchema } from '../../src/schema/discovery.js';
+import { discoverSchema } from '../../src/schema/schema-discovery.js';
 import { generateDemoWarehouse } from '../../src/demo/index.js';
 import { openWarehouse } from '../../src/warehouse/index.js';
 import { round, writeBenchResult, type Bench } from './bench.js';

@@ -9,7 +9,7 @@ import { loadConfig } from '../../src/config/index.js';
 import type { DiscoveryDeps } from '../../src/discovery/context.js';
 import type { LlmBinding } from '../../src/llm/catalog.js';
 import { createRun } from '../../src/discovery/phases/create-run.js';
-import { loadPack } from '../../src/discovery/packs/pack-loader.js';
+import { loadPack, SHIPPED_PACKS } from './packs.js';
 import { createSchemaSource } from '../../src/discovery/schema-source.js';
 import { projectSchema, type Project, type Run } from '../../src/domain/index.js';
 import { createLocalEmbedder } from '../../src/embed/index.js';
@@ -105,6 +105,7 @@ export async function createHarness(brain: OfflineBrain, options: HarnessOptions
     embedder,
     vectorIndex,
     schema: createSchemaSource({ config, store, warehouse, embedder, vectorIndex, logger: silentLogger }),
+    packs: SHIPPED_PACKS,
     loadPack: (slug) => loadPack(slug, { includeHidden: true }),
     logger: silentLogger,
     // a deterministic clock: one second per reading

@@ -91,7 +91,7 @@ let utsNamespaces: boolean | undefined;
 
 /**
  * Whether a child can get a host name of its own (`unshare --uts`, needs root or CAP_SYS_ADMIN).
- * Workers name themselves after the host (`hostname()` in workers/main.ts, BullMQ's `processedBy`),
+ * Workers name themselves after the host (`hostname()` in src/fleet/bullmq/workers/main.ts, BullMQ's `processedBy`),
  * so this is what tells which worker process holds a job.
  */
 export function canIsolateHostname(): boolean {

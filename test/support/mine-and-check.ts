@@ -10,7 +10,7 @@ import type { PackMining } from '../../src/discovery/packs/pack-schema.js';
 import { renderClaim } from '../../src/discovery/claims/claim-text.js';
 import type { MinedFinding } from '../../src/domain/index.js';
 import { createLocalEmbedder } from '../../src/embed/local.js';
-import { discoverSchema } from '../../src/schema/discovery.js';
+import { discoverSchema } from '../../src/schema/schema-discovery.js';
 import type { Warehouse } from '../../src/warehouse/port.js';
 
 export interface MinedAndChecked {

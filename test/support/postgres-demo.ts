@@ -1,6 +1,6 @@
 /** Copies a DuckDB demo warehouse into a throwaway PostgreSQL cluster, so the same data can be explored in the PostgreSQL dialect. */
 import pg from 'pg';
-import { discoverSchema } from '../../src/schema/discovery.js';
+import { discoverSchema } from '../../src/schema/schema-discovery.js';
 import type { Warehouse } from '../../src/warehouse/port.js';
 
 /** DuckDB column types as PostgreSQL writes them. */

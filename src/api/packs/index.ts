@@ -6,6 +6,8 @@ import type { ApiDeps } from '../context.js';
 
 export function packCatalogRoutes(deps: ApiDeps): Hono {
   const app = new Hono();
-  app.get('/packs', (c) => c.json({ packs: loadPacks({ includeHidden: deps.config.enableSystemTestPack }).map(summarisePack) }));
+  app.get('/packs', (c) =>
+    c.json({ packs: loadPacks(deps.runtime.packs, { includeHidden: deps.config.enableSystemTestPack }).map(summarisePack) }),
+  );
   return app;
 }

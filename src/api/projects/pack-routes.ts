@@ -10,6 +10,7 @@
 import { Hono } from 'hono';
 import type { KeyedLock } from '../../concurrency/keyed-lock.js';
 import {
+  GENERAL_PACK_SLUG,
   acceptPackDraft,
   freezePackVersion,
   generatePack,
@@ -96,6 +97,7 @@ export function packRoutes(deps: ApiDeps, locks: KeyedLock): Hono {
           tables: schema.tables,
           samples: schema.samples,
           slug: packSlugFrom(started.id),
+          basePack: ports.loadPack(GENERAL_PACK_SLUG),
           name: started.name,
           ...(body.describe ? { describe: body.describe } : {}),
           ...(body.goal ? { goal: body.goal } : {}),

@@ -59,7 +59,7 @@ async function bindLauncher(
     const [{ createBullmqLauncher }, { QUEUE_NAMES }, { openProducerConnection, assertRedisReachable }, { createRedisAuthThrottle }] =
       await Promise.all([
         import('../../fleet/bullmq/launcher.js'),
-        import('../../../queues/index.js'),
+        import('../../fleet/bullmq/queues/index.js'),
         import('../../fleet/bullmq/connection.js'),
         import('../../api/auth/login-throttle.js'),
       ]);

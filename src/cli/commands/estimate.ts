@@ -80,15 +80,21 @@ export function register(program: Command): void {
       `\nPrices come from the model catalog (override them with config "models"), cache reads and writes at the catalog's\ncache prices under the provider's caching rules. The estimate assumes every step runs (no early "done") and leaves\nout SQL-fix and reformat calls.\n\nExamples:\n  assay estimate --llm anthropic:claude-sonnet-5-5 --max-steps 40\n  assay estimate --llm openai:gpt-5.4 --pack gaming --catalog-tokens 12000 --json`,
     )
     .action(async (options: EstimateCommandOptions, command: Command) => {
-      const [{ cliConfig }, { lookupModel }, { loadPack, resolveAreas }, { warnIfDeprecated }, { estimatePackRunCost }] = await Promise.all(
-        [
-          import('../context.js'),
-          import('../../llm/catalog.js'),
-          import('../../discovery/packs/pack-loader.js'),
-          import('../../llm/model-warnings.js'),
-          import('../../discovery/packs/pack-cost-estimate.js'),
-        ],
-      );
+      const [
+        { cliConfig },
+        { lookupModel },
+        { loadPack, resolveAreas },
+        { directoryPackLibrary },
+        { warnIfDeprecated },
+        { estimatePackRunCost },
+      ] = await Promise.all([
+        import('../context.js'),
+        import('../../llm/catalog.js'),
+        import('../../discovery/packs/pack-loader.js'),
+        import('../../pack-files/directory.js'),
+        import('../../llm/model-warnings.js'),
+        import('../../discovery/packs/pack-cost-estimate.js'),
+      ]);
       const config = cliConfig(command);
       const spec = options.llm ?? config.llm;
       const { entry, known } = lookupModel(spec, config.models);
@@ -98,7 +104,7 @@ export function register(program: Command): void {
         );
       }
       warnIfDeprecated(spec, entry, { warn: (_fields, message) => process.stderr.write(`warning: ${message}\n`) });
-      const pack = loadPack(options.pack, { includeHidden: config.enableSystemTestPack });
+      const pack = loadPack(directoryPackLibrary(), options.pack, { includeHidden: config.enableSystemTestPack });
       const areas = resolveAreas(pack, options.category);
       const estimate = estimatePackRunCost({
         entry,

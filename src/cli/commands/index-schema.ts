@@ -36,6 +36,7 @@ export function register(program: Command): void {
       const [
         { cliConfig, cliLogger },
         { loadPack },
+        { directoryPackLibrary },
         { createEmbedder },
         { createSchemaCache, indexProjectSchema, renderCatalog, schemaCacheKey },
         { openRunStore },
@@ -44,6 +45,7 @@ export function register(program: Command): void {
       ] = await Promise.all([
         import('../context.js'),
         import('../../discovery/packs/pack-loader.js'),
+        import('../../pack-files/directory.js'),
         import('../../embed/index.js'),
         import('../../schema/index.js'),
         import('../../store/index.js'),
@@ -55,7 +57,13 @@ export function register(program: Command): void {
       const url = options.warehouse ?? config.warehouse;
       const files = url === config.warehouse ? config.warehouseFiles : {};
       const areaKeywords = options.pack
-        ? [...new Set(loadPack(options.pack, { includeHidden: config.enableSystemTestPack }).areas.flatMap((area) => area.keywords))]
+        ? [
+            ...new Set(
+              loadPack(directoryPackLibrary(), options.pack, { includeHidden: config.enableSystemTestPack }).areas.flatMap(
+                (area) => area.keywords,
+              ),
+            ),
+          ]
         : [];
       const embedder = createEmbedder(config.embedder, config);
       const vectorIndex = createVectorIndex(config.vectorIndex, { dataDir: config.dataDir });

@@ -17,14 +17,15 @@ export function register(program: Command): void {
       '\nEvery pack is validated while loading; a broken pack fails with one line naming the pack, file and field.\n\nExamples:\n  assay packs list\n  assay packs list --all --json',
     )
     .action(async (options: { all?: boolean; json?: boolean; dir?: string }, command: Command) => {
-      const [{ cliConfig }, { loadPacks }, { packTable, summarisePack }] = await Promise.all([
+      const [{ cliConfig }, { loadPacks }, { directoryPackLibrary }, { packTable, summarisePack }] = await Promise.all([
         import('../context.js'),
         import('../../discovery/packs/pack-loader.js'),
+        import('../../pack-files/directory.js'),
         import('../pack-summary.js'),
       ]);
       const config = cliConfig(command);
       const includeHidden = options.all === true || config.enableSystemTestPack;
-      const summaries = loadPacks({ dir: options.dir, includeHidden }).map(summarisePack);
+      const summaries = loadPacks(directoryPackLibrary(options.dir), { includeHidden }).map(summarisePack);
       if (options.json) {
         printJson(summaries);
         return;

@@ -29,7 +29,7 @@ export function register(program: Command): void {
       const config = cliConfig(command);
       const logger = cliLogger(config, command, 'server');
       // loaded on demand: only this command needs BullMQ and the full runtime
-      const { runWorkerProcess } = await import('../../../workers/main.js');
+      const { runWorkerProcess } = await import('../../fleet/bullmq/workers/main.js');
       await runWorkerProcess(config, {
         logger,
         ...(options.queues === undefined ? {} : { queues: options.queues }),

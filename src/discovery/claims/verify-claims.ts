@@ -9,7 +9,7 @@
 import { z } from 'zod';
 import { type Claim, claimFitSchema, claimSchema, claimTestSchema } from '../../domain/index.js';
 import { ValidationError, type ValidationIssue } from '../../errors/index.js';
-import { discoverSchema } from '../../schema/discovery.js';
+import { discoverSchema } from '../../schema/schema-discovery.js';
 import type { TableSchema, Warehouse } from '../../warehouse/port.js';
 import { type ClaimCheckOutcome, checkClaim, recountedClaim } from './check-claim.js';
 import { renderClaim } from './claim-text.js';

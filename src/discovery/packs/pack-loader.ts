@@ -1,15 +1,16 @@
 /**
- * Loads domain packs from `domain-packs/<slug>/pack.json` + `prompts/*.md`, validating everything at
- * load time so a broken pack fails with one line naming the pack, the file and the field, before any
- * run spends a token. The same rules apply to a pack read from any directory (`loadPackFromDirectory`)
- * and to one held as a document of files (`loadPackFromFiles`: generated drafts, a project's frozen
- * versions). Also resolves a pack's areas for a category in a deterministic order.
+ * Loads domain packs (`pack.json` + `prompts/*.md`), validating everything at load time so a broken
+ * pack fails with one line naming the pack, the file and the field, before any run spends a token.
+ * The loader reads no files itself: a pack's files come through the pack-file port
+ * (`src/pack-files/port.ts`) — a library of packs by slug (the shipped `domain-packs/` on disk,
+ * through the adapter chosen in the composition root), a pack directory, or a document of files held
+ * in memory (`loadPackFromFiles`: generated drafts, a project's frozen versions). The same rules apply
+ * to all of them. Also resolves a pack's areas for a category in a deterministic order.
  */
-import { existsSync, readdirSync, readFileSync, statSync } from 'node:fs';
-import { basename, dirname, isAbsolute, join, resolve } from 'node:path';
-import { fileURLToPath } from 'node:url';
+import { isAbsolute } from 'node:path';
 import type { z } from 'zod';
 import { AssayError, NotFoundError, PackError } from '../../errors/index.js';
+import type { PackFileSource, PackLibrary } from '../../pack-files/port.js';
 import {
   ALLOWED_VARIABLES,
   REQUIRED_VARIABLES,
@@ -26,50 +27,14 @@ import { assertTemplateVariables } from './template.js';
 export { ALLOWED_VARIABLES, REQUIRED_VARIABLES, type PromptKind } from './pack-schema.js';
 
 export interface LoadPacksOptions {
-  /** Directory holding one folder per pack. @defaultValue {@link packRoot}() */
-  dir?: string;
   /** Include hidden packs (system-test). @defaultValue false */
   includeHidden?: boolean;
 }
 
-const PACKS_DIR_NAME = 'domain-packs';
 const MANIFEST_FILE = 'pack.json';
 const PROMPTS_DIR = 'prompts';
-/** src/discovery → repo is 2 levels up, dist/src/discovery → 3; a little headroom for other layouts. */
-const PACK_ROOT_SEARCH_DEPTH = 6;
 /** How many zod issues one error line shows before summarising the rest. */
 const MAX_ISSUES_IN_MESSAGE = 3;
-
-/** The shipped `domain-packs/` directory, found by walking up from this module (works from src/ and dist/). */
-export function packRoot(): string {
-  let directory = dirname(fileURLToPath(import.meta.url));
-  for (let level = 0; level < PACK_ROOT_SEARCH_DEPTH; level += 1) {
-    const candidate = join(directory, PACKS_DIR_NAME);
-    if (existsSync(candidate) && statSync(candidate).isDirectory()) return candidate;
-    const parent = dirname(directory);
-    if (parent === directory) break;
-    directory = parent;
-  }
-  throw new PackError(`no ${PACKS_DIR_NAME}/ directory found above ${dirname(fileURLToPath(import.meta.url))}`);
-}
-
-const enginePrompts = new Map<string, string>();
-
-/**
- * One of the engine's own prompt templates (`src/discovery/prompts/<name>.md`, copied beside the
- * built module by `npm run build`), read once and kept: phases never read files themselves.
- */
-export function loadEnginePrompt(name: 'sql_fix', allowedVariables: readonly string[]): string {
-  const cached = enginePrompts.get(name);
-  if (cached !== undefined) return cached;
-  const path = fileURLToPath(new URL(`../prompts/${name}.md`, import.meta.url));
-  if (!existsSync(path))
-    throw new PackError(`engine prompt ${name}.md is missing beside the pack loader (${name}.md under src/discovery/prompts/)`);
-  const text = readFileSync(path, 'utf8').replace(/^\uFEFF/, '');
-  assertTemplateVariables(text, { file: `src/discovery/prompts/${name}.md`, allowed: allowedVariables });
-  enginePrompts.set(name, text);
-  return text;
-}
 
 function failure(slug: string, message: string, details: { file?: string; field?: string } = {}): PackError {
   return new PackError(`pack "${slug}": ${message}`, { pack: slug, ...details });
@@ -98,40 +63,13 @@ function jsonErrorReason(error: unknown, text: string): string {
   return `${reason} (line ${before.length}, column ${(before.at(-1)?.length ?? 0) + 1})`;
 }
 
-/**
- * Where a pack's files come from: a directory on disk, or a document of files held in memory (a
- * generated draft, a project's frozen version). The loader's rules are the same for both.
- */
-interface PackSource {
-  /** What `source_dir` records: the directory, or a label such as `project:shop@2`. */
-  label: string;
-  /** `undefined` when the file does not exist. */
-  read(relativePath: string): string | undefined;
-  /** File names (not paths) under `prompts/`. */
-  promptFiles(): string[];
-}
-
-function directorySource(directory: string): PackSource {
-  return {
-    label: directory,
-    read(relativePath) {
-      const path = join(directory, relativePath);
-      return existsSync(path) ? readFileSync(path, 'utf8') : undefined;
-    },
-    promptFiles() {
-      const promptsDir = join(directory, PROMPTS_DIR);
-      return existsSync(promptsDir) ? readdirSync(promptsDir) : [];
-    },
-  };
-}
-
 /** A pack document: `pack.json` and `prompts/<name>.md`, keyed by their path inside the pack directory. */
 export type PackFiles = Readonly<Record<string, string>>;
 
 /** The only paths a pack document may hold: what a pack directory holds, with no way out of it. */
 const PACK_FILE_PATH = /^(pack\.json|prompts\/[a-z][a-z0-9_]*\.md)$/;
 
-function filesSource(label: string, files: PackFiles): PackSource {
+function filesSource(label: string, files: PackFiles): PackFileSource {
   return {
     label,
     read: (relativePath) => (Object.hasOwn(files, relativePath) ? files[relativePath] : undefined),
@@ -142,7 +80,7 @@ function filesSource(label: string, files: PackFiles): PackSource {
   };
 }
 
-function parseManifest(slug: string, source: PackSource): PackManifest {
+function parseManifest(slug: string, source: PackFileSource): PackManifest {
   const text = source.read(MANIFEST_FILE);
   if (text === undefined) throw failure(slug, `missing ${MANIFEST_FILE}`, { file: MANIFEST_FILE });
   let raw: unknown;
@@ -216,7 +154,7 @@ class PromptReader {
 
   constructor(
     private readonly slug: string,
-    private readonly source: PackSource,
+    private readonly source: PackFileSource,
   ) {}
 
   read(fileName: string, kind: PromptKind, missingMessage: string): string {
@@ -260,7 +198,7 @@ function loadArea(reader: PromptReader, area: AreaManifest): AnalysisArea {
 }
 
 /** `expectedSlug`: the directory name under the shipped root, which the manifest's slug must equal. */
-function readPack(source: PackSource, expectedSlug: string | undefined, fallbackName: string): DomainPack {
+function readPack(source: PackFileSource, expectedSlug: string | undefined, fallbackName: string): DomainPack {
   const manifest = parseManifest(expectedSlug ?? fallbackName, source);
   const slug = expectedSlug ?? manifest.slug;
   checkManifestConsistency(slug, manifest, expectedSlug !== undefined);
@@ -300,25 +238,23 @@ function readPack(source: PackSource, expectedSlug: string | undefined, fallback
   };
 }
 
-function readPackDirectory(slug: string, directory: string): DomainPack {
-  return readPack(directorySource(directory), slug, slug);
-}
-
-function packDirectories(root: string): string[] {
-  if (!existsSync(root)) throw new PackError(`domain pack directory ${root} does not exist`);
-  return readdirSync(root, { withFileTypes: true })
-    .filter((entry) => entry.isDirectory() && !entry.name.startsWith('.'))
-    .map((entry) => entry.name)
-    .sort();
+/** One pack of a library by slug; the manifest's slug must be the name the library knows it by. */
+function readLibraryPack(library: PackLibrary, slug: string): DomainPack {
+  const source = library.pack(slug);
+  if (source === undefined) {
+    throw new NotFoundError(`no domain pack "${slug}" in ${library.location} (available: ${library.slugs().join(', ') || 'none'})`, {
+      pack: slug,
+    });
+  }
+  return readPack(source, slug, slug);
 }
 
 /**
- * Every pack under `dir`, validated, sorted by slug. Hidden packs are validated too (a broken pack is
- * a broken pack) but returned only with `includeHidden`.
+ * Every pack of the library, validated, sorted by slug. Hidden packs are validated too (a broken pack
+ * is a broken pack) but returned only with `includeHidden`.
  */
-export function loadPacks(options: LoadPacksOptions = {}): DomainPack[] {
-  const root = resolve(options.dir ?? packRoot());
-  const packs = packDirectories(root).map((slug) => readPackDirectory(slug, join(root, slug)));
+export function loadPacks(library: PackLibrary, options: LoadPacksOptions = {}): DomainPack[] {
+  const packs = library.slugs().map((slug) => readLibraryPack(library, slug));
   return options.includeHidden ? packs : packs.filter((pack) => !pack.hidden);
 }
 
@@ -330,15 +266,24 @@ export function isPackPath(reference: string): boolean {
   return reference.includes('/') || reference.includes('\\') || reference.startsWith('.') || isAbsolute(reference);
 }
 
+/** The last segment of a path, for naming a pack whose manifest cannot be read. */
+function lastSegment(path: string): string {
+  return (
+    path
+      .split(/[\\/]/)
+      .filter((part) => part !== '')
+      .at(-1) ?? path
+  );
+}
+
 /**
- * The pack in `directory` itself (`pack.json` + `prompts/`), e.g. one `assay pack generate` wrote.
- * Its slug is the manifest's: outside the shipped root a directory's name says nothing.
+ * The pack in one directory (`pack.json` + `prompts/`), e.g. one `assay pack generate` wrote, read
+ * through the library's adapter. Its slug is the manifest's: outside the library a directory's name
+ * says nothing.
  */
-export function loadPackFromDirectory(directory: string): DomainPack {
-  const absolute = resolve(directory);
-  if (!existsSync(absolute) || !statSync(absolute).isDirectory())
-    throw new NotFoundError(`domain pack directory ${absolute} does not exist`, { pack: absolute });
-  return readPack(directorySource(absolute), undefined, basename(absolute));
+export function loadPackFromDirectory(library: PackLibrary, directory: string): DomainPack {
+  const source = library.directory(directory);
+  return readPack(source, undefined, lastSegment(source.label));
 }
 
 /**
@@ -363,14 +308,9 @@ export function loadPackFromFiles(files: PackFiles, label: string): DomainPack {
  * One pack by slug, or by directory path ({@link isPackPath}). A hidden pack is not found unless
  * `includeHidden` (ASSAY_ENABLE_SYSTEM_TEST).
  */
-export function loadPack(slug: string, options: LoadPacksOptions = {}): DomainPack {
-  if (isPackPath(slug)) return loadPackFromDirectory(slug);
-  const root = resolve(options.dir ?? packRoot());
-  const slugs = packDirectories(root);
-  if (!slugs.includes(slug)) {
-    throw new NotFoundError(`no domain pack "${slug}" in ${root} (available: ${slugs.join(', ') || 'none'})`, { pack: slug });
-  }
-  const pack = readPackDirectory(slug, join(root, slug));
+export function loadPack(library: PackLibrary, slug: string, options: LoadPacksOptions = {}): DomainPack {
+  if (isPackPath(slug)) return loadPackFromDirectory(library, slug);
+  const pack = readLibraryPack(library, slug);
   if (pack.hidden && !options.includeHidden) {
     throw new NotFoundError(`domain pack "${slug}" is hidden; set ASSAY_ENABLE_SYSTEM_TEST=true (config enableSystemTestPack) to use it`, {
       pack: slug,

@@ -8,7 +8,7 @@ import type { DiscoveryResult, Insight, Run, ValidationLogEntry } from '../../do
 import type { DiscoveryDeps } from '../context.js';
 import { requireRun } from '../context.js';
 import { countQueryTimeouts, describeQueryTimeouts, totalQueryTimeouts } from '../query-timeouts.js';
-import { decideRunType, runStatusFor } from '../rules.js';
+import { decideRunType, runStatusFor } from '../outcome-rules.js';
 import { withoutMirrors } from '../claims/stance.js';
 
 /** Key findings listed in the summary. */

@@ -12,7 +12,7 @@
 import { AsyncLocalStorage } from 'node:async_hooks';
 import type { Run } from '../../domain/index.js';
 import type { DiscoveryDeps } from '../context.js';
-import { addPhaseDurations } from '../pipeline/run-rules.js';
+import { addPhaseDurations } from '../pipeline/run-updates.js';
 
 interface PhaseClock {
   phase: string;

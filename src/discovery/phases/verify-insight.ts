@@ -12,7 +12,7 @@ import { renderClaim } from '../claims/claim-text.js';
 import { textDisagreements } from '../claims/text-check.js';
 import { assertRunActive, requireProject, type DiscoveryDeps } from '../context.js';
 import { loadRunSchema } from './run-setting.js';
-import type { InsightVerdict } from '../pipeline/run-rules.js';
+import type { InsightVerdict } from '../pipeline/run-updates.js';
 import { measuredPhase, timedSql } from './phase-timing.js';
 
 /** Verdicts from weakest to strongest: the insight takes its weakest claim's. */

@@ -20,7 +20,7 @@ export {
   stopExplorationAt,
   type InsightVerdict,
   type VerificationOutcomes,
-} from './run-rules.js';
+} from './run-updates.js';
 export {
   PIPELINE_STAGES,
   PIPELINE_START,

@@ -17,7 +17,7 @@ import {
   settleVerifications,
   stopExplorationAt,
   type VerificationOutcomes,
-} from './run-rules.js';
+} from './run-updates.js';
 
 /** The stages, in order: the one declaration both drivers and the fleet's job contracts derive theirs from. */
 export const PIPELINE_STAGES = ['prepare', 'explore', 'mine', 'analyze', 'recommend', 'finalize'] as const;

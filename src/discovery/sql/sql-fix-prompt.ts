@@ -4,8 +4,8 @@ import { fenceData } from '../../llm/data-fence.js';
 import type { TableSchema, Warehouse } from '../../warehouse/port.js';
 import { modelFor, type DiscoveryDeps } from '../context.js';
 import { askLlm } from '../llm-gateway.js';
-import { loadEnginePrompt } from '../packs/pack-loader.js';
 import { dialectName } from '../packs/prompt-assembly.js';
+import { SQL_FIX_TEMPLATE } from '../prompts/sql-fix.js';
 import type { SqlFixer } from './sql-executor.js';
 import { extractFixedSql, renderPreviousAttempts, renderTableColumns, tablesMentioned } from './sql-fixer.js';
 import { renderTemplate } from '../packs/template.js';
@@ -28,7 +28,7 @@ export interface SqlFixPromptInput {
 /** The sql_fix prompt. Pure: the same input renders the same text. */
 export function renderSqlFixPrompt(input: SqlFixPromptInput): string {
   return renderTemplate(
-    loadEnginePrompt('sql_fix', SQL_FIX_VARIABLES),
+    SQL_FIX_TEMPLATE,
     {
       DIALECT: dialectName(input.dialect),
       // the statement, the warehouse's error and the evidence all carry warehouse names and values: data, never instructions
@@ -39,7 +39,7 @@ export function renderSqlFixPrompt(input: SqlFixPromptInput): string {
       VERIFICATION_CONTEXT:
         input.verificationContext === undefined ? '(none: this query comes from exploration)' : fenceData(input.verificationContext),
     },
-    { file: 'src/discovery/prompts/sql_fix.md', allowed: SQL_FIX_VARIABLES },
+    { file: 'src/discovery/prompts/sql-fix.ts', allowed: SQL_FIX_VARIABLES },
   );
 }
 

@@ -15,6 +15,7 @@ import {
 } from '../../discovery/packs/generation/index.js';
 import type { LlmBinding } from '../../llm/catalog.js';
 import { loadPack } from '../../discovery/packs/pack-loader.js';
+import { directoryPackLibrary } from '../../pack-files/directory.js';
 import type { TableSchema } from '../../warehouse/port.js';
 import type { TableSampler } from '../../schema/table-samples.js';
 
@@ -25,6 +26,8 @@ export const INSIGHTBENCH_PACK_STRATEGY: PackStrategy = 'generated';
 
 /** The pack a run falls back to when the general pack is not installed. */
 const FALLBACK_PACK_SLUG = 'ecommerce';
+/** The shipped packs on disk (`domain-packs/`, looked up at first use). */
+const SHIPPED_PACKS = directoryPackLibrary();
 
 export interface PackChoiceInput {
   strategy: PackStrategy;
@@ -59,7 +62,7 @@ export interface PackChoice {
 }
 
 function shippedPack(slug: string, strategy: PackStrategy): PackChoice {
-  const pack = loadPack(slug);
+  const pack = loadPack(SHIPPED_PACKS, slug);
   return { strategy, ref: slug, slug, areas: pack.areas.map((area) => area.id), notes: [], profile: {} };
 }
 
@@ -86,6 +89,7 @@ export async function choosePack(input: PackChoiceInput): Promise<PackChoice> {
       tables: input.tables,
       ...(input.samples ? { samples: input.samples } : {}),
       slug: packSlugFrom(`insightbench-${input.name}`),
+      basePack: loadPack(SHIPPED_PACKS, GENERAL_PACK_SLUG),
       ...(input.describe ? { describe: input.describe } : {}),
       ...(input.goal ? { goal: input.goal } : {}),
       ...(input.llm ? { llm: input.llm } : {}),

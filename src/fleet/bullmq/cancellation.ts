@@ -4,7 +4,7 @@
  * flight instead of letting their LLM calls finish.
  */
 import type { Redis } from 'ioredis';
-import { cancelChannel, runIdSchema } from '../../../queues/index.js';
+import { cancelChannel, runIdSchema } from './queues/index.js';
 import type { Logger } from '../../logging/index.js';
 
 export async function publishCancellation(connection: Redis, prefix: string, runId: string): Promise<void> {

@@ -5,7 +5,7 @@
  * parent reads those failures and records them on the run instead of waiting forever.
  */
 import type { Job } from 'bullmq';
-import type { QueueContract, QueueName } from '../../../queues/index.js';
+import type { QueueContract, QueueName } from './queues/index.js';
 import type { QueueSet } from './queue-set.js';
 
 export type ChildAdd = 'added' | 'exists' | 'failed_before';

@@ -3,7 +3,7 @@
  * through the store, a fleet-wide abort of its in-flight jobs, and removal of its jobs still waiting.
  */
 import type { Redis } from 'ioredis';
-import { COORDINATOR_JOB, QUEUE_NAMES, coordinatorPayloadSchema, coordinatorQueue, type QueueName } from '../../../queues/index.js';
+import { COORDINATOR_JOB, QUEUE_NAMES, coordinatorPayloadSchema, coordinatorQueue, type QueueName } from './queues/index.js';
 import { UnavailableError, describeError } from '../../errors/index.js';
 import { silentLogger, type Logger } from '../../logging/index.js';
 import type { RunStore } from '../../store/port.js';

@@ -4,7 +4,7 @@
  */
 import { Queue, type DefaultJobOptions } from 'bullmq';
 import type { Redis } from 'ioredis';
-import { queueContract, type QueueName } from '../../../queues/index.js';
+import { queueContract, type QueueName } from './queues/index.js';
 
 export interface QueueSet {
   readonly prefix: string;

@@ -1,6 +1,6 @@
 /** Phase 2 of the fleet bench: the fleet's own time per job, beyond the handler's. */
 import { readFileSync } from 'node:fs';
-import type { QueueName } from '../../../queues/index.js';
+import type { QueueName } from '../../../src/fleet/bullmq/queues/index.js';
 import { ProcessGroup } from '../../support/fleet-processes.js';
 import { round } from '../bench.js';
 import {

@@ -1,6 +1,6 @@
 /** Phase 3 of the fleet bench: how long a job held by a SIGKILLed worker takes to run again elsewhere. */
 import { Job } from 'bullmq';
-import type { QueueName } from '../../../queues/index.js';
+import type { QueueName } from '../../../src/fleet/bullmq/queues/index.js';
 import { isTerminal } from '../../../src/domain/index.js';
 import { ProcessGroup, type WorkerHandle } from '../../support/fleet-processes.js';
 import { round } from '../bench.js';

@@ -1,5 +1,5 @@
 /** The fleet bench's fixed settings: sizes, latencies, schedules, queue groups and targets. */
-import type { QueueName } from '../../../queues/index.js';
+import type { QueueName } from '../../../src/fleet/bullmq/queues/index.js';
 
 export const PACK = 'ecommerce';
 export const DEMO_SCALE = 0.2;

@@ -47,8 +47,6 @@ const CLONE_ENTRIES = [
   'bin',
   'dist',
   'src',
-  'queues',
-  'workers',
   'scripts',
   'domain-packs',
   'docs',

@@ -20,7 +20,7 @@ import { join } from 'node:path';
 import { Queue } from 'bullmq';
 import { Redis } from 'ioredis';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { loadPack } from '../../../src/discovery/packs/pack-loader.js';
+import { loadPack } from '../../support/packs.js';
 import { isTerminal, type Run } from '../../../src/domain/index.js';
 import { openRunStore } from '../../../src/store/index.js';
 import type { RunStore } from '../../../src/store/port.js';

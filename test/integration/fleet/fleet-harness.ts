@@ -5,7 +5,7 @@
  */
 import { randomBytes } from 'node:crypto';
 import type { Redis } from 'ioredis';
-import { QUEUE_NAMES, type QueueName, type WorkerDefaults } from '../../../queues/index.js';
+import { QUEUE_NAMES, type QueueName, type WorkerDefaults } from '../../../src/fleet/bullmq/queues/index.js';
 import type { Run } from '../../../src/domain/index.js';
 import { subscribeToCancellations } from '../../../src/fleet/bullmq/cancellation.js';
 import { openProducerConnection, openSubscriberConnection } from '../../../src/fleet/bullmq/connection.js';
@@ -14,7 +14,7 @@ import { createQueueSet, type QueueSet } from '../../../src/fleet/bullmq/queue-s
 import type { OfflineBrain } from '../../../src/llm/providers/offline.js';
 import type { ProjectClients } from '../../../src/project-clients.js';
 import { createLogger, silentLogger } from '../../../src/logging/index.js';
-import { startWorkerRegistry, type WorkerRegistry } from '../../../workers/registry.js';
+import { startWorkerRegistry, type WorkerRegistry } from '../../../src/fleet/bullmq/workers/registry.js';
 import { createHarness, type Harness, type HarnessOptions } from '../../support/engine-harness.js';
 
 /** Retries a test can wait for: three attempts 50 ms apart instead of seconds of exponential backoff. */

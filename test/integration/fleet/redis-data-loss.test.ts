@@ -8,10 +8,14 @@
 import { Redis } from 'ioredis';
 import { pino } from 'pino';
 import { afterEach, beforeEach, describe, expect, it } from 'vitest';
-import { maintenanceQueue } from '../../../queues/index.js';
+import { maintenanceQueue } from '../../../src/fleet/bullmq/queues/index.js';
 import { CancelledError } from '../../../src/errors/index.js';
 import type { LlmRequest } from '../../../src/llm/port.js';
-import { keepMaintenanceScheduled, scheduleMaintenance, type ScheduleKeeper } from '../../../workers/maintenance-schedules.js';
+import {
+  keepMaintenanceScheduled,
+  scheduleMaintenance,
+  type ScheduleKeeper,
+} from '../../../src/fleet/bullmq/workers/maintenance-schedules.js';
 import { waitFor } from '../../support/wait-for.js';
 import { QUERY_DEVICE, QUERY_REVENUE, nextStep, phaseOf, scriptedBrain } from '../discovery/scripted-brain.js';
 import { createFleet, type Fleet } from './fleet-harness.js';

@@ -6,7 +6,7 @@
 import { UnrecoverableError, Worker } from 'bullmq';
 import { Redis } from 'ioredis';
 import { describe, expect, it } from 'vitest';
-import { maintenanceQueue } from '../../../queues/index.js';
+import { maintenanceQueue } from '../../../src/fleet/bullmq/queues/index.js';
 import { MAX_RUN_RECOVERIES } from '../../../src/discovery/pipeline/index.js';
 import { workerConnectionOptions } from '../../../src/fleet/bullmq/connection.js';
 import { QUERY_DEVICE, QUERY_REVENUE, scriptedBrain } from '../discovery/scripted-brain.js';

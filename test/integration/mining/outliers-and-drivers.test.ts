@@ -16,7 +16,7 @@ import { checkClaim } from '../../../src/discovery/claims/check-claim.js';
 import { textDisagreements } from '../../../src/discovery/claims/text-check.js';
 import { renderClaim } from '../../../src/discovery/claims/claim-text.js';
 import { type Claim, type MinedFinding, claimSchema } from '../../../src/domain/index.js';
-import { discoverSchema } from '../../../src/schema/discovery.js';
+import { discoverSchema } from '../../../src/schema/schema-discovery.js';
 import { openWarehouse } from '../../../src/warehouse/index.js';
 import type { TableSchema, Warehouse } from '../../../src/warehouse/port.js';
 import { copyDemo } from '../../support/postgres-demo.js';

@@ -15,7 +15,7 @@ import { createLocalEmbedder } from '../../../src/embed/local.js';
 import { sqlDialect } from '../../../src/llm/offline-analyst/sql/dialect.js';
 import { profileQuery, sampleRowsKey } from '../../../src/llm/offline-analyst/sql/profile-query.js';
 import type { TableModel } from '../../../src/llm/offline-analyst/types.js';
-import { discoverSchema } from '../../../src/schema/discovery.js';
+import { discoverSchema } from '../../../src/schema/schema-discovery.js';
 import { openWarehouse } from '../../../src/warehouse/index.js';
 import type { Warehouse } from '../../../src/warehouse/port.js';
 

@@ -1,7 +1,8 @@
 import { compactResult } from '../../../src/compaction/compact-result.js';
 import { EXPLORER_ACTIONS, parseAction } from '../../../src/discovery/parsing/action-parser.js';
 import { explorationSections } from '../../../src/discovery/phases/explore-step.js';
-import { loadPack, resolveAreas } from '../../../src/discovery/packs/pack-loader.js';
+import { resolveAreas } from '../../../src/discovery/packs/pack-loader.js';
+import { loadPack } from '../../support/packs.js';
 import type { AnalysisArea, DomainPack } from '../../../src/discovery/packs/pack-schema.js';
 import { renderExplorationPrompt, renderRecommendationsPrompt } from '../../../src/discovery/packs/prompt-assembly.js';
 import type { ExplorationStep, Run } from '../../../src/domain/index.js';

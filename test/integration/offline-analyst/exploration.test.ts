@@ -3,7 +3,7 @@ import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { createOfflineAnalyst } from '../../../src/llm/offline-analyst/index.js';
-import { discoverSchema } from '../../../src/schema/discovery.js';
+import { discoverSchema } from '../../../src/schema/schema-discovery.js';
 import { generateDemoWarehouse } from '../../../src/demo/index.js';
 import { openWarehouse } from '../../../src/warehouse/index.js';
 import type { Warehouse } from '../../../src/warehouse/port.js';

@@ -14,7 +14,7 @@ import { join } from 'node:path';
 import { DuckDBInstance } from '@duckdb/node-api';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { createOfflineAnalyst } from '../../../src/llm/offline-analyst/index.js';
-import { discoverSchema } from '../../../src/schema/discovery.js';
+import { discoverSchema } from '../../../src/schema/schema-discovery.js';
 import { openWarehouse } from '../../../src/warehouse/index.js';
 import type { Warehouse } from '../../../src/warehouse/port.js';
 import { type MinedAndChecked, mineAndCheck } from '../../support/mine-and-check.js';

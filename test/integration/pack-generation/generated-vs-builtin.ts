@@ -10,6 +10,7 @@ import { runDiscovery } from '../../../src/cli/discovery-session.js';
 import { composeRuntime } from '../../../src/composition.js';
 import { loadConfig } from '../../../src/config/index.js';
 import { generatePack, type GeneratedPack } from '../../../src/discovery/packs/generation/index.js';
+import { generalPack } from '../../support/packs.js';
 import { scoreRun, type EvalScore } from '../../../src/eval/score.js';
 import { silentLogger } from '../../../src/logging/index.js';
 import { generateDemoWarehouse, readDemoTruths, truthsPathFor } from '../../../src/demo/index.js';
@@ -70,7 +71,7 @@ export async function compareGeneratedWithBuiltIn(kind: DemoKind, maxSteps: numb
   const workDir = tempDir(`assay-pack-generation-${kind}-`);
   const demo = await generateDemoWarehouse({ kind, out: join(workDir, `${kind}.duckdb`) });
   const warehouse = await openWarehouse(`duckdb:${demo.path}`);
-  const pack = await generatePack({ warehouse, slug: `${kind}-generated` }).finally(() => warehouse.close());
+  const pack = await generatePack({ warehouse, slug: `${kind}-generated`, basePack: generalPack() }).finally(() => warehouse.close());
   const packDir = join(workDir, 'generated-pack');
   writePackDirectory(packDir, pack.files, false);
   const builtIn = await scoredRun(workDir, demo.path, kind, kind, 'builtin', maxSteps);

@@ -9,7 +9,7 @@ import { join } from 'node:path';
 import { DuckDBInstance } from '@duckdb/node-api';
 import { afterAll, beforeAll, describe, expect, it, vi } from 'vitest';
 import { generatePack } from '../../../src/discovery/packs/generation/index.js';
-import { loadPack } from '../../../src/discovery/packs/pack-loader.js';
+import { generalPack, loadPack } from '../../support/packs.js';
 import { discoverSchema } from '../../../src/schema/index.js';
 import { generateDemoWarehouse } from '../../../src/demo/index.js';
 import { openWarehouse } from '../../../src/warehouse/index.js';
@@ -73,7 +73,7 @@ describe('pack generation on real warehouses', () => {
     const demo = await generateDemoWarehouse({ kind: 'ecommerce', out: join(dir, 'shop.duckdb') });
     const tables = await describedTables(demo.path);
     const warehouse = await openWarehouse(`duckdb:${demo.path}`);
-    const generated = await generatePack({ warehouse, slug: 'shop' }).finally(() => warehouse.close());
+    const generated = await generatePack({ warehouse, slug: 'shop', basePack: generalPack() }).finally(() => warehouse.close());
     expect(generated.generator).toBe('offline');
     expect(generated.pack.areas.length).toBeGreaterThanOrEqual(3);
     expect(generated.pack.areas.length).toBeLessThanOrEqual(6);

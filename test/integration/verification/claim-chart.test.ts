@@ -10,7 +10,7 @@ import pg from 'pg';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { checkClaim } from '../../../src/discovery/claims/check-claim.js';
 import { type Claim, type ClaimChart, claimSchema } from '../../../src/domain/index.js';
-import { discoverSchema } from '../../../src/schema/discovery.js';
+import { discoverSchema } from '../../../src/schema/schema-discovery.js';
 import { openWarehouse } from '../../../src/warehouse/index.js';
 import type { TableSchema, Warehouse } from '../../../src/warehouse/port.js';
 import { startTestPostgres } from '../../support/postgres.js';

@@ -9,7 +9,7 @@ import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { checkClaim } from '../../../src/discovery/claims/check-claim.js';
 import { buildClaimSql } from '../../../src/discovery/claims/claim-sql.js';
 import { claimSchema, type Claim } from '../../../src/domain/index.js';
-import { discoverSchema } from '../../../src/schema/discovery.js';
+import { discoverSchema } from '../../../src/schema/schema-discovery.js';
 import type { TableSchema, Warehouse } from '../../../src/warehouse/port.js';
 import { openWarehouse } from '../../../src/warehouse/index.js';
 import { duckdbSyntax } from '../../../src/warehouse/sql-syntax/duckdb.js';

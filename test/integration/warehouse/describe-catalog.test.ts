@@ -11,7 +11,7 @@ import path from 'node:path';
 import { DuckDBInstance } from '@duckdb/node-api';
 import pg from 'pg';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { discoverSchema } from '../../../src/schema/discovery.js';
+import { discoverSchema } from '../../../src/schema/schema-discovery.js';
 import { readSamples } from '../../../src/schema/table-samples.js';
 import { openWarehouse, type TableSchema, type Warehouse } from '../../../src/warehouse/index.js';
 import { startTestPostgres } from '../../support/postgres.js';

@@ -6,12 +6,12 @@
 import type { Job } from 'bullmq';
 import { WaitingChildrenError } from 'bullmq';
 import { describe, expect, it } from 'vitest';
-import type { CoordinatorPayload } from '../../../queues/index.js';
+import type { CoordinatorPayload } from '../../../src/fleet/bullmq/queues/index.js';
 import type { DiscoveryDeps } from '../../../src/discovery/context.js';
 import type { QueueSet } from '../../../src/fleet/bullmq/queue-set.js';
 import { silentLogger } from '../../../src/logging/index.js';
-import { coordinate } from '../../../workers/coordinator.js';
-import type { JobContext } from '../../../workers/handler.js';
+import { coordinate } from '../../../src/fleet/bullmq/workers/coordinator.js';
+import type { JobContext } from '../../../src/fleet/bullmq/workers/handler.js';
 import { realisticRun } from '../../support/realistic-run.js';
 
 function reenteredCoordinator(payload: CoordinatorPayload, childrenPending: boolean) {

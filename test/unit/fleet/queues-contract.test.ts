@@ -10,7 +10,7 @@ import {
   parseQueueSelection,
   queueKey,
   verifyQueue,
-} from '../../../queues/index.js';
+} from '../../../src/fleet/bullmq/queues/index.js';
 import { ConfigError } from '../../../src/errors/index.js';
 
 const RUN_ID = 'run-20261123-090000-abc123';

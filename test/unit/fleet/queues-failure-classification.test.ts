@@ -10,7 +10,7 @@ import {
   PackError,
   WarehouseError,
 } from '../../../src/errors/index.js';
-import { DEFAULT_RATE_LIMIT_PAUSE_MS, classifyJobFailure, jobGoneFromRedis } from '../../../workers/job-errors.js';
+import { DEFAULT_RATE_LIMIT_PAUSE_MS, classifyJobFailure, jobGoneFromRedis } from '../../../src/fleet/bullmq/workers/job-errors.js';
 
 const RUNNING = { shuttingDown: false, aborted: false };
 const provider = 'anthropic';

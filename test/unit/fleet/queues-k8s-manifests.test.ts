@@ -2,7 +2,14 @@ import { readFileSync } from 'node:fs';
 import { join } from 'node:path';
 import YAML from 'yaml';
 import { describe, expect, it } from 'vitest';
-import { QUEUE_GROUPS, QUEUE_NAMES, parseQueueSelection, queueContract, queueKey, type QueueName } from '../../../queues/index.js';
+import {
+  QUEUE_GROUPS,
+  QUEUE_NAMES,
+  parseQueueSelection,
+  queueContract,
+  queueKey,
+  type QueueName,
+} from '../../../src/fleet/bullmq/queues/index.js';
 import { renderKustomization } from '../../support/kustomize.js';
 
 const ROOT = join(import.meta.dirname, '../../..');

@@ -2,7 +2,8 @@
 import { readFileSync } from 'node:fs';
 import { compactResult, columnsFromRows } from '../../../src/compaction/compact-result.js';
 import { renderQueryResults } from '../../../src/compaction/render.js';
-import { loadPack, resolveAreas } from '../../../src/discovery/packs/pack-loader.js';
+import { resolveAreas } from '../../../src/discovery/packs/pack-loader.js';
+import { loadPack } from '../../support/packs.js';
 import {
   renderAnalysisPrompt,
   renderExplorationPrompt,

@@ -10,7 +10,8 @@ import type { LlmCallRecord, Row } from '../../../src/domain/index.js';
 import type { LlmBinding } from '../../../src/llm/catalog.js';
 import { generatePack, GENERAL_PACK_SLUG, choosePackForTables, packSlugFrom } from '../../../src/discovery/packs/generation/index.js';
 import { readWarehouseFacts } from '../../../src/discovery/packs/generation/warehouse-facts.js';
-import { ALLOWED_VARIABLES, loadPack, loadPackFromFiles, loadPacks } from '../../../src/discovery/packs/pack-loader.js';
+import { ALLOWED_VARIABLES, loadPackFromFiles } from '../../../src/discovery/packs/pack-loader.js';
+import { generalPack, loadPack, loadPacks } from '../../support/packs.js';
 import { renderTemplate } from '../../../src/discovery/packs/template.js';
 import { lookupModel } from '../../../src/llm/catalog.js';
 import type { LlmRequest } from '../../../src/llm/port.js';
@@ -146,7 +147,7 @@ describe('reading a warehouse schema', () => {
 
 describe('the deterministic proposal', () => {
   it('frames an incident table by durations and segments, with real column names and no purchase funnel', async () => {
-    const generated = await generatePack({ tables: [incidents], slug: 'incidents' });
+    const generated = await generatePack({ basePack: generalPack(), tables: [incidents], slug: 'incidents' });
     expect(generated.generator).toBe('offline');
     const ids = generated.proposal.areas.map((area) => area.id);
     expect(ids).toEqual(expect.arrayContaining(['durations', 'segments']));
@@ -165,27 +166,36 @@ describe('the deterministic proposal', () => {
   });
 
   it('puts first the area the goal asks about', async () => {
-    const plain = await generatePack({ tables: [incidents], slug: 'incidents' });
+    const plain = await generatePack({ basePack: generalPack(), tables: [incidents], slug: 'incidents' });
     expect(plain.proposal.areas[0]?.id).toBe('segments');
-    const asked = await generatePack({ tables: [incidents], slug: 'incidents', goal: 'How long do incidents take to close?' });
+    const asked = await generatePack({
+      basePack: generalPack(),
+      tables: [incidents],
+      slug: 'incidents',
+      goal: 'How long do incidents take to close?',
+    });
     expect(asked.proposal.areas[0]?.id).toBe('durations');
     expect(asked.pack.prompts.base_context).toContain('The team wants to learn: How long do incidents take to close?');
   });
 
   it('refuses a warehouse with too little structure for three areas, saying why', async () => {
     const bare = table('main.numbers', 500, [['id', 'BIGINT']]);
-    await expect(generatePack({ tables: [bare], slug: 'bare' })).rejects.toThrow(/supports only 0 analysis area\(s\).*needs at least 3/);
+    await expect(generatePack({ basePack: generalPack(), tables: [bare], slug: 'bare' })).rejects.toThrow(
+      /supports only 0 analysis area\(s\).*needs at least 3/,
+    );
   });
 
   it('refuses a slug the pack loader would refuse, suggesting one', async () => {
-    await expect(generatePack({ tables: [incidents], slug: 'My Pack' })).rejects.toThrow(/must be kebab-case.*"my-pack"/);
+    await expect(generatePack({ basePack: generalPack(), tables: [incidents], slug: 'My Pack' })).rejects.toThrow(
+      /must be kebab-case.*"my-pack"/,
+    );
     expect(packSlugFrom('2024 Incidents_Pack!')).toBe('incidents-pack');
   });
 });
 
 describe('a generated pack', () => {
   it('keeps the general pack contract: every prompt renders with the engine variables and shows the warehouse', async () => {
-    const generated = await generatePack({ tables: shop, slug: 'shop', describe: 'A web shop' });
+    const generated = await generatePack({ basePack: generalPack(), tables: shop, slug: 'shop', describe: 'A web shop' });
     const render = (text: string, kind: keyof typeof ALLOWED_VARIABLES) =>
       renderTemplate(text, Object.fromEntries(ALLOWED_VARIABLES[kind].map((name) => [name, `<${name}>`])), {
         file: kind,
@@ -224,12 +234,17 @@ describe('a generated pack', () => {
       ['salary', 'DOUBLE'],
       ['hired_at', 'DATE'],
     ]);
-    const generated = await generatePack({ tables: [readings], slug: 'people', describe: '1,470 employees with their pay and tenure' });
+    const generated = await generatePack({
+      basePack: generalPack(),
+      tables: [readings],
+      slug: 'people',
+      describe: '1,470 employees with their pay and tenure',
+    });
     expect(generated.pack.mining.nouns).toEqual({ 'main.ds1': 'employees' });
   });
 
   it('written to a directory, loads by path with its own slug, and equals the document it came from', async () => {
-    const generated = await generatePack({ tables: shop, slug: 'shop-pack' });
+    const generated = await generatePack({ basePack: generalPack(), tables: shop, slug: 'shop-pack' });
     const directory = join(tempDir('assay-generated-'), 'any-name');
     for (const [path, text] of Object.entries(generated.files)) {
       mkdirSync(dirname(join(directory, path)), { recursive: true });
@@ -246,7 +261,7 @@ describe('a generated pack', () => {
 
 describe('loading a pack document', () => {
   it('refuses a path a pack directory cannot hold', async () => {
-    const { files } = await generatePack({ tables: [incidents], slug: 'incidents' });
+    const { files } = await generatePack({ basePack: generalPack(), tables: [incidents], slug: 'incidents' });
     expect(() => loadPackFromFiles({ ...files, '../secrets.md': 'x' }, 'bad')).toThrow(/file "\.\.\/secrets\.md" cannot be part of a pack/);
   });
 
@@ -255,7 +270,7 @@ describe('loading a pack document', () => {
   });
 
   it('names the file when a referenced prompt is missing, as for a directory', async () => {
-    const { files } = await generatePack({ tables: [incidents], slug: 'incidents' });
+    const { files } = await generatePack({ basePack: generalPack(), tables: [incidents], slug: 'incidents' });
     const { 'prompts/analysis_trends.md': _dropped, ...rest } = files;
     expect(() => loadPackFromFiles(rest, 'incidents@2')).toThrow(
       'pack "incidents": area "trends" has no prompt file prompts/analysis_trends.md',
@@ -308,6 +323,7 @@ describe('with a model', () => {
     const { binding, requests } = scripted([`Here it is: ${validReply}`], 200_000, true);
     const records: LlmCallRecord[] = [];
     const generated = await generatePack({
+      basePack: generalPack(),
       tables: [incidents],
       slug: 'incidents',
       llm: binding,
@@ -323,7 +339,7 @@ describe('with a model', () => {
 
   it('gives an unusable structured answer one repair turn that quotes the validation error, then falls back', async () => {
     const { binding, requests } = scripted(['I would rather describe the warehouse in prose.'], 200_000, true);
-    const generated = await generatePack({ tables: [incidents], slug: 'incidents', llm: binding });
+    const generated = await generatePack({ basePack: generalPack(), tables: [incidents], slug: 'incidents', llm: binding });
     expect(requests).toHaveLength(2);
     expect(requests[1]?.messages.at(-1)?.content).toMatch(/could not be used: name: Invalid input: expected string/);
     expect(generated.generator).toBe('offline');
@@ -331,7 +347,13 @@ describe('with a model', () => {
 
   it('uses a valid proposal, dropping keywords that are not table or column names and saying so', async () => {
     const { binding, requests } = scripted([validReply]);
-    const generated = await generatePack({ tables: [incidents], slug: 'incidents', llm: binding, goal: 'resolution time' });
+    const generated = await generatePack({
+      basePack: generalPack(),
+      tables: [incidents],
+      slug: 'incidents',
+      llm: binding,
+      goal: 'resolution time',
+    });
     expect(requests).toHaveLength(1);
     expect(generated.generator).toBe('llm');
     expect(generated.proposal.areas.map((area) => area.id)).toEqual(['durations', 'segments', 'trends']);
@@ -353,7 +375,7 @@ describe('with a model', () => {
       areas: [{ archetype: 'churn', name: 'a', description: 'b', keywords: ['opened_at'] }],
     });
     const { binding, requests } = scripted([broken, validReply]);
-    const generated = await generatePack({ tables: [incidents], slug: 'incidents', llm: binding });
+    const generated = await generatePack({ basePack: generalPack(), tables: [incidents], slug: 'incidents', llm: binding });
     expect(requests).toHaveLength(2);
     const nudge = requests[1]?.messages.at(-1)?.content ?? '';
     expect(nudge).toMatch(/expected 3 to 6 areas, got 1/);
@@ -366,7 +388,7 @@ describe('with a model', () => {
 
   it('falls back to the deterministic proposal after a second unusable reply, with a note', async () => {
     const { binding, requests } = scripted(['I would rather describe the warehouse in prose.']);
-    const generated = await generatePack({ tables: [incidents], slug: 'incidents', llm: binding });
+    const generated = await generatePack({ basePack: generalPack(), tables: [incidents], slug: 'incidents', llm: binding });
     expect(requests).toHaveLength(2);
     expect(generated.generator).toBe('offline');
     expect(generated.notes).toEqual([
@@ -390,7 +412,7 @@ describe('with a model', () => {
     );
     const { binding, requests } = scripted([validReply], contextWindow);
     const records: LlmCallRecord[] = [];
-    await generatePack({ tables: wide, slug: 'wide', llm: binding, onLlmCall: (record) => records.push(record) });
+    await generatePack({ basePack: generalPack(), tables: wide, slug: 'wide', llm: binding, onLlmCall: (record) => records.push(record) });
     const budget = promptBudgetTokens({ contextWindow, maxOutputTokens: 4_096, maxInputTokens: undefined });
     expect(records.length).toBeGreaterThan(0);
     for (const record of records) expect(record.prompt_tokens_estimated).toBeLessThanOrEqual(budget);

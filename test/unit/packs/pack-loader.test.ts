@@ -1,16 +1,18 @@
-import { cpSync, mkdtempSync, readFileSync, rmSync, writeFileSync } from 'node:fs';
+import { cpSync, mkdtempSync, readdirSync, readFileSync, rmSync, writeFileSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { afterEach, describe, expect, it } from 'vitest';
 import fc from 'fast-check';
 import { NotFoundError, PackError } from '../../../src/errors/index.js';
 import { categoryContext, compareAreas, loadPack, loadPacks, resolveAreas } from '../../../src/discovery/packs/pack-loader.js';
+import { directoryPackLibrary } from '../../../src/pack-files/directory.js';
+import type { PackFileSource, PackLibrary } from '../../../src/pack-files/port.js';
 
 const FIXTURES = join(import.meta.dirname, '../../fixtures/packs');
 
 function loadError(dir: string): Error {
   try {
-    loadPacks({ dir, includeHidden: true });
+    loadPacks(directoryPackLibrary(dir), { includeHidden: true });
   } catch (error) {
     return error as Error;
   }
@@ -139,7 +141,7 @@ describe('when the packs are valid', () => {
   const dir = join(FIXTURES, 'valid');
 
   it('inlines prompt texts and category contexts', () => {
-    const pack = loadPack('mini', { dir });
+    const pack = loadPack(directoryPackLibrary(dir), 'mini');
     expect(pack.prompts.exploration).toContain('{{SCHEMA_INFO}}');
     expect(pack.areas.find((area) => area.id === 'gamma')?.prompt).toContain('(gamma)');
     expect(categoryContext(pack, 'extra')).toBe('Extra context without variables.\n');
@@ -148,12 +150,12 @@ describe('when the packs are valid', () => {
   });
 
   it('orders base areas by priority descending, then id ascending', () => {
-    const pack = loadPack('mini', { dir });
+    const pack = loadPack(directoryPackLibrary(dir), 'mini');
     expect(resolveAreas(pack).map((area) => area.id)).toEqual(['gamma', 'alpha', 'beta']);
   });
 
   it('adds category areas and lets a category area replace the base area with its id', () => {
-    const pack = loadPack('mini', { dir });
+    const pack = loadPack(directoryPackLibrary(dir), 'mini');
     const areas = resolveAreas(pack, 'extra');
     expect(areas.map((area) => `${area.id}:${area.priority}`)).toEqual(['gamma:9', 'beta:5', 'delta:5', 'alpha:1']);
     expect(areas.find((area) => area.id === 'alpha')?.name).toBe('Alpha (extra)');
@@ -176,13 +178,13 @@ describe('when the packs are valid', () => {
   });
 
   it('throws NotFoundError for an unknown category, listing the known ones', () => {
-    const pack = loadPack('mini', { dir });
+    const pack = loadPack(directoryPackLibrary(dir), 'mini');
     expect(() => resolveAreas(pack, 'nope')).toThrow(NotFoundError);
     expect(() => resolveAreas(pack, 'nope')).toThrow('pack "mini" has no category "nope" (categories: extra, plain)');
   });
 
   it('throws NotFoundError for an unknown pack, listing the available ones', () => {
-    expect(() => loadPack('nope', { dir })).toThrow(/no domain pack "nope" in .* \(available: mini, secret\)/);
+    expect(() => loadPack(directoryPackLibrary(dir), 'nope')).toThrow(/no domain pack "nope" in .* \(available: mini, secret\)/);
   });
 });
 
@@ -190,15 +192,63 @@ describe('when a pack is hidden', () => {
   const dir = join(FIXTURES, 'valid');
 
   it('is left out of the list by default', () => {
-    expect(loadPacks({ dir }).map((pack) => pack.slug)).toEqual(['mini']);
+    expect(loadPacks(directoryPackLibrary(dir)).map((pack) => pack.slug)).toEqual(['mini']);
   });
 
   it('is listed with includeHidden', () => {
-    expect(loadPacks({ dir, includeHidden: true }).map((pack) => pack.slug)).toEqual(['mini', 'secret']);
+    expect(loadPacks(directoryPackLibrary(dir), { includeHidden: true }).map((pack) => pack.slug)).toEqual(['mini', 'secret']);
   });
 
   it('cannot be loaded by slug unless enabled, and says how to enable it', () => {
-    expect(() => loadPack('secret', { dir })).toThrow(/hidden; set ASSAY_ENABLE_SYSTEM_TEST=true/);
-    expect(loadPack('secret', { dir, includeHidden: true }).hidden).toBe(true);
+    expect(() => loadPack(directoryPackLibrary(dir), 'secret')).toThrow(/hidden; set ASSAY_ENABLE_SYSTEM_TEST=true/);
+    expect(loadPack(directoryPackLibrary(dir), 'secret', { includeHidden: true }).hidden).toBe(true);
+  });
+});
+
+describe('when packs come through another adapter of the pack-file port', () => {
+  /** An in-memory library: the loader must need nothing but the port. */
+  function memoryLibrary(packs: Record<string, Record<string, string>>): PackLibrary {
+    const source = (label: string, files: Record<string, string>): PackFileSource => ({
+      label,
+      read: (path) => files[path],
+      promptFiles: () => Object.keys(files).flatMap((path) => (path.startsWith('prompts/') ? [path.slice('prompts/'.length)] : [])),
+    });
+    return {
+      location: 'memory:test',
+      slugs: () => Object.keys(packs).sort(),
+      pack: (slug) => (packs[slug] === undefined ? undefined : source(`memory:${slug}`, packs[slug])),
+      directory: (path) => {
+        throw new NotFoundError(`no directory ${path} in memory`);
+      },
+    };
+  }
+
+  /** The fixture pack's files, as a document. */
+  function filesOf(dir: string): Record<string, string> {
+    const files: Record<string, string> = { 'pack.json': readFileSync(join(dir, 'pack.json'), 'utf8') };
+    for (const name of readdirSync(join(dir, 'prompts'))) files[`prompts/${name}`] = readFileSync(join(dir, 'prompts', name), 'utf8');
+    return files;
+  }
+
+  it('loads the same pack as from disk, recording where it came from', () => {
+    const onDisk = loadPack(directoryPackLibrary(join(FIXTURES, 'valid')), 'mini');
+    const inMemory = loadPack(memoryLibrary({ mini: filesOf(join(FIXTURES, 'valid', 'mini')) }), 'mini');
+    expect(inMemory).toEqual({ ...onDisk, source_dir: 'memory:mini' });
+  });
+
+  it('names the pack, the file and the field of a broken pack, as from disk', () => {
+    const files = filesOf(join(FIXTURES, 'bad-keywords', 'mini'));
+    const load = () => loadPacks(memoryLibrary({ mini: files }));
+    expect(load).toThrow(PackError);
+    expect(load).toThrow('pack "mini": pack.json: areas[1].keywords: expected at least 3 items');
+  });
+
+  it('lists what the library holds when a slug is unknown', () => {
+    const library = memoryLibrary({ mini: filesOf(join(FIXTURES, 'valid', 'mini')) });
+    expect(() => loadPack(library, 'nope')).toThrow('no domain pack "nope" in memory:test (available: mini)');
+  });
+
+  it('asks the library for a pack named by a path', () => {
+    expect(() => loadPack(memoryLibrary({}), './somewhere')).toThrow('no directory ./somewhere in memory');
   });
 });

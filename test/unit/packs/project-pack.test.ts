@@ -12,7 +12,7 @@ import {
   parseProjectPackRef,
   resolvePack,
 } from '../../../src/discovery/packs/generation/index.js';
-import { loadPack } from '../../../src/discovery/packs/pack-loader.js';
+import { generalPack, loadPack } from '../../support/packs.js';
 import { projectSchema, type Project } from '../../../src/domain/index.js';
 import { inferColumnCategory } from '../../../src/warehouse/column-category.js';
 import type { TableSchema } from '../../../src/warehouse/port.js';
@@ -52,7 +52,7 @@ function project(overrides: Partial<Project> = {}): Project {
 }
 
 async function draftedProject(): Promise<Project> {
-  const generated = await generatePack({ tables: [tickets], slug: 'desk' });
+  const generated = await generatePack({ tables: [tickets], slug: 'desk', basePack: generalPack() });
   return project({
     pack_draft: {
       slug: 'desk',

@@ -8,13 +8,8 @@ import { loadModule, parseSync } from 'libpg-query';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { recommendationSchema } from '../../../src/domain/index.js';
 import { rawInsightSchema } from '../../../src/discovery/parsing/output-parser.js';
-import {
-  ALLOWED_VARIABLES,
-  REQUIRED_VARIABLES,
-  loadPacks,
-  resolveAreas,
-  type PromptKind,
-} from '../../../src/discovery/packs/pack-loader.js';
+import { ALLOWED_VARIABLES, REQUIRED_VARIABLES, resolveAreas, type PromptKind } from '../../../src/discovery/packs/pack-loader.js';
+import { loadPacks } from '../../support/packs.js';
 import type { DomainPack } from '../../../src/discovery/packs/pack-schema.js';
 import { renderTemplate } from '../../../src/discovery/packs/template.js';
 

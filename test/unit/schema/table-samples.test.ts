@@ -6,7 +6,7 @@ import { CancelledError } from '../../../src/errors/index.js';
 import { createSchemaCache, type SchemaCache } from '../../../src/schema/cache.js';
 import { createSchemaBudget } from '../../../src/schema/budget.js';
 import { SAMPLE_CELL_MAX_CHARS } from '../../../src/schema/constants.js';
-import { discoverSchema } from '../../../src/schema/discovery.js';
+import { discoverSchema } from '../../../src/schema/schema-discovery.js';
 import { lookupSchemaWithSamples } from '../../../src/schema/lookup.js';
 import { createTableSampler, readSamples, type TableSamplerOptions } from '../../../src/schema/table-samples.js';
 import { createEmbeddedRunStore } from '../../../src/store/index.js';

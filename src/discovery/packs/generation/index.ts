@@ -3,11 +3,13 @@
  *
  * Entry point for every caller (`assay pack generate`, the API's pack-generate, `assay eval`):
  *
- *   generatePack({ tables | warehouse, slug, describe?, goal?, llm? }): Promise<GeneratedPack>
+ *   generatePack({ tables | warehouse, slug, basePack, describe?, goal?, llm? }): Promise<GeneratedPack>
  *
  * - `tables` (described tables, e.g. a project's schema cache) or `warehouse` (a Warehouse port; its
  *   tables are listed and described here). The sample rows of the tables the facts read (the largest)
  *   come through `samples` (e.g. the project's cached sampler), else from `warehouse`.
+ * - `basePack`: the pack whose prompts the draft specialises, the shipped `general` pack
+ *   ({@link GENERAL_PACK_SLUG}) as the caller loads it (the engine reads no pack files itself).
  * - `llm`: a bound model (LlmBinding). Leave it out for the offline analyst: the areas are then derived
  *   deterministically from the schema (see deterministic-proposal.ts). With a model, one budgeted call
  *   proposes the areas; an unusable reply gets one reformat retry, then the deterministic proposal is
@@ -21,7 +23,7 @@ import { ValidationError } from '../../../errors/index.js';
 import { createTableSampler, discoverSchema, withSamples, type TableSampler } from '../../../schema/index.js';
 import type { TableSchema, Warehouse } from '../../../warehouse/port.js';
 import type { LlmBinding } from '../../../llm/catalog.js';
-import { loadPack, loadPackFromFiles } from '../pack-loader.js';
+import { loadPackFromFiles } from '../pack-loader.js';
 import type { DomainPack } from '../pack-schema.js';
 import type { ProtocolPreference } from '../../../llm/structured-output.js';
 import { proposeFromFacts, suggestProfile } from './deterministic-proposal.js';
@@ -73,8 +75,8 @@ export interface GeneratePackInput {
   goal?: string;
   /** A bound model; leave out for the deterministic (offline analyst) path. */
   llm?: LlmBinding;
-  /** The pack whose prompts are specialised. @defaultValue the shipped `general` pack */
-  basePack?: DomainPack;
+  /** The pack whose prompts are specialised: the shipped `general` pack ({@link GENERAL_PACK_SLUG}), loaded by the caller. */
+  basePack: DomainPack;
   signal?: AbortSignal;
   /** Told about every model call (usage accounting). */
   onLlmCall?: (record: LlmCallRecord) => void;
@@ -130,7 +132,7 @@ export async function generatePack(input: GeneratePackInput): Promise<GeneratedP
   const sampler = input.samples ?? (input.warehouse ? createTableSampler({ warehouse: input.warehouse }) : undefined);
   const unsampled = tablesConsidered(described).filter((table) => table.samples === undefined);
   const tables = sampler && unsampled.length > 0 ? await withSamples(described, unsampled, sampler, { signal: input.signal }) : described;
-  const base = input.basePack ?? loadPack(GENERAL_PACK_SLUG);
+  const base = input.basePack;
   const describe = teamText(input.describe, 'describe');
   const goal = teamText(input.goal, 'goal');
   const facts = readWarehouseFacts(tables);

@@ -5,7 +5,7 @@
  */
 import { z } from 'zod';
 import { LLM_WORKER_DEFAULTS, jobOptions, resultOrCancelled, runIdSchema, type QueueContract } from './contract.js';
-import { STAGE_RETRY } from '../src/discovery/pipeline/error-policy.js';
+import { STAGE_RETRY } from '../../../discovery/pipeline/error-policy.js';
 
 export const MINE_QUEUE = 'mine';
 export const MINE_JOB = 'mine';

@@ -8,10 +8,10 @@
  */
 import type { Redis } from 'ioredis';
 import { MAINTENANCE_TASKS, maintenanceQueue, type MaintenanceTask } from '../queues/index.js';
-import type { AssayConfig } from '../src/config/index.js';
-import { describeError } from '../src/errors/index.js';
-import type { QueueSet } from '../src/fleet/bullmq/queue-set.js';
-import type { Logger } from '../src/logging/index.js';
+import type { AssayConfig } from '../../../config/index.js';
+import { describeError } from '../../../errors/index.js';
+import type { QueueSet } from '../queue-set.js';
+import type { Logger } from '../../../logging/index.js';
 
 function intervalOf(task: MaintenanceTask, config: AssayConfig): number {
   return task === 'reconcile-runs' ? config.fleet.reconcileIntervalMs : config.fleet.sweepIntervalMs;

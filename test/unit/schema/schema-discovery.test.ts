@@ -1,6 +1,6 @@
 import { describe, expect, it } from 'vitest';
 import { CancelledError, WarehouseError } from '../../../src/errors/index.js';
-import { discoverSchema } from '../../../src/schema/discovery.js';
+import { discoverSchema } from '../../../src/schema/schema-discovery.js';
 import type { SchemaIndexProgress } from '../../../src/schema/progress.js';
 import { fixedWarehouse } from './fixed-warehouse.js';
 import { shopTables, table } from './fixtures.js';

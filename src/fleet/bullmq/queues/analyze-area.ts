@@ -5,7 +5,7 @@
  */
 import { z } from 'zod';
 import { LLM_WORKER_DEFAULTS, jobOptions, keySchema, resultOrCancelled, runIdSchema, type QueueContract } from './contract.js';
-import { STAGE_RETRY } from '../src/discovery/pipeline/error-policy.js';
+import { STAGE_RETRY } from '../../../discovery/pipeline/error-policy.js';
 import { insightVerdictSchema } from './verify.js';
 
 export const ANALYZE_AREA_QUEUE = 'analyze-area';

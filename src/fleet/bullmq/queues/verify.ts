@@ -4,10 +4,10 @@
  * stores the whole stage's in one update of the run (parallel verifications never race on the run).
  */
 import { z } from 'zod';
-import { insightSchema, insightValidationSchema } from '../src/domain/index.js';
-import type { InsightVerdict } from '../src/discovery/pipeline/index.js';
+import { insightSchema, insightValidationSchema } from '../../../domain/index.js';
+import type { InsightVerdict } from '../../../discovery/pipeline/index.js';
 import { LLM_WORKER_DEFAULTS, jobOptions, keySchema, resultOrCancelled, runIdSchema, type QueueContract } from './contract.js';
-import { STAGE_RETRY } from '../src/discovery/pipeline/error-policy.js';
+import { STAGE_RETRY } from '../../../discovery/pipeline/error-policy.js';
 
 export const VERIFY_QUEUE = 'verify';
 export const VERIFY_JOB = 'insight';

@@ -3,8 +3,8 @@
  * describes the warehouse and builds the schema index when the cache or index is missing or stale.
  */
 import type { IndexPayload, IndexResult } from '../queues/index.js';
-import { assertRunActive, requireProject } from '../src/discovery/context.js';
-import { loadRunSetting } from '../src/discovery/phases/run-setting.js';
+import { assertRunActive, requireProject } from '../../../discovery/context.js';
+import { loadRunSetting } from '../../../discovery/phases/run-setting.js';
 import type { JobHandler } from './handler.js';
 
 export const indexSchema: JobHandler<IndexPayload, IndexResult> = async ({ deps, payload, signal }) => {

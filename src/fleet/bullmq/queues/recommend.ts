@@ -1,7 +1,7 @@
 /** Queue `recommend`: recommendations from the run's compacted insights, once every area has settled. */
 import { z } from 'zod';
 import { LLM_WORKER_DEFAULTS, jobOptions, resultOrCancelled, runIdSchema, type QueueContract } from './contract.js';
-import { STAGE_RETRY } from '../src/discovery/pipeline/error-policy.js';
+import { STAGE_RETRY } from '../../../discovery/pipeline/error-policy.js';
 
 export const RECOMMEND_QUEUE = 'recommend';
 export const RECOMMEND_JOB = 'recommendations';

@@ -8,18 +8,13 @@
 import type { Server } from 'node:http';
 import { hostname } from 'node:os';
 import { maintenanceQueue, parseQueueSelection } from '../queues/index.js';
-import { sweepRunCollections } from '../src/discovery/phases/maintenance.js';
-import { composeRuntime } from '../src/composition.js';
-import type { AssayConfig } from '../src/config/index.js';
-import { subscribeToCancellations } from '../src/fleet/bullmq/cancellation.js';
-import {
-  assertRedisReachable,
-  openProducerConnection,
-  openSubscriberConnection,
-  reportConnectionErrors,
-} from '../src/fleet/bullmq/connection.js';
-import { createQueueSet } from '../src/fleet/bullmq/queue-set.js';
-import type { Logger } from '../src/logging/index.js';
+import { sweepRunCollections } from '../../../discovery/phases/maintenance.js';
+import { composeRuntime } from '../../../composition.js';
+import type { AssayConfig } from '../../../config/index.js';
+import { subscribeToCancellations } from '../cancellation.js';
+import { assertRedisReachable, openProducerConnection, openSubscriberConnection, reportConnectionErrors } from '../connection.js';
+import { createQueueSet } from '../queue-set.js';
+import type { Logger } from '../../../logging/index.js';
 import { answersWithin, startHealthServer } from './health.js';
 import { keepMaintenanceScheduled, scheduleMaintenance, type ScheduleKeeper } from './maintenance-schedules.js';
 import { startWorkerRegistry, type WorkerRegistry } from './registry.js';

@@ -22,9 +22,9 @@ import {
   type CoordinatorPayload,
   type CoordinatorResult,
 } from '../queues/index.js';
-import { requireRun } from '../src/discovery/context.js';
-import { isFinalStep } from '../src/discovery/phases/explore-step.js';
-import { finalizeRun } from '../src/discovery/phases/finalize.js';
+import { requireRun } from '../../../discovery/context.js';
+import { isFinalStep } from '../../../discovery/phases/explore-step.js';
+import { finalizeRun } from '../../../discovery/phases/finalize.js';
 import {
   STAGES_WITH_WORK,
   classifyStageError,
@@ -32,12 +32,12 @@ import {
   type InsightVerdict,
   type StageResult,
   type Transition,
-} from '../src/discovery/pipeline/index.js';
-import { prepareRun } from '../src/discovery/phases/prepare.js';
-import { runStatusFor } from '../src/discovery/rules.js';
-import type { Run } from '../src/domain/index.js';
-import { CancelledError } from '../src/errors/index.js';
-import { addChild, readChildOutcomes } from '../src/fleet/bullmq/children.js';
+} from '../../../discovery/pipeline/index.js';
+import { prepareRun } from '../../../discovery/phases/prepare.js';
+import { runStatusFor } from '../../../discovery/outcome-rules.js';
+import type { Run } from '../../../domain/index.js';
+import { CancelledError } from '../../../errors/index.js';
+import { addChild, readChildOutcomes } from '../children.js';
 import type { JobContext, JobHandler } from './handler.js';
 
 type Context = JobContext<CoordinatorPayload>;

@@ -6,10 +6,10 @@
  */
 import { WaitingChildrenError } from 'bullmq';
 import { isCancelledResult, verifyQueue, verifyResultSchema, type AnalyzeAreaPayload, type AnalyzeAreaResult } from '../queues/index.js';
-import { analyzeArea } from '../src/discovery/phases/analyze-area.js';
-import { requireRun } from '../src/discovery/context.js';
-import type { InsightVerdict } from '../src/discovery/pipeline/index.js';
-import { addChild, readChildOutcomes } from '../src/fleet/bullmq/children.js';
+import { analyzeArea } from '../../../discovery/phases/analyze-area.js';
+import { requireRun } from '../../../discovery/context.js';
+import type { InsightVerdict } from '../../../discovery/pipeline/index.js';
+import { addChild, readChildOutcomes } from '../children.js';
 import type { JobContext, JobHandler } from './handler.js';
 
 async function gather(context: JobContext<AnalyzeAreaPayload>): Promise<AnalyzeAreaResult> {

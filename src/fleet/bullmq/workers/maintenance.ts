@@ -1,5 +1,5 @@
 /**
- * Handler of `maintenance`: the stuck-run reconciler and the orphan collection sweep (queues/maintenance.ts).
+ * Handler of `maintenance`: the stuck-run reconciler and the orphan collection sweep (src/fleet/bullmq/queues/maintenance.ts).
  * Every pod may run them; each verdict is applied through the store's atomic update and BullMQ's own
  * job operations, so two pods reconciling the same run at once do no harm.
  */
@@ -10,9 +10,9 @@ import {
   type MaintenancePayload,
   type MaintenanceResult,
 } from '../queues/index.js';
-import { finalizeRun } from '../src/discovery/phases/finalize.js';
-import { runsInFlight, sweepRunCollections } from '../src/discovery/phases/maintenance.js';
-import { countRecovery, judgeRun, type CoordinatorState } from '../src/discovery/pipeline/index.js';
+import { finalizeRun } from '../../../discovery/phases/finalize.js';
+import { runsInFlight, sweepRunCollections } from '../../../discovery/phases/maintenance.js';
+import { countRecovery, judgeRun, type CoordinatorState } from '../../../discovery/pipeline/index.js';
 import type { JobContext, JobHandler } from './handler.js';
 
 async function reconcileRuns(context: JobContext<MaintenancePayload>): Promise<MaintenanceResult> {

@@ -5,8 +5,8 @@
  */
 import { z } from 'zod';
 import { jobOptions, resultOrCancelled, runIdSchema, type QueueContract } from './contract.js';
-import { STAGE_RETRY } from '../src/discovery/pipeline/error-policy.js';
-import { PIPELINE_STAGES } from '../src/discovery/pipeline/state-machine.js';
+import { STAGE_RETRY } from '../../../discovery/pipeline/error-policy.js';
+import { PIPELINE_STAGES } from '../../../discovery/pipeline/state-machine.js';
 
 export const COORDINATOR_QUEUE = 'coordinator';
 export const COORDINATOR_JOB = 'run';

@@ -1,6 +1,6 @@
 /** Handler of `explore`: one exploration step (stored, and embedded into the run's step index, before it returns). */
 import type { ExplorePayload, ExploreResult } from '../queues/index.js';
-import { exploreStep } from '../src/discovery/phases/explore-step.js';
+import { exploreStep } from '../../../discovery/phases/explore-step.js';
 import type { JobHandler } from './handler.js';
 
 export const explore: JobHandler<ExplorePayload, ExploreResult> = async ({ deps, payload, signal }) => {

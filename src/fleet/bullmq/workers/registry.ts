@@ -7,13 +7,13 @@
  */
 import { UnrecoverableError, WaitingError, Worker, type Job } from 'bullmq';
 import { coordinatorQueue, queueContract, type QueueContract, type QueueName, type WorkerDefaults } from '../queues/index.js';
-import { type ProjectClients, ProjectClientsUnavailableError } from '../src/project-clients.js';
-import { finalizeRun } from '../src/discovery/phases/finalize.js';
-import { classifyStageError } from '../src/discovery/pipeline/index.js';
-import type { DiscoveryDeps } from '../src/discovery/context.js';
-import { workerConnectionOptions } from '../src/fleet/bullmq/connection.js';
-import type { QueueSet } from '../src/fleet/bullmq/queue-set.js';
-import { childLogger, type Logger } from '../src/logging/index.js';
+import { type ProjectClients, ProjectClientsUnavailableError } from '../../../project-clients.js';
+import { finalizeRun } from '../../../discovery/phases/finalize.js';
+import { classifyStageError } from '../../../discovery/pipeline/index.js';
+import type { DiscoveryDeps } from '../../../discovery/context.js';
+import { workerConnectionOptions } from '../connection.js';
+import type { QueueSet } from '../queue-set.js';
+import { childLogger, type Logger } from '../../../logging/index.js';
 import { classifyJobFailure, jobGoneFromRedis } from './job-errors.js';
 import { handlerFor } from './handlers.js';
 

@@ -5,9 +5,9 @@
  * job back to another worker because this one is shutting down, and a job this worker no longer owns.
  */
 import { DelayedError, RateLimitError, WaitingChildrenError, WaitingError } from 'bullmq';
-import { classifyStageError } from '../src/discovery/pipeline/index.js';
+import { classifyStageError } from '../../../discovery/pipeline/index.js';
 
-export { DEFAULT_RATE_LIMIT_PAUSE_MS } from '../src/discovery/pipeline/index.js';
+export { DEFAULT_RATE_LIMIT_PAUSE_MS } from '../../../discovery/pipeline/index.js';
 
 export type JobFailure =
   /** BullMQ's own control-flow signals (waiting for children, moved to delayed/wait, rate limited): pass through. */

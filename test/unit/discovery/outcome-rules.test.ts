@@ -1,5 +1,5 @@
 import { describe, expect, it } from 'vitest';
-import { classifyVerification, decideRunType, runStatusFor } from '../../../src/discovery/rules.js';
+import { classifyVerification, decideRunType, runStatusFor } from '../../../src/discovery/outcome-rules.js';
 
 describe('classifyVerification', () => {
   it.each([

@@ -1,4 +1,10 @@
-A read-only SQL query failed. Fix it so it runs on this warehouse and still answers the same question.
+/**
+ * The engine's own prompt for SQL fixes (rendered by \`renderSqlFixPrompt\`,
+ * \`src/discovery/sql/sql-fix-prompt.ts\`). Part of the engine's code, not of a pack: it is compiled in,
+ * so the engine reads no file for it. \`{{NAME}}\` placeholders are filled by the renderer, which
+ * refuses any name outside its list.
+ */
+export const SQL_FIX_TEMPLATE = `A read-only SQL query failed. Fix it so it runs on this warehouse and still answers the same question.
 
 SQL dialect: {{DIALECT}}
 
@@ -27,4 +33,5 @@ SQL dialect: {{DIALECT}}
 - Use only the tables and columns listed above; never guess a column name. Names are shown as SQL quotes them: write them the same way.
 - Keep it a single SELECT (WITH … SELECT is fine). No DDL, DML, SET, COPY or file readers.
 - Keep the intent of the original query; change only what the error requires.
-- Reply with the corrected SQL in one ```sql fenced block and nothing else.
+- Reply with the corrected SQL in one \`\`\`sql fenced block and nothing else.
+`;

@@ -3,7 +3,7 @@
  * default options. The only place queue names live; the API, the launcher, the workers, the
  * Kubernetes manifests (checked by a test) and the docs all refer to these.
  */
-import { ConfigError } from '../src/errors/index.js';
+import { ConfigError } from '../../../errors/index.js';
 import { analyzeAreaQueue } from './analyze-area.js';
 import type { QueueContract } from './contract.js';
 import { coordinatorQueue } from './coordinator.js';

@@ -4,7 +4,7 @@
  */
 import { z } from 'zod';
 import { LLM_WORKER_DEFAULTS, jobOptions, resultOrCancelled, runIdSchema, type QueueContract } from './contract.js';
-import { STAGE_RETRY } from '../src/discovery/pipeline/error-policy.js';
+import { STAGE_RETRY } from '../../../discovery/pipeline/error-policy.js';
 
 export const EXPLORE_QUEUE = 'explore';
 export const EXPLORE_JOB = 'step';

@@ -1,8 +1,8 @@
 /** What a queue's handler receives: the validated payload, the job (for fan-out), its abort signal and the ports. */
 import type { Job } from 'bullmq';
-import type { DiscoveryDeps } from '../src/discovery/context.js';
-import type { QueueSet } from '../src/fleet/bullmq/queue-set.js';
-import type { Logger } from '../src/logging/index.js';
+import type { DiscoveryDeps } from '../../../discovery/context.js';
+import type { QueueSet } from '../queue-set.js';
+import type { Logger } from '../../../logging/index.js';
 
 export interface JobContext<Payload> {
   job: Job;

@@ -1,6 +1,6 @@
 /** Handler of `recommend`: recommendations from the run's insights (a no-op when already written). */
 import type { RecommendPayload, RecommendResult } from '../queues/index.js';
-import { recommend } from '../src/discovery/phases/recommend.js';
+import { recommend } from '../../../discovery/phases/recommend.js';
 import type { JobHandler } from './handler.js';
 
 export const writeRecommendations: JobHandler<RecommendPayload, RecommendResult> = async ({ deps, payload, signal }) => {
