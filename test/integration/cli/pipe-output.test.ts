@@ -18,10 +18,11 @@ const EXIT_MODULE = resolve(REPO_ROOT, 'src', 'cli', 'exit.ts');
 const SIZE = 1 << 20;
 
 function child(script: string) {
-  return spawn(process.execPath, ['--import', 'tsx', '--input-type=module', '-e', script], {
+  const spawned = spawn(process.execPath, ['--import', 'tsx', '--input-type=module', '-e', script], {
     cwd: REPO_ROOT,
     stdio: ['ignore', 'pipe', 'pipe', 'pipe'],
   });
+  return Object.assign(spawned, { stdout: spawned.stdout as Readable, stderr: spawned.stderr as Readable });
 }
 
 function once(stream: Readable, event: string): Promise<void> {
