@@ -211,6 +211,16 @@ export type ErrorBody = z.infer<typeof errorBodySchema>;
 /** The answer of POST /projects/:id/verify: one verdict per claim, in the order sent. */
 export const verdictsSchema = z.object({ verdicts: z.array(claimVerificationSchema) });
 
+/** Tokens and cost of an estimate, in total and per kind of call. */
+const tokenCostShape = {
+  input_tokens: z.number(),
+  output_tokens: z.number(),
+  cost_usd: z.number(),
+  cache_read_tokens: z.number(),
+  cache_write_tokens: z.number(),
+  cost_usd_cached: z.number(),
+};
+
 /** The answer of POST /projects/:id/discover/estimate. */
 export const estimateResponseSchema = z.looseObject({
   project_id: z.string(),
@@ -220,26 +230,7 @@ export const estimateResponseSchema = z.looseObject({
   catalog_tokens: z.number().int(),
   catalog_tokens_source: z.enum(['last_run', 'default']),
   /** `cost_usd` without prompt caching; `cost_usd_cached` with it, reading and writing `cache_*_tokens`. */
-  llm: z.object({
-    model: z.string(),
-    input_tokens: z.number(),
-    output_tokens: z.number(),
-    cost_usd: z.number(),
-    cache_read_tokens: z.number(),
-    cache_write_tokens: z.number(),
-    cost_usd_cached: z.number(),
-  }),
-  breakdown: z.record(
-    z.string(),
-    z.object({
-      calls: z.number(),
-      input_tokens: z.number(),
-      output_tokens: z.number(),
-      cost_usd: z.number(),
-      cache_read_tokens: z.number(),
-      cache_write_tokens: z.number(),
-      cost_usd_cached: z.number(),
-    }),
-  ),
+  llm: z.object({ model: z.string(), ...tokenCostShape }),
+  breakdown: z.record(z.string(), z.object({ calls: z.number(), ...tokenCostShape })),
   assumptions: z.record(z.string(), z.union([z.number(), z.string()])),
 });

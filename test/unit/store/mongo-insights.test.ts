@@ -2,22 +2,12 @@ import fc from 'fast-check';
 import { describe, expect, it } from 'vitest';
 import { runSchema, type Run } from '../../../src/domain/index.js';
 import { insightRefsOf, joinInsights, planInsightWrite, type InsightDocument } from '../../../src/store/mongo-insights.js';
-import { realisticRun } from '../../support/realistic-run.js';
+import { realisticRun, runWithInsights } from '../../support/realistic-run.js';
 
 const base = realisticRun('mongo-rows');
 const pool = base.areas.flatMap((area) => area.insights);
 
-/** A run whose areas hold the given insights (by index into `pool`). */
-function runWith(areas: number[][]): Run {
-  return runSchema.parse({
-    ...base,
-    areas: areas.map((picks, index) => ({
-      ...(base.areas[index % base.areas.length] as Run['areas'][number]),
-      area_id: `area-${index}`,
-      insights: picks.map((pick) => pool[pick % pool.length]),
-    })),
-  });
-}
+const runWith = (areas: number[][]): Run => runWithInsights(base, areas);
 
 /** The collection and run document as MongoDB would hold them after a write (JSON round trip, as the driver stores them). */
 class FakeCollection {
