@@ -1,6 +1,7 @@
 /** The HTTP API (Hono): projects, discovery runs with live progress, results, reports, feedback, metrics, OpenAPI and the queue dashboard. */
 import type { Queue } from 'bullmq';
 import { Hono } from 'hono';
+import { z } from 'zod';
 import { bodyLimit } from 'hono/body-limit';
 import { routePath } from 'hono/route';
 import type { AssayConfig } from '../config/index.js';
@@ -21,6 +22,7 @@ import { healthRoutes } from './health/index.js';
 import { KeyedLock } from '../concurrency/keyed-lock.js';
 import { createApiMetrics, type ApiMetrics } from './metrics/index.js';
 import { buildOpenApiDocument } from './openapi/index.js';
+import { accessTable, type ApiRoute, defineRoute, registerRoutes } from './routing.js';
 import { packCatalogRoutes } from './packs/index.js';
 import { projectRoutes } from './projects/index.js';
 import { runRoutes, type RunRoutesOptions } from './runs/index.js';
@@ -67,6 +69,38 @@ export function createApi(options: CreateApiOptions): Hono {
     logger,
     countFailure: (outcome) => metrics.authFailure(outcome),
   };
+  const hasQueues = (options.queues?.length ?? 0) > 0;
+  let openApi: Record<string, unknown> | undefined;
+  // every route, declared once: the router, the scope check and the OpenAPI document all read this list
+  const routes: ApiRoute[] = [
+    ...healthRoutes(deps),
+    ...packCatalogRoutes(deps),
+    ...projectRoutes(deps, locks),
+    ...runRoutes(deps, options.events),
+    ...apiKeyRoutes(deps),
+    defineRoute({
+      method: 'get',
+      path: '/metrics',
+      access: 'public_metrics',
+      summary: 'Prometheus metrics (text exposition format)',
+      tag: 'operations',
+      responses: { 200: { description: 'metrics', media: { type: 'text/plain' } } },
+      handler: async (c) => {
+        await metrics.refresh();
+        return c.body(await metrics.render(), 200, { 'Content-Type': metrics.contentType });
+      },
+    }),
+    defineRoute({
+      method: 'get',
+      path: '/openapi.json',
+      access: 'read',
+      summary: 'This document',
+      tag: 'operations',
+      responses: { 200: { description: 'OpenAPI 3.1 document', json: z.record(z.string(), z.unknown()) } },
+      handler: (c) => c.json(openApi),
+    }),
+  ];
+  openApi = buildOpenApiDocument(routes, { version: API_VERSION, bullBoard: hasQueues });
   const app = new Hono();
 
   app.use('*', async (c, next) => {
@@ -100,6 +134,7 @@ export function createApi(options: CreateApiOptions): Hono {
   app.use(
     '*',
     authMiddleware({
+      routes: accessTable(routes),
       store,
       publicMetrics: options.config.api.publicMetrics,
       skipPrefix: BULL_BOARD_PATH,
@@ -110,20 +145,7 @@ export function createApi(options: CreateApiOptions): Hono {
   app.onError(createErrorHandler(logger));
   app.notFound(notFoundHandler);
 
-  app.route('/', healthRoutes(deps));
-  app.route('/api/v1', packCatalogRoutes(deps));
-  app.route('/api/v1', projectRoutes(deps, locks));
-  app.route('/api/v1', runRoutes(deps, options.events));
-  app.route('/api/v1', apiKeyRoutes(deps));
-
-  app.get('/metrics', async (c) => {
-    await metrics.refresh();
-    return c.body(await metrics.render(), 200, { 'Content-Type': metrics.contentType });
-  });
-
-  const hasQueues = (options.queues?.length ?? 0) > 0;
-  const openApi = buildOpenApiDocument({ version: API_VERSION, bullBoard: hasQueues });
-  app.get('/openapi.json', (c) => c.json(openApi));
+  registerRoutes(app, routes);
 
   if (options.queues && hasQueues) mountBullBoard(app, options.queues, options.bullBoard);
   return app;

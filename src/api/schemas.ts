@@ -1,6 +1,9 @@
-/** Request bodies of the HTTP API as zod schemas: the routes parse with them and the OpenAPI document is generated from them. */
+/**
+ * Request bodies, query strings and the API's own response shapes as zod schemas: the routes parse
+ * with them (src/api/routing.ts) and the OpenAPI document is generated from them.
+ */
 import { z } from 'zod';
-import { MAX_CLAIMS_PER_REQUEST } from '../discovery/claims/verify-claims.js';
+import { claimVerificationSchema, MAX_CLAIMS_PER_REQUEST } from '../discovery/claims/verify-claims.js';
 import {
   apiKeyRecordSchema,
   claimSchema,
@@ -155,13 +158,29 @@ export type CreateApiKeyBody = z.infer<typeof createApiKeyBodySchema>;
 
 /** An API key as listings show it (never its hash). */
 export const apiKeyViewSchema = apiKeyRecordSchema.omit({ secret_hash: true });
+/** A key just created: the only answer that carries the key itself. */
+export const createdApiKeySchema = apiKeyViewSchema.extend({ key: z.string() });
 
 /** `?expires_in=` of a report link: seconds it works. */
 export const reportLinkQuerySchema = z.object({
-  expires_in: z.coerce.number().int().min(60).max(REPORT_LINK_MAX_SECONDS).default(REPORT_LINK_DEFAULT_SECONDS),
+  expires_in: z.coerce
+    .number()
+    .int()
+    .min(60)
+    .max(REPORT_LINK_MAX_SECONDS)
+    .default(REPORT_LINK_DEFAULT_SECONDS)
+    .describe(`seconds the link works (60-${REPORT_LINK_MAX_SECONDS}, default ${REPORT_LINK_DEFAULT_SECONDS})`),
 });
 
-/** `?limit=` of list endpoints. */
+/**
+ * The query of a signed report link (GET /runs/:runId/report without a key). The auth middleware
+ * checks it (auth/report-links.ts); this schema describes it for the OpenAPI document.
+ */
+export const reportLinkParamsSchema = z.object({
+  key: z.string().optional().describe('report link: the id of the key that signed it'),
+  expires: z.coerce.number().int().optional().describe('report link: expiry, Unix seconds'),
+  signature: z.string().optional().describe('report link: HMAC of the key id, run id and expiry'),
+});
 /**
  * POST /projects/:id/verify: one claim (docs/claims.md), an array of claims or `{claims: [...]}`, at most
  * MAX_CLAIMS_PER_REQUEST. The route reads it with `readClaims`, which reports each problem at its path
@@ -173,7 +192,10 @@ export const verifyBodySchema = z.union([
   z.object({ claims: z.array(claimSchema).min(1).max(MAX_CLAIMS_PER_REQUEST) }),
 ]);
 
-export const listQuerySchema = z.object({ limit: z.coerce.number().int().min(1).max(100).default(20) });
+/** `?limit=` of list endpoints. */
+export const listQuerySchema = z.object({
+  limit: z.coerce.number().int().min(1).max(100).default(20).describe('at most this many, newest first (1-100, default 20)'),
+});
 
 /** The JSON body of every error response. */
 export const errorBodySchema = z.object({
@@ -185,3 +207,30 @@ export const errorBodySchema = z.object({
   }),
 });
 export type ErrorBody = z.infer<typeof errorBodySchema>;
+
+/** The answer of POST /projects/:id/verify: one verdict per claim, in the order sent. */
+export const verdictsSchema = z.object({ verdicts: z.array(claimVerificationSchema) });
+
+/** Tokens and cost of an estimate, in total and per kind of call. */
+const tokenCostShape = {
+  input_tokens: z.number(),
+  output_tokens: z.number(),
+  cost_usd: z.number(),
+  cache_read_tokens: z.number(),
+  cache_write_tokens: z.number(),
+  cost_usd_cached: z.number(),
+};
+
+/** The answer of POST /projects/:id/discover/estimate. */
+export const estimateResponseSchema = z.looseObject({
+  project_id: z.string(),
+  pack: z.string(),
+  areas: z.array(z.string()),
+  max_steps: z.number().int(),
+  catalog_tokens: z.number().int(),
+  catalog_tokens_source: z.enum(['last_run', 'default']),
+  /** `cost_usd` without prompt caching; `cost_usd_cached` with it, reading and writing `cache_*_tokens`. */
+  llm: z.object({ model: z.string(), ...tokenCostShape }),
+  breakdown: z.record(z.string(), z.object({ calls: z.number(), ...tokenCostShape })),
+  assumptions: z.record(z.string(), z.union([z.number(), z.string()])),
+});

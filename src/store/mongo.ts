@@ -6,6 +6,13 @@
  * the write sequence that orders feedback (PostgreSQL's bigserial). Indexes are declared in code at
  * open; `createIndexes` with the same specs is a no-op, so several pods can open at once.
  *
+ * A run's insights are documents of their own in `insights` (mongo-insights.ts), like PostgreSQL's
+ * insight rows: the run document lists their ids per area, an update inserts only the insights it
+ * changed and deletes the ones it replaced once the run document points past them, so the run
+ * document stays small and a verification writes one insight, not every area's. Run documents that
+ * still hold their insights inline (written before) are read as they are and moved out on their next
+ * update.
+ *
  * `updateRun` is optimistic: the run document carries a `_version`; the read-modify-write replaces the
  * document only if `_version` is still the one read, and retries (bounded, jittered) when another
  * process got there first. Updates of one run from this process queue behind each other first, so the
@@ -17,6 +24,7 @@
  * metrics) may contain `.` or start with `$`, which MongoDB accepts in inserts and replacements from 5.0
  * on: MongoDB 5.0 or newer is required. Cache values are opaque, so they are kept as a JSON string.
  */
+import { randomBytes } from 'node:crypto';
 import { type Collection, type Db, type Document, MongoClient, MongoServerError } from 'mongodb';
 import { z } from 'zod';
 import {
@@ -38,6 +46,7 @@ import { ConfigError, ConflictError, NotFoundError, ValidationError } from '../e
 import { SAFE_ID, assertSafeId } from './ids.js';
 import type { CacheEntry, RunStore } from './port.js';
 import { reviseRun } from './run-revision.js';
+import { type InsightDocument, type InsightWrite, joinInsights, planInsightWrite, type StoredInsights } from './mongo-insights.js';
 
 /** The database used when the URL names none (`mongodb://host:27017`). */
 export const DEFAULT_MONGO_DATABASE = 'assay';
@@ -152,6 +161,8 @@ async function declareIndexes(db: Db): Promise<void> {
   await Promise.all([
     db.collection('runs').createIndexes([{ key: { project_id: 1, created_at: -1, _id: -1 }, name: 'runs_project_created' }]),
     db.collection('steps').createIndexes([{ key: { run_id: 1, step: 1 }, name: 'steps_run_step', unique: true }]),
+    // read by _id from the run's lists; this one finds a run's insight documents (inspection, clean-up)
+    db.collection('insights').createIndexes([{ key: { run_id: 1, area: 1, position: 1 }, name: 'insights_run_position' }]),
     db.collection('results').createIndexes([{ key: { project_id: 1 }, name: 'results_project' }]),
     db.collection('feedback').createIndexes([
       { key: { run_id: 1, target_type: 1, target_id: 1 }, name: 'feedback_target', unique: true },
@@ -200,6 +211,7 @@ export async function createMongoRunStore(options: MongoRunStoreOptions): Promis
 
   const projects = db.collection<Keyed>('projects');
   const runs = db.collection<Keyed>('runs');
+  const insights = db.collection<InsightDocument>('insights');
   const steps: Collection = db.collection('steps');
   const results = db.collection<Keyed>('results');
   const feedback: Collection = db.collection('feedback');
@@ -229,6 +241,49 @@ export async function createMongoRunStore(options: MongoRunStoreOptions): Promis
     return (await cursor.toArray()).map((found) => parseWith(schema, found));
   };
 
+  /** A token no other write shares: names the insight documents one write inserts. */
+  const writeToken = () => randomBytes(6).toString('base64url');
+
+  async function insertInsights(write: InsightWrite): Promise<void> {
+    if (write.inserts.length > 0) await insights.insertMany(write.inserts.map((document) => plain(document) as InsightDocument));
+  }
+
+  async function deleteInsights(ids: readonly string[]): Promise<void> {
+    if (ids.length > 0) await insights.deleteMany({ _id: { $in: [...ids] } });
+  }
+
+  async function insightsById(ids: readonly string[]): Promise<Map<string, unknown>> {
+    if (ids.length === 0) return new Map();
+    const found = await insights.find({ _id: { $in: [...ids] } }, { projection: { doc: 1 } }).toArray();
+    return new Map(found.map((document) => [document._id, document.doc]));
+  }
+
+  /** A stored run document with its insights put back and validated; null when an insight it lists is gone. */
+  function joinStoredRun(stored: Document, found: ReadonlyMap<string, unknown>): (StoredInsights & { version: number | null }) | null {
+    const { _id, _version, ...fields } = stored;
+    const joined = joinInsights(fields, found);
+    if ('missing' in joined) return null;
+    return { run: runSchema.parse(joined.document), refs: joined.refs, version: typeof _version === 'number' ? _version : null };
+  }
+
+  /**
+   * The run as stored now, with its insights and the version read. The run document and its insight
+   * documents are two reads; when the run was rewritten between them (an insight it listed is gone),
+   * both are read again.
+   */
+  async function readRun(id: string): Promise<(StoredInsights & { version: number | null }) | null> {
+    for (let attempt = 0; attempt < UPDATE_RUN_ATTEMPTS; attempt++) {
+      const stored = await runs.findOne({ _id: id });
+      if (!stored) return null;
+      const joined = joinStoredRun(stored, await insightsById((stored._insights as string[][] | undefined)?.flat() ?? []));
+      if (joined) return joined;
+    }
+    throw new ConflictError(`run ${id} was rewritten ${UPDATE_RUN_ATTEMPTS} times in a row while it was read; try again`, {
+      runId: id,
+      attempts: UPDATE_RUN_ATTEMPTS,
+    });
+  }
+
   async function nextFeedbackSequence(): Promise<number> {
     const counter = await upsertRetrying(() =>
       counters.findOneAndUpdate({ _id: FEEDBACK_SEQUENCE }, { $inc: { seq: 1 } }, { upsert: true, returnDocument: 'after' }),
@@ -255,33 +310,43 @@ export async function createMongoRunStore(options: MongoRunStoreOptions): Promis
     async createRun(run: Run) {
       assertSafeId('run', run.id);
       const doc = runSchema.parse(run);
+      const write = planInsightWrite(doc, undefined, writeToken());
+      await insertInsights(write);
       try {
-        await runs.insertOne({ _id: doc.id, ...plain(doc), _version: 1 });
+        await runs.insertOne({ _id: doc.id, ...plain(write.document), _version: 1 });
         return doc;
       } catch (error) {
+        await deleteInsights(write.inserts.map((inserted) => inserted._id));
         if (!isDuplicateKey(error)) throw error;
       }
       return (await store.getRun(run.id)) as Run;
     },
     async getRun(id) {
       assertSafeId('run', id);
-      return one(runSchema, runs, { _id: id });
+      return (await readRun(id))?.run ?? null;
     },
     async updateRun(id, mutate) {
       assertSafeId('run', id);
       return runLocks.run(id, async () => {
         for (let attempt = 0; attempt < UPDATE_RUN_ATTEMPTS; attempt++) {
           if (attempt > 0) await sleep(Math.random() * Math.min(UPDATE_RUN_MAX_BACKOFF_MS, 2 ** attempt));
-          const stored = await runs.findOne({ _id: id });
-          if (!stored) throw new NotFoundError(`run ${id} does not exist`, { runId: id });
-          const { _id, _version, ...fields } = stored;
+          const current = await readRun(id);
+          if (!current) throw new NotFoundError(`run ${id} does not exist`, { runId: id });
+          const next = reviseRun(current.run, mutate);
+          const write = planInsightWrite(next, current, writeToken());
+          await insertInsights(write);
           // a document without a version (written by hand) matches `_version: null` until its first update
-          const version = typeof _version === 'number' ? _version : null;
-          const current = runSchema.parse(fields);
-          const next = reviseRun(current, mutate);
-          const replaced = await runs.replaceOne({ _id: id, _version: version }, { ...plain(next), _version: (version ?? 0) + 1 });
-          if (replaced.matchedCount === 1) return next;
+          const replaced = await runs.replaceOne(
+            { _id: id, _version: current.version },
+            { ...plain(write.document), _version: (current.version ?? 0) + 1 },
+          );
+          if (replaced.matchedCount === 1) {
+            // the run no longer lists them: readers of the version before find them gone and read again
+            await deleteInsights(write.replaced);
+            return next;
+          }
           // another process changed (or deleted) the run between the read and the write: read it again
+          await deleteInsights(write.inserts.map((inserted) => inserted._id));
         }
         throw new ConflictError(
           `run ${id} was changed by other processes ${UPDATE_RUN_ATTEMPTS} times in a row while this update was applied; try again`,
@@ -290,7 +355,19 @@ export async function createMongoRunStore(options: MongoRunStoreOptions): Promis
       });
     },
     async listRuns(projectId, listOptions) {
-      return all(runSchema, runs, { project_id: projectId }, { created_at: -1, _id: -1 }, validLimit(listOptions?.limit));
+      const limit = validLimit(listOptions?.limit);
+      if (limit === 0) return [];
+      const cursor = runs.find({ project_id: projectId }).sort({ created_at: -1, _id: -1 });
+      if (limit !== undefined) cursor.limit(limit);
+      const found = await cursor.toArray();
+      const byId = await insightsById(found.flatMap((stored) => (stored._insights as string[][] | undefined)?.flat() ?? []));
+      const listed: Run[] = [];
+      for (const stored of found) {
+        // rewritten between the two reads: read that run again
+        const run = joinStoredRun(stored, byId)?.run ?? (await readRun(stored._id))?.run;
+        if (run) listed.push(run);
+      }
+      return listed;
     },
 
     async upsertStep(step: ExplorationStep) {

@@ -196,3 +196,19 @@ export function realisticStep(runId: string, step: number): ExplorationStep {
     usage: { input_tokens: 3_000, output_tokens: 300, prompt_tokens_estimated: 3_000, cost_usd: 0, llm_calls: 1 },
   });
 }
+
+/**
+ * `base` with areas holding the given insights, each picked by index from all of `base`'s insights
+ * (wrapping around): for tests of how stores keep a run's insights.
+ */
+export function runWithInsights(base: Run, areas: number[][]): Run {
+  const pool = base.areas.flatMap((area) => area.insights);
+  return runSchema.parse({
+    ...base,
+    areas: areas.map((picks, index) => ({
+      ...(base.areas[index % base.areas.length] as Run['areas'][number]),
+      area_id: `area-${index}`,
+      insights: picks.map((pick) => pool[pick % pool.length]),
+    })),
+  });
+}

@@ -1,7 +1,7 @@
 /**
- * Authentication and scopes for every route. The required access of a route comes from the one
- * operation table (src/api/openapi): a route missing from it needs `admin`, so a new route is
- * closed until someone decides who may call it. The queue dashboard is guarded separately
+ * Authentication and scopes for every route. The required access of a route comes from its one
+ * declaration (src/api/routing.ts, `accessTable`): a route registered without one needs `admin`, so
+ * a new route is closed until someone decides who may call it. The queue dashboard is guarded separately
  * (board-session.ts) because browsers cannot send bearer headers when following a link.
  */
 import type { Context, MiddlewareHandler } from 'hono';
@@ -10,21 +10,11 @@ import { matchedRoutes } from 'hono/route';
 import type { ApiKeyScope } from '../../domain/index.js';
 import { ForbiddenError, UnauthorizedError } from '../../errors/index.js';
 import type { RunStore } from '../../store/port.js';
-import { OPERATIONS, type RouteAccess } from '../openapi/index.js';
+import type { AccessTable } from '../routing.js';
 import { authenticateKey, type Principal, scopeAllows } from './keys.js';
 import { principalOfReportLink } from './report-links.js';
 import { HtmlUnauthorizedError } from '../errors.js';
 import { authenticateThrough, type LoginGate } from './login-throttle.js';
-
-const ACCESS_BY_ROUTE: ReadonlyMap<string, RouteAccess> = new Map(
-  OPERATIONS.map((operation) => [`${operation.method.toUpperCase()} ${operation.path.replace(/\{([^}]+)\}/g, ':$1')}`, operation.access]),
-);
-
-/** The access a matched route needs; unmatched requests (404s) still need a key, so route names do not leak. */
-export function accessFor(method: string, routePattern: string | undefined): RouteAccess {
-  if (routePattern === undefined) return 'read';
-  return ACCESS_BY_ROUTE.get(`${method === 'HEAD' ? 'GET' : method} ${routePattern}`) ?? 'admin';
-}
 
 /** The bearer token of a request, or undefined. */
 export function bearerToken(c: Context): string | undefined {
@@ -109,6 +99,8 @@ async function reportLinkPrincipal(c: Context, options: AuthMiddlewareOptions): 
 }
 
 export interface AuthMiddlewareOptions {
+  /** Who may call each declared route. */
+  routes: AccessTable;
   store: Pick<RunStore, 'getApiKey'>;
   /** The clock report links are checked against. @defaultValue () => new Date() */
   now?: () => Date;
@@ -126,7 +118,7 @@ export function authMiddleware(options: AuthMiddlewareOptions): MiddlewareHandle
     const handler = matchedRoutes(c)
       .filter((route) => route.method !== 'ALL')
       .at(-1);
-    const access = accessFor(c.req.method, handler?.path);
+    const access = options.routes.accessFor(c.req.method, handler?.path);
     if (access === 'public' || (access === 'public_metrics' && options.publicMetrics)) return next();
     if (access === 'read_or_link' && bearerToken(c) === undefined) {
       const linked = await reportLinkPrincipal(c, options);

@@ -7,7 +7,6 @@
  * version they named. Accepting the draft needs a `run` key; sending files (prompt text of the
  * caller's own) needs `admin`.
  */
-import { Hono } from 'hono';
 import type { KeyedLock } from '../../concurrency/keyed-lock.js';
 import {
   GENERAL_PACK_SLUG,
@@ -19,7 +18,7 @@ import {
   type GeneratedPack,
 } from '../../discovery/packs/generation/index.js';
 import { catalogBudgetTokens } from '../../discovery/phases/run-setting.js';
-import type { PackDraft, Project } from '../../domain/index.js';
+import { type PackDraft, type Project, projectSchema } from '../../domain/index.js';
 import { ConflictError, describeError } from '../../errors/index.js';
 import { parseLlmSpec } from '../../llm/factory.js';
 import { visibleProject } from '../auth/access.js';
@@ -27,7 +26,8 @@ import { requireScope } from '../auth/middleware.js';
 import type { ApiDeps } from '../context.js';
 import { assertTransition } from '../project-state.js';
 import { withProjectPorts } from './project-ports.js';
-import { readJsonBody } from '../request.js';
+import { error, invalid, missing } from '../responses.js';
+import { type ApiRoute, defineRoute } from '../routing.js';
 import { packAcceptBodySchema, packGenerateBodySchema } from '../schemas.js';
 
 /**
@@ -55,140 +55,169 @@ function generationRefusal(project: Project, now: Date): string | undefined {
   }
 }
 
-export function packRoutes(deps: ApiDeps, locks: KeyedLock): Hono {
+export function packRoutes(deps: ApiDeps, locks: KeyedLock): ApiRoute[] {
   const { runtime } = deps;
-  const app = new Hono();
   const lockOf = (projectId: string) => `project:${projectId}`;
 
-  app.post('/projects/:id/pack-generate', async (c) => {
-    const body = await readJsonBody(c, packGenerateBodySchema);
-    const projectId = c.req.param('id');
-    await visibleProject(c, runtime, projectId);
-    // the state is the lock between requests: only one request moves the project into a running generation
-    const started = await locks.run(lockOf(projectId), async () => {
-      const current = await visibleProject(c, runtime, projectId);
-      const now = runtime.now();
-      const refusal = generationRefusal(current, now);
-      if (refusal) throw new ConflictError(refusal, { projectId, state: current.state });
-      assertTransition(current.id, current.state, 'pack_generation');
-      const stamp = now.toISOString();
-      const next: Project = {
-        ...current,
-        state: 'pack_generation',
-        pack_generation: { status: 'running', started_at: stamp },
-        updated_at: stamp,
-      };
-      await runtime.store.upsertProject(next);
-      return next;
-    });
-    const startedAt = started.pack_generation?.started_at;
-    const sameGeneration = (project: Project) => project.state === 'pack_generation' && project.pack_generation?.started_at === startedAt;
-
-    let generated: GeneratedPack;
-    try {
-      generated = await withProjectPorts(runtime, started, async (ports) => {
-        // the offline analyst has no use for a prompt: its path is the deterministic generator
-        const useModel = parseLlmSpec(started.llm).provider !== 'offline';
-        const schema = await ports.schema.load(started, {
-          areaKeywords: [],
-          catalogBudgetTokens: catalogBudgetTokens(ports.llm.entry.contextWindow),
-        });
-        return generatePack({
-          tables: schema.tables,
-          samples: schema.samples,
-          slug: packSlugFrom(started.id),
-          basePack: ports.loadPack(GENERAL_PACK_SLUG),
-          name: started.name,
-          ...(body.describe ? { describe: body.describe } : {}),
-          ...(body.goal ? { goal: body.goal } : {}),
-          ...(useModel ? { llm: ports.llm, protocol: ports.config.llmProtocol } : {}),
-        });
-      });
-    } catch (error) {
-      await locks.run(lockOf(projectId), async () => {
-        const current = await runtime.store.getProject(projectId);
-        if (!current || !sameGeneration(current)) return;
-        const stamp = runtime.now().toISOString();
-        // stays in pack_generation (the seed has no way back); a new request may start over
-        await runtime.store.upsertProject({
+  const generate = defineRoute({
+    method: 'post',
+    path: '/api/v1/projects/{id}/pack-generate',
+    access: 'run',
+    summary:
+      'Generate a draft pack for the project from its warehouse schema: pack_generation_pending → pack_generation → pack_generation_done; the draft is stored as `pack_draft`',
+    tag: 'projects',
+    body: packGenerateBodySchema,
+    responses: {
+      200: { description: 'the project, in pack_generation_done, with its draft pack', json: projectSchema },
+      400: invalid,
+      404: missing('the project'),
+      409: error('the project is not in pack_generation_pending (the message names its state), or a generation is running'),
+      422: error('the warehouse has too little structure for a pack'),
+    },
+    handler: async (c, { body }) => {
+      const projectId = c.req.param('id') as string;
+      await visibleProject(c, runtime, projectId);
+      // the state is the lock between requests: only one request moves the project into a running generation
+      const started = await locks.run(lockOf(projectId), async () => {
+        const current = await visibleProject(c, runtime, projectId);
+        const now = runtime.now();
+        const refusal = generationRefusal(current, now);
+        if (refusal) throw new ConflictError(refusal, { projectId, state: current.state });
+        assertTransition(current.id, current.state, 'pack_generation');
+        const stamp = now.toISOString();
+        const next: Project = {
           ...current,
-          pack_generation: { status: 'failed', started_at: startedAt ?? stamp, finished_at: stamp, error: describeError(error) },
+          state: 'pack_generation',
+          pack_generation: { status: 'running', started_at: stamp },
           updated_at: stamp,
-        });
+        };
+        await runtime.store.upsertProject(next);
+        return next;
       });
-      throw error;
-    }
+      const startedAt = started.pack_generation?.started_at;
+      const sameGeneration = (project: Project) => project.state === 'pack_generation' && project.pack_generation?.started_at === startedAt;
 
-    const project = await locks.run(lockOf(projectId), async () => {
-      const current = await visibleProject(c, runtime, projectId);
-      if (!sameGeneration(current))
-        throw new ConflictError(
-          `project ${projectId} moved on while its pack was generated (state "${current.state}"); the result was discarded`,
-          {
-            projectId,
-            state: current.state,
-          },
-        );
-      assertTransition(current.id, current.state, 'pack_generation_done');
-      const stamp = runtime.now().toISOString();
-      const draft: PackDraft = {
-        slug: generated.pack.slug,
-        files: generated.files,
-        hash: generated.hash,
-        generator: generated.generator,
-        ...(generated.generator === 'llm' ? { model: started.llm } : {}),
-        notes: generated.notes,
-        ...(body.describe ? { describe: body.describe } : {}),
-        ...(body.goal ? { goal: body.goal } : {}),
-        profile: { ...generated.profile },
-        generated_at: stamp,
-      };
-      const next: Project = {
-        ...current,
-        state: 'pack_generation_done',
-        pack_draft: draft,
-        pack_generation: { status: 'done', started_at: startedAt ?? stamp, finished_at: stamp },
-        updated_at: stamp,
-      };
-      await runtime.store.upsertProject(next);
-      return next;
-    });
-    return c.json(project);
-  });
+      let generated: GeneratedPack;
+      try {
+        generated = await withProjectPorts(runtime, started, async (ports) => {
+          // the offline analyst has no use for a prompt: its path is the deterministic generator
+          const useModel = parseLlmSpec(started.llm).provider !== 'offline';
+          const schema = await ports.schema.load(started, {
+            areaKeywords: [],
+            catalogBudgetTokens: catalogBudgetTokens(ports.llm.entry.contextWindow),
+          });
+          return generatePack({
+            tables: schema.tables,
+            samples: schema.samples,
+            slug: packSlugFrom(started.id),
+            basePack: ports.loadPack(GENERAL_PACK_SLUG),
+            name: started.name,
+            ...(body.describe ? { describe: body.describe } : {}),
+            ...(body.goal ? { goal: body.goal } : {}),
+            ...(useModel ? { llm: ports.llm, protocol: ports.config.llmProtocol } : {}),
+          });
+        });
+      } catch (error) {
+        await locks.run(lockOf(projectId), async () => {
+          const current = await runtime.store.getProject(projectId);
+          if (!current || !sameGeneration(current)) return;
+          const stamp = runtime.now().toISOString();
+          // stays in pack_generation (the seed has no way back); a new request may start over
+          await runtime.store.upsertProject({
+            ...current,
+            pack_generation: { status: 'failed', started_at: startedAt ?? stamp, finished_at: stamp, error: describeError(error) },
+            updated_at: stamp,
+          });
+        });
+        throw error;
+      }
 
-  app.post('/projects/:id/pack-accept', async (c) => {
-    const body = await readJsonBody(c, packAcceptBodySchema);
-    const projectId = c.req.param('id');
-    await visibleProject(c, runtime, projectId);
-    // accepting what the generator wrote is a run key's call; prompt text of the caller's own is an operator's
-    if (body.files !== undefined) requireScope(c, 'admin', "sending a pack's files (edited prompts)");
-    const frozen = await locks.run(lockOf(projectId), async (): Promise<FrozenPack> => {
-      const current = await visibleProject(c, runtime, projectId);
-      const now = runtime.now();
-      let result: FrozenPack;
-      if (current.state === 'pack_generation_done') {
-        result = acceptPackDraft(current, now, body.files);
-      } else if (current.state === 'ready') {
-        if (!body.files)
+      const project = await locks.run(lockOf(projectId), async () => {
+        const current = await visibleProject(c, runtime, projectId);
+        if (!sameGeneration(current))
           throw new ConflictError(
-            `project ${projectId} is in state "ready" and has no draft: send the edited pack as "files" to freeze a new version`,
+            `project ${projectId} moved on while its pack was generated (state "${current.state}"); the result was discarded`,
             {
               projectId,
               state: current.state,
             },
           );
-        result = freezePackVersion(current, body.files, { source: 'edited', now });
-      } else {
-        throw new ConflictError(
-          `project ${projectId} is in state "${current.state}": accepting a pack needs state "pack_generation_done" (or "ready" with edited files)`,
-          { projectId, state: current.state },
-        );
-      }
-      await runtime.store.upsertProject(result.project);
-      return result;
-    });
-    return c.json(frozen.project);
+        assertTransition(current.id, current.state, 'pack_generation_done');
+        const stamp = runtime.now().toISOString();
+        const draft: PackDraft = {
+          slug: generated.pack.slug,
+          files: generated.files,
+          hash: generated.hash,
+          generator: generated.generator,
+          ...(generated.generator === 'llm' ? { model: started.llm } : {}),
+          notes: generated.notes,
+          ...(body.describe ? { describe: body.describe } : {}),
+          ...(body.goal ? { goal: body.goal } : {}),
+          profile: { ...generated.profile },
+          generated_at: stamp,
+        };
+        const next: Project = {
+          ...current,
+          state: 'pack_generation_done',
+          pack_draft: draft,
+          pack_generation: { status: 'done', started_at: startedAt ?? stamp, finished_at: stamp },
+          updated_at: stamp,
+        };
+        await runtime.store.upsertProject(next);
+        return next;
+      });
+      return c.json(project);
+    },
   });
 
-  return app;
+  const accept = defineRoute({
+    method: 'post',
+    path: '/api/v1/projects/{id}/pack-accept',
+    access: 'run',
+    summary:
+      'Freeze the draft (or edited `files`, admin keys only) as the next pack version and make the project ready; on a ready project, edited `files` add a version. Runs keep the version they named.',
+    tag: 'projects',
+    body: packAcceptBodySchema,
+    responses: {
+      200: { description: 'the project, ready, with `domain` = project:<id>@<version>', json: projectSchema },
+      400: invalid,
+      404: missing('the project'),
+      403: error('`files` sent with a key below admin'),
+      409: error('the project is not in pack_generation_done (or ready with files); the message names its state'),
+    },
+    handler: async (c, { body }) => {
+      const projectId = c.req.param('id') as string;
+      await visibleProject(c, runtime, projectId);
+      // accepting what the generator wrote is a run key's call; prompt text of the caller's own is an operator's
+      if (body.files !== undefined) requireScope(c, 'admin', "sending a pack's files (edited prompts)");
+      const frozen = await locks.run(lockOf(projectId), async (): Promise<FrozenPack> => {
+        const current = await visibleProject(c, runtime, projectId);
+        const now = runtime.now();
+        let result: FrozenPack;
+        if (current.state === 'pack_generation_done') {
+          result = acceptPackDraft(current, now, body.files);
+        } else if (current.state === 'ready') {
+          if (!body.files)
+            throw new ConflictError(
+              `project ${projectId} is in state "ready" and has no draft: send the edited pack as "files" to freeze a new version`,
+              {
+                projectId,
+                state: current.state,
+              },
+            );
+          result = freezePackVersion(current, body.files, { source: 'edited', now });
+        } else {
+          throw new ConflictError(
+            `project ${projectId} is in state "${current.state}": accepting a pack needs state "pack_generation_done" (or "ready" with edited files)`,
+            { projectId, state: current.state },
+          );
+        }
+        await runtime.store.upsertProject(result.project);
+        return result;
+      });
+      return c.json(frozen.project);
+    },
+  });
+
+  return [generate, accept];
 }

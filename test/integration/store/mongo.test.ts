@@ -13,6 +13,8 @@ import { ConfigError } from '../../../src/errors/index.js';
 import { openRunStore } from '../../../src/store/index.js';
 import { createMongoRunStore, mongoDatabaseName } from '../../../src/store/mongo.js';
 import type { RunStore } from '../../../src/store/port.js';
+import type { Run } from '../../../src/domain/index.js';
+import { realisticRun } from '../../support/realistic-run.js';
 import { makeRun, runStoreContract } from './contract.js';
 import { tempDir } from '../../support/temp-dir.js';
 
@@ -42,14 +44,97 @@ afterAll(async () => {
   }
 });
 
-async function open(): Promise<RunStore> {
+/** The database each open store works on, so that `reopen` opens the same data afresh. */
+const databaseOf = new Map<RunStore, string>();
+
+async function openOn(database: string): Promise<RunStore> {
   if (MONGO_URL === undefined) throw new Error(SKIP_REASON);
-  const store = await createMongoRunStore({ url: MONGO_URL, database: freshDatabase('t') });
+  const store = await createMongoRunStore({ url: MONGO_URL, database });
   opened.push(store);
+  databaseOf.set(store, database);
   return store;
 }
 
-runStoreContract('MongoDB', open, MONGO_URL === undefined ? { skipReason: SKIP_REASON } : {});
+const open = (): Promise<RunStore> => openOn(freshDatabase('t'));
+
+/** Closes `store` and opens its database again: nothing the first kept in memory is shared. */
+async function reopen(store: RunStore): Promise<RunStore> {
+  const database = databaseOf.get(store);
+  if (database === undefined) throw new Error('reopen: this store was not opened by this test file');
+  await store.close();
+  opened.splice(opened.indexOf(store), 1);
+  return openOn(database);
+}
+
+runStoreContract('MongoDB', open, MONGO_URL === undefined ? { skipReason: SKIP_REASON } : { reopen });
+
+describe.skipIf(MONGO_URL === undefined)('MongoDB: insights in their own documents', () => {
+  const insightCount = (run: Run) => run.areas.reduce((sum, area) => sum + area.insights.length, 0);
+
+  it('keeps the run document free of insights and writes only the insight a verification changed', async () => {
+    if (MONGO_URL === undefined) return;
+    const database = freshDatabase('rows');
+    const store = await openOn(database);
+    const created = await store.createRun(realisticRun('rows'));
+    const client = new MongoClient(MONGO_URL);
+    try {
+      const db = client.db(database);
+      const idsOf = async () =>
+        (await db.collection<{ _id: string }>('insights').find({ run_id: 'rows' }).toArray()).map((document) => document._id).sort();
+      const before = await idsOf();
+      expect(before).toHaveLength(insightCount(created));
+      const stored = await db.collection<{ _id: string; areas?: Array<Record<string, unknown>> }>('runs').findOne({ _id: 'rows' });
+      expect(stored?.areas?.length).toBeGreaterThan(0);
+      expect(stored?.areas?.some((area) => 'insights' in area)).toBe(false);
+
+      const verified = await store.updateRun('rows', (run) => ({
+        ...run,
+        areas: run.areas.map((area, index) =>
+          index === 0
+            ? { ...area, insights: area.insights.map((insight, position) => (position === 1 ? { ...insight, confidence: 0.15 } : insight)) }
+            : area,
+        ),
+      }));
+      const after = await idsOf();
+      expect(after).toHaveLength(before.length);
+      expect(after.filter((id) => !before.includes(id))).toHaveLength(1);
+      expect(await store.getRun('rows')).toEqual(verified);
+
+      // an area losing insights, and an area removed, take their documents with them
+      const shrunk = await store.updateRun('rows', (run) => ({
+        ...run,
+        areas: run.areas.slice(0, -1).map((area, index) => (index === 0 ? { ...area, insights: area.insights.slice(0, 1) } : area)),
+      }));
+      expect(await idsOf()).toHaveLength(insightCount(shrunk));
+      expect(await store.getRun('rows')).toEqual(shrunk);
+    } finally {
+      await client.close();
+    }
+  });
+
+  it('reads a run document that still holds its insights inline, and moves them out on its next update', async () => {
+    if (MONGO_URL === undefined) return;
+    const database = freshDatabase('legacy');
+    const store = await openOn(database);
+    const older = realisticRun('older');
+    const client = new MongoClient(MONGO_URL);
+    try {
+      const db = client.db(database);
+      // as the adapter stored runs before insights moved out: the whole run in one document
+      await db.collection<{ _id: string }>('runs').insertOne({ _id: older.id, ...JSON.parse(JSON.stringify(older)), _version: 1 });
+      expect(await store.getRun('older')).toEqual(older);
+      expect((await store.listRuns(older.project_id)).map((run) => run.id)).toEqual(['older']);
+      const updated = await store.updateRun('older', (run) => ({ ...run, status: 'running' }));
+      const stored = await db.collection<{ _id: string; areas?: Array<Record<string, unknown>> }>('runs').findOne({ _id: 'older' });
+      expect(stored?.areas?.length).toBeGreaterThan(0);
+      expect(stored?.areas?.some((area) => 'insights' in area)).toBe(false);
+      expect(await db.collection('insights').countDocuments({ run_id: 'older' })).toBe(insightCount(older));
+      expect(await store.getRun('older')).toEqual(updated);
+    } finally {
+      await client.close();
+    }
+  });
+});
 
 /**
  * The multi-process contract of multi-process.ts, on MongoDB: that helper and its child open PostgreSQL

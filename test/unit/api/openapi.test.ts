@@ -1,3 +1,4 @@
+import { Validator } from '@seriousme/openapi-schema-validator';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { createApiHarness, type ApiHarness } from './api-harness.js';
 
@@ -25,6 +26,40 @@ describe('GET /openapi.json', () => {
     expect(document.openapi).toBe('3.1.0');
     expect(document.info).toMatchObject({ title: 'Assay API', version: expect.any(String) });
     expect(Object.keys(document.paths).length).toBeGreaterThan(10);
+  });
+
+  it('validates against the OpenAPI 3.1 schema', async () => {
+    const result = await new Validator().validate(document);
+    expect(result.errors ?? []).toEqual([]);
+    expect(result.valid).toBe(true);
+  });
+
+  it('says which scope each operation needs, and which need none', () => {
+    const scopes = Object.fromEntries(
+      Object.entries<Record<string, any>>(document.paths).flatMap(([path, operations]) =>
+        Object.entries(operations).map(([method, operation]) => [`${method} ${path}`, operation['x-required-scope'] ?? 'none']),
+      ),
+    );
+    expect(scopes).toMatchObject({
+      'get /health': 'none',
+      'get /api/v1/projects': 'read',
+      'post /api/v1/projects/{id}/discover': 'run',
+      'delete /api/v1/api-keys/{keyId}': 'admin',
+      'get /api/v1/runs/{runId}/report': 'read (or a signed report link)',
+      'get /metrics': 'read (none when api.publicMetrics is on)',
+    });
+  });
+
+  it('describes query parameters from the schemas the routes parse them with', () => {
+    const parameters = document.paths['/api/v1/projects/{id}/runs'].get.parameters;
+    expect(parameters).toContainEqual({
+      name: 'limit',
+      in: 'query',
+      required: false,
+      description: expect.stringMatching(/newest first/),
+      schema: expect.objectContaining({ type: 'integer', minimum: 1, maximum: 100, default: 20 }),
+    });
+    expect(document.paths['/api/v1/projects/{id}/runs'].get.responses['400']).toBeDefined();
   });
 
   it('lists every route the app registers, with its method', () => {

@@ -2,22 +2,11 @@ import fc from 'fast-check';
 import { describe, expect, it } from 'vitest';
 import { runSchema, type Run } from '../../../src/domain/index.js';
 import { insightChanges, insightRowsOf, withInsights, withoutInsights, type InsightRow } from '../../../src/store/insight-rows.js';
-import { realisticRun } from '../../support/realistic-run.js';
+import { realisticRun, runWithInsights } from '../../support/realistic-run.js';
 
 const base = realisticRun('rows');
-const pool = base.areas.flatMap((area) => area.insights);
 
-/** A run whose areas hold the given insights (by index into `pool`). */
-function runWith(areas: number[][]): Run {
-  return runSchema.parse({
-    ...base,
-    areas: areas.map((picks, index) => ({
-      ...(base.areas[index % base.areas.length] as Run['areas'][number]),
-      area_id: `area-${index}`,
-      insights: picks.map((pick) => pool[pick % pool.length]),
-    })),
-  });
-}
+const runWith = (areas: number[][]): Run => runWithInsights(base, areas);
 
 const key = (row: Pick<InsightRow, 'area' | 'position'>) => `${row.area}/${row.position}`;
 
