@@ -27,10 +27,12 @@ export async function discoverOn(
   truths: DemoTruths,
   maxSteps: number,
   llm = 'offline:analyst',
+  /** Settings as `ASSAY_*` variables (e.g. a smaller mining budget); none by default. */
+  env: Record<string, string> = {},
 ): Promise<EngineDiscovery> {
   const workDir = tempDir(`assay-engine-discovery-${kind}-`);
   const config = loadConfig({
-    env: {},
+    env,
     cwd: workDir,
     overrides: { dataDir: join(workDir, 'data'), warehouse, llm },
   });
