@@ -6,8 +6,9 @@
  * DuckDB's, confirmed claims shared with DuckDB (kind, metric, segment), exploration statements that
  * failed and why, and wall time; writes `bench-results/engines.json`.
  *
- * A bench, not a test: one run per engine takes minutes (MariaDB re-runs a CTE each time it is read;
- * 618 s for the three runs on the 2-core machine). An engine whose server binary is missing is skipped
+ * A bench, not a test: one run per engine takes minutes (327 s for the three runs on the shared 2-core
+ * machine; MariaDB's mining alone may use its whole 180 s budget). test/integration/demo-data/
+ * discovery-on-engines.test.ts checks the exploration in CI. An engine whose server binary is missing is skipped
  * with the reason printed.
  */
 import { join } from 'node:path';
