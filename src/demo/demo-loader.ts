@@ -27,6 +27,8 @@ interface SourceTable {
   /** Its name in the target database: `table`, or `schema_table` outside DuckDB's `main` (one database holds them all). */
   name: string;
   columns: SourceColumn[];
+  /** The columns of its primary key, in key order (none when DuckDB declares none). */
+  primaryKey: string[];
 }
 
 /** `id`, `order_id`, `customerId`: the columns a demo joins on. */
@@ -88,10 +90,25 @@ async function readSourceTables(connection: DuckDBConnection): Promise<SourceTab
     `SELECT schema_name, table_name, column_name, data_type, is_nullable FROM duckdb_columns()
       WHERE NOT internal AND database_name = current_database() ORDER BY schema_name, table_name, column_index`,
   );
+  const keys = await connection.runAndReadAll(
+    `SELECT schema_name, table_name, constraint_column_names FROM duckdb_constraints()
+      WHERE constraint_type = 'PRIMARY KEY' AND database_name = current_database()`,
+  );
+  const primaryKeys = new Map<string, string[]>();
+  for (const [schema, table, columns] of keys.getRows()) {
+    const names = (columns as { items?: unknown[] } | null)?.items?.map(String) ?? [];
+    primaryKeys.set(`${String(schema)}.${String(table)}`, names);
+  }
   const tables = new Map<string, SourceTable>();
   for (const [schema, table, column, type, nullable] of reader.getRows()) {
     const name = String(schema) === 'main' ? String(table) : `${String(schema)}_${String(table)}`;
-    const entry = tables.get(name) ?? { schema: String(schema), table: String(table), name, columns: [] };
+    const entry = tables.get(name) ?? {
+      schema: String(schema),
+      table: String(table),
+      name,
+      columns: [],
+      primaryKey: primaryKeys.get(`${String(schema)}.${String(table)}`) ?? [],
+    };
     entry.columns.push({ name: String(column), type: String(type), nullable: nullable === true });
     tables.set(name, entry);
   }
@@ -151,11 +168,16 @@ async function mysqlLoader(target: Extract<WarehouseTarget, { engine: 'mysql' }>
       const columns = table.columns.map(
         (column) => `${quote(column.name)} ${mysqlColumnType(column.type)}${column.nullable ? '' : ' NOT NULL'}`,
       );
-      // key columns get an index, as they would in the database the demo stands for: joins on them stay hash-free and fast
+      // the primary key DuckDB declares (the catalog reads keys from it), and an index on every other key
+      // column, as the database the demo stands for would have: joins on them stay hash-free and fast
+      const primary = table.primaryKey.length > 0 ? [`PRIMARY KEY (${table.primaryKey.map(quote).join(', ')})`] : [];
       const keys = table.columns
-        .filter((column) => KEY_COLUMN.test(column.name) && !/^(VARCHAR|TEXT)/i.test(mysqlColumnType(column.type)))
+        .filter(
+          (column) =>
+            KEY_COLUMN.test(column.name) && column.name !== table.primaryKey[0] && !/^(VARCHAR|TEXT)/i.test(mysqlColumnType(column.type)),
+        )
         .map((column) => `KEY (${quote(column.name)})`);
-      await connection.query(`CREATE TABLE ${quote(table.name)} (${[...columns, ...keys].join(', ')})`);
+      await connection.query(`CREATE TABLE ${quote(table.name)} (${[...columns, ...primary, ...keys].join(', ')})`);
     },
     async insert(table, rows) {
       await connection.query(
@@ -186,7 +208,9 @@ async function clickhouseLoader(target: Extract<WarehouseTarget, { engine: 'clic
     async create(table) {
       await client.command({ query: `DROP TABLE IF EXISTS ${qualified(table.name)}` });
       const columns = table.columns.map((column) => `${quote(column.name)} ${clickhouseColumnType(column.type, column.nullable)}`);
-      await client.command({ query: `CREATE TABLE ${qualified(table.name)} (${columns.join(', ')}) ENGINE = MergeTree ORDER BY tuple()` });
+      // the primary key DuckDB declares is the sorting key (system.columns marks it is_in_primary_key)
+      const order = table.primaryKey.length > 0 ? `(${table.primaryKey.map(quote).join(', ')})` : 'tuple()';
+      await client.command({ query: `CREATE TABLE ${qualified(table.name)} (${columns.join(', ')}) ENGINE = MergeTree ORDER BY ${order}` });
     },
     async insert(table, rows) {
       // old servers read a Decimal in JSONEachRow only as a JSON number, never as quoted text

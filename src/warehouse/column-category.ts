@@ -3,6 +3,8 @@ import type { ColumnCategory } from './port.js';
 
 /** DATE, TIME, TIMESTAMP, TIMESTAMP_NS, TIMESTAMPTZ, "timestamp with time zone", DATETIME. */
 const TEMPORAL_TYPE = /^(date|time|timestamp|datetime)/i;
+/** MySQL/MariaDB's BOOLEAN is `tinyint(1)`: a flag, not a number to sum. */
+const FLAG_TYPE = /^tinyint\(1\)$/i;
 const NUMERIC_TYPE =
   /^(tinyint|smallint|integer|int|int2|int4|int8|bigint|hugeint|utinyint|usmallint|uinteger|ubigint|uhugeint|decimal|numeric|real|float|float4|float8|double|money)\b/i;
 /** `id`, `user_id`, `userId`, `order_key`, `uuid`: identifiers, not quantities. */
@@ -22,6 +24,7 @@ export function inferColumnCategory(name: string, type: string, hints?: { primar
   const trimmedType = type.trim();
   if (TEMPORAL_TYPE.test(trimmedType)) return 'time';
   if (IDENTIFIER_NAME.test(name) || IDENTIFIER_NAME.test(name.toLowerCase())) return 'dimension';
+  if (FLAG_TYPE.test(trimmedType)) return 'dimension';
   if (NUMERIC_TYPE.test(trimmedType)) return CALENDAR_PART_NAME.test(name) ? 'time' : 'metric';
   if (TIME_NAME.test(name)) return 'time';
   return 'dimension';

@@ -6,16 +6,16 @@
  * DuckDB's, confirmed claims shared with DuckDB (kind, metric, segment), exploration statements that
  * failed and why, and wall time; writes `bench-results/engines.json`.
  *
- * A bench, not a test: one run per engine takes minutes (MariaDB re-runs a CTE each time it is read;
- * 618 s for the three runs on the 2-core machine). An engine whose server binary is missing is skipped
+ * A bench, not a test: one run per engine takes minutes (327 s for the three runs on the shared 2-core
+ * machine; MariaDB's mining alone may use its whole 180 s budget). test/integration/demo-data/
+ * discovery-on-engines.test.ts checks the exploration in CI. An engine whose server binary is missing is skipped
  * with the reason printed.
  */
 import { join } from 'node:path';
 import { renderTable } from '../../src/cli/context.js';
 import { generateDemoWarehouse, loadDemoInto } from '../../src/demo/index.js';
-import type { Claim, DiscoveryResult } from '../../src/domain/index.js';
 import { startTestClickhouse } from '../support/clickhouse.js';
-import { discoverOn, failedQueries, type EngineDiscovery } from '../support/engine-discovery.js';
+import { confirmedClaims, discoverOn, failedQueries, type EngineDiscovery } from '../support/engine-discovery.js';
 import { startTestMariadb } from '../support/mariadb.js';
 import { removeTempDirs, tempDir } from '../support/temp-dir.js';
 import { type Bench, round, writeBenchResult } from './bench.js';
@@ -34,23 +34,6 @@ const KNOWN_GAPS: Array<{ gap: string; sql: RegExp; error: RegExp }> = [
   { gap: 'statement timeout', sql: /./, error: /timed out/i },
   { gap: 'SQL the dialect does not have', sql: /./, error: /refused:|SQL syntax|does not exist|Unknown (column|function)|allow-list/i },
 ];
-
-/** A claim without the warehouse's schema name (`main.orders` on DuckDB is `assay_test.orders` elsewhere). */
-function claimKey(claim: Claim): string {
-  return JSON.stringify(claim, (key, value) => {
-    if (key === 'table' && typeof value === 'string') return value.split('.').pop();
-    if (key === 'test' || key === 'n' || key === 'observed' || key === 'values') return undefined;
-    return value;
-  });
-}
-
-function confirmedClaims(result: DiscoveryResult): Set<string> {
-  return new Set(
-    result.insights
-      .filter((insight) => insight.validation?.status === 'confirmed' && insight.claim !== undefined)
-      .map((insight) => claimKey(insight.claim as Claim)),
-  );
-}
 
 interface EngineRow {
   engine: string;

@@ -75,7 +75,11 @@ async function waitForServer(socket: string, child: ChildProcess, timeoutMs: num
   }
 }
 
-export async function startTestMariadb(): Promise<TestMariadbStart> {
+/** `database`: the test database's name (a plain identifier), `assay_test` unless given. */
+export async function startTestMariadb(options: { database?: string } = {}): Promise<TestMariadbStart> {
+  const database = options.database ?? DATABASE;
+  if (!/^[a-z_][a-z0-9_]*$/.test(database))
+    throw new Error(`the test database name must be a plain identifier, got ${JSON.stringify(database)}`);
   const server = findBinary(['mariadbd', 'mysqld']);
   const installer = findBinary(['mariadb-install-db', 'mysql_install_db']);
   if (server === undefined || installer === undefined)
@@ -131,20 +135,20 @@ export async function startTestMariadb(): Promise<TestMariadbStart> {
     const root = await mysql.createConnection({ socketPath: socket, user: 'root' });
     const [versionRows] = await root.query<mysql.RowDataPacket[]>('SELECT VERSION() AS v');
     for (const statement of [
-      `CREATE DATABASE ${DATABASE}`,
+      `CREATE DATABASE ${database}`,
       `CREATE USER '${ADMIN}'@'127.0.0.1' IDENTIFIED BY '${ADMIN_PASSWORD}'`,
-      `GRANT ALL PRIVILEGES ON ${DATABASE}.* TO '${ADMIN}'@'127.0.0.1'`,
+      `GRANT ALL PRIVILEGES ON ${database}.* TO '${ADMIN}'@'127.0.0.1'`,
       `CREATE USER '${READER}'@'127.0.0.1' IDENTIFIED BY '${READER_PASSWORD}'`,
-      `GRANT SELECT, SHOW VIEW ON ${DATABASE}.* TO '${READER}'@'127.0.0.1'`,
+      `GRANT SELECT, SHOW VIEW ON ${database}.* TO '${READER}'@'127.0.0.1'`,
     ])
       await root.query(statement);
     await root.end();
     return {
       available: true,
       server: {
-        adminUrl: `mysql://${ADMIN}:${ADMIN_PASSWORD}@127.0.0.1:${port}/${DATABASE}`,
-        readerUrl: `mysql://${READER}:${READER_PASSWORD}@127.0.0.1:${port}/${DATABASE}`,
-        database: DATABASE,
+        adminUrl: `mysql://${ADMIN}:${ADMIN_PASSWORD}@127.0.0.1:${port}/${database}`,
+        readerUrl: `mysql://${READER}:${READER_PASSWORD}@127.0.0.1:${port}/${database}`,
+        database,
         version: String(versionRows[0]?.v ?? ''),
         fileDirectory,
         stop,

@@ -20,9 +20,10 @@ export interface Link {
 
 const IDENTIFIER_NAME = /(^id$|_id$|[a-z]Id$|_key$)/;
 /** Parent columns worth reading as labels and categories (never identifiers or free text). */
-const LABEL_TYPE = /^(varchar|text|char|character|string|bpchar|enum|citext|bool|boolean)/i;
+const LABEL_TYPE = /^(varchar|text|char|character|string|bpchar|enum|citext|bool|boolean|tinyint\(1\)$)/i;
 const TIME_TYPE = /^(date|timestamp|datetime)/i;
-const NUMBER_TYPE = /^(tinyint|smallint|integer|int|int2|int4|int8|bigint|hugeint|decimal|numeric|real|float|float4|float8|double|money)/i;
+const NUMBER_TYPE =
+  /^(tinyint(?!\(1\)$)|smallint|integer|int|int2|int4|int8|bigint|hugeint|decimal|numeric|real|float|float4|float8|double|money)/i;
 /** Children's numbers that add up to a total per parent (amounts, quantities). */
 const ADDITIVE_NAME = /(^|_)(amount|amt|revenue|sales|total|price|cost|spend|value|quantity|qty|units|usd|eur|gbp)(_|$)/i;
 /** Names of a row's total amount, summed before other amounts. */

@@ -27,7 +27,8 @@ export const FREE_TEXT_MIN_WORDS = 3;
 export const ORDINAL_MAX_VALUES = 12;
 
 const TEMPORAL_TYPE = /^(date|timestamp|datetime)/i;
-const BOOLEAN_TYPE = /^(bool|boolean)$/i;
+/** BOOLEAN, and how MySQL/MariaDB (`tinyint(1)`) and ClickHouse (`Bool`, `Nullable(Bool)`) store it. */
+const BOOLEAN_TYPE = /^(bool|boolean|tinyint\(1\)|nullable\(bool\))$/i;
 const INTEGER_TYPE =
   /^(tinyint|smallint|integer|int|int2|int4|int8|bigint|hugeint|utinyint|usmallint|uinteger|ubigint|uhugeint|long|short)\b/i;
 const NUMERIC_TYPE = /^(decimal|numeric|real|float|float4|float8|double|money)\b/i;

@@ -8,6 +8,10 @@ export const SQL_FIX_TEMPLATE = `A read-only SQL query failed. Fix it so it runs
 
 SQL dialect: {{DIALECT}}
 
+## How this dialect writes SQL
+
+{{DIALECT_HINTS}}
+
 ## The query
 
 {{ORIGINAL_SQL}}

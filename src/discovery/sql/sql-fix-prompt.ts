@@ -4,13 +4,22 @@ import { fenceData } from '../../llm/data-fence.js';
 import type { TableSchema, Warehouse } from '../../warehouse/port.js';
 import { modelFor, type DiscoveryDeps } from '../context.js';
 import { askLlm } from '../llm-gateway.js';
+import { renderDialectHints } from './dialect-hints.js';
 import { dialectName } from '../packs/prompt-assembly.js';
 import { SQL_FIX_TEMPLATE } from '../prompts/sql-fix.js';
 import type { SqlFixer } from './sql-executor.js';
 import { extractFixedSql, renderPreviousAttempts, renderTableColumns, tablesMentioned } from './sql-fixer.js';
 import { renderTemplate } from '../packs/template.js';
 
-const SQL_FIX_VARIABLES = ['DIALECT', 'ORIGINAL_SQL', 'ERROR_MESSAGE', 'TABLE_COLUMNS', 'PREVIOUS_ATTEMPTS', 'VERIFICATION_CONTEXT'];
+const SQL_FIX_VARIABLES = [
+  'DIALECT',
+  'DIALECT_HINTS',
+  'ORIGINAL_SQL',
+  'ERROR_MESSAGE',
+  'TABLE_COLUMNS',
+  'PREVIOUS_ATTEMPTS',
+  'VERIFICATION_CONTEXT',
+];
 /** A SQL fix needs room for one statement, not an essay. */
 const SQL_FIX_MAX_OUTPUT_TOKENS = 2_000;
 
@@ -31,6 +40,7 @@ export function renderSqlFixPrompt(input: SqlFixPromptInput): string {
     SQL_FIX_TEMPLATE,
     {
       DIALECT: dialectName(input.dialect),
+      DIALECT_HINTS: renderDialectHints(input.dialect),
       // the statement, the warehouse's error and the evidence all carry warehouse names and values: data, never instructions
       ORIGINAL_SQL: fenceData(`\`\`\`sql\n${input.sql}\n\`\`\``),
       ERROR_MESSAGE: fenceData(input.error),

@@ -7,12 +7,15 @@ import type { LlmRequest } from '../port.js';
 import { userTexts } from './phase.js';
 import { compareText, editDistance } from './text.js';
 
-/** An unknown column in the error messages of DuckDB and PostgreSQL. */
+/** An unknown column in the error messages of DuckDB, PostgreSQL, MySQL/MariaDB and ClickHouse (old and current). */
 const UNKNOWN_COLUMN = [
   /Referenced column "([^"]+)" not found/i,
   /column "?(?:[\w]+\.)?([\w]+)"? does not exist/i,
   /column "([^"]+)" not found/i,
   /Values list "[^"]*" does not have a column named "([^"]+)"/i,
+  /Unknown column '(?:[\w]+\.)?([\w]+)' in /i,
+  /Missing columns: '(?:[\w]+\.)?([\w]+)'/i,
+  /Unknown (?:expression )?identifier:? [`']?(?:[\w]+\.)?([\w]+)[`']?/i,
 ];
 /** A replacement must be this close (edits per character of the wrong name). */
 const MAX_EDITS_PER_CHAR = 0.4;

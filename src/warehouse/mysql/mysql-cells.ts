@@ -33,6 +33,7 @@ const TYPE_NAMES: Record<number, string> = {
   254: 'CHAR',
   255: 'GEOMETRY',
 };
+const TINY = 1;
 const INTEGER_64 = 8;
 const DECIMALS = new Set([0, 246]);
 const TIMESTAMPS = new Set([7, 12]);
@@ -47,9 +48,15 @@ export interface MysqlField {
   columnLength?: number | undefined;
 }
 
-/** The engine's name for a result column's type; text BLOBs are TEXT. */
+/** `tinyint(1)`, MySQL's BOOLEAN: the column itself, or an aggregate that keeps its type (MAX, MIN). */
+function isFlag(field: MysqlField): boolean {
+  return field.columnType === TINY && field.columnLength === 1;
+}
+
+/** The engine's name for a result column's type; text BLOBs are TEXT, `tinyint(1)` is BOOLEAN. */
 export function mysqlTypeName(field: MysqlField): string {
   const code = field.columnType ?? -1;
+  if (isFlag(field)) return 'BOOLEAN';
   if (TEXT_BLOB_TYPES.has(code) && field.characterSet !== BINARY_CHARSET) return 'TEXT';
   if ((code === 253 || code === 254) && field.characterSet === BINARY_CHARSET) return code === 253 ? 'VARBINARY' : 'BINARY';
   return TYPE_NAMES[code] ?? `TYPE_${code}`;
@@ -73,6 +80,8 @@ export function mysqlCell(value: unknown, field: MysqlField): Cell {
     if (TIMESTAMPS.has(code)) return isoTimestampFromText(value);
     return value;
   }
+  // a flag reads true/false as on every other engine; any other value a tinyint(1) may hold stays a number
+  if (typeof value === 'number' && isFlag(field) && (value === 0 || value === 1)) return value === 1;
   if (typeof value === 'number') return floatCell(value);
   if (typeof value === 'boolean') return value;
   if (typeof value === 'bigint') return integerCell(value);

@@ -96,10 +96,10 @@ export const mysqlSyntax: SqlSyntax = {
   // no distinct-count sketch: the exact count
   approxDistinct: (expression) => double(`COUNT(DISTINCT ${expression})`),
   containsWord: (expression, word) => `(CAST(${expression} AS CHAR) REGEXP ${string(`(?i)\\b${regexLiteral(word)}\\b`)})`,
-  wordCount: (expression) => {
-    const text = `TRIM(CAST(${expression} AS CHAR))`;
-    return double(`AVG(CHAR_LENGTH(${text}) - CHAR_LENGTH(REPLACE(${text}, ' ', '')) + 1)`);
-  },
+  // spaces counted in bytes (a space is one); TRIM reads any value as text; the average of integers is
+  // an exact DECIMAL, read as a number. Kept short: the analyst's profile writes this once per column,
+  // and the whole statement must fit the model's reply, as on DuckDB
+  wordCount: (expression) => `AVG(LENGTH(TRIM(${expression})) - LENGTH(REPLACE(TRIM(${expression}), ' ', '')) + 1)`,
   sampledTable: (ref, tableRows, rows) =>
     tableRows <= rows
       ? qualifiedTable(ref, backtickDoubled)

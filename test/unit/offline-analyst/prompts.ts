@@ -154,7 +154,12 @@ export function recommendationsRequest(insights: readonly Insight[]): LlmRequest
 }
 
 /** The engine's sql_fix prompt for `sql` over `tables` (`schema.table` and `name TYPE` columns). */
-export function sqlFixRequest(sql: string, error: string, tables: Record<string, string[]>): LlmRequest {
+export function sqlFixRequest(
+  sql: string,
+  error: string,
+  tables: Record<string, string[]>,
+  dialect: Parameters<typeof renderSqlFixPrompt>[0]['dialect'] = 'duckdb',
+): LlmRequest {
   const schemas = Object.entries(tables).map(([qualified, columns]): TableSchema => {
     const [schema = '', name = ''] = qualified.split('.');
     return {
@@ -169,7 +174,7 @@ export function sqlFixRequest(sql: string, error: string, tables: Record<string,
       }),
     };
   });
-  const prompt = renderSqlFixPrompt({ dialect: 'duckdb', sql, error, tables: schemas, previous: [] });
+  const prompt = renderSqlFixPrompt({ dialect, sql, error, tables: schemas, previous: [] });
   return { messages: [{ role: 'user', content: prompt }], maxOutputTokens: 2_000 };
 }
 

@@ -24,6 +24,16 @@ describe('when a query failed on a misspelt column', () => {
     );
     expect(extractFixedSql(reply)).toBe('SELECT t.reached_checkout FROM shop.sessions t');
   });
+
+  it.each([
+    ['MySQL/MariaDB', 'mysql', "Unknown column 't.reached_chekout' in 'field list'"],
+    ['ClickHouse 18.16', 'clickhouse', "Missing columns: 'reached_chekout' while processing query"],
+    ['current ClickHouse', 'clickhouse', 'Unknown expression identifier `reached_chekout` in scope SELECT'],
+    ['ClickHouse identifiers', 'clickhouse', 'Unknown identifier: t.reached_chekout, context: …'],
+  ] as const)('understands the %s wording too', async (_engine, dialect, error) => {
+    const reply = await brain(sqlFixRequest('SELECT t.reached_chekout FROM shop.sessions t', error, columns, dialect));
+    expect(extractFixedSql(reply)).toBe('SELECT t.reached_checkout FROM shop.sessions t');
+  });
 });
 
 describe('when the error is not a column name it can fix', () => {

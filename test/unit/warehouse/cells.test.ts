@@ -1,5 +1,6 @@
 import { describe, expect, it } from 'vitest';
 import { deduplicateColumnNames, decimalCell, integerCell, isoTimestampFromText, jsonTextCell } from '../../../src/warehouse/cells.js';
+import { mysqlCell, mysqlTypeName } from '../../../src/warehouse/mysql/mysql-cells.js';
 
 describe('when engine values become cells', () => {
   it('keeps safe integers as numbers and larger ones as exact strings', () => {
@@ -30,5 +31,21 @@ describe('when engine values become cells', () => {
 
   it('suffixes repeated column names so no value is lost', () => {
     expect(deduplicateColumnNames(['id', 'id', 'name', 'id'])).toEqual(['id', 'id_2', 'name', 'id_3']);
+  });
+});
+
+describe('MySQL/MariaDB result cells', () => {
+  const flag = { columnType: 1, columnLength: 1 };
+  it('reads a tinyint(1) column (BOOLEAN) as true/false, as every other engine returns a flag', () => {
+    expect([mysqlCell(1, flag), mysqlCell(0, flag), mysqlCell(null, flag)]).toEqual([true, false, null]);
+    expect(mysqlTypeName(flag)).toBe('BOOLEAN');
+  });
+
+  it('keeps other values of a tinyint(1), wider tinyints and integer expressions as numbers', () => {
+    expect(mysqlCell(2, flag)).toBe(2);
+    expect(mysqlCell(1, { columnType: 1, columnLength: 4 })).toBe(1);
+    // `SELECT 1`, `x = 1` and CASE … THEN 1 arrive as INT/BIGINT of length 1
+    expect(mysqlCell(1, { columnType: 3, columnLength: 1 })).toBe(1);
+    expect(mysqlTypeName({ columnType: 3, columnLength: 1 })).toBe('INT');
   });
 });

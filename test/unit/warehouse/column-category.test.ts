@@ -19,6 +19,8 @@ describe('when a column category is inferred', () => {
     ['sku_key', 'BIGINT', 'dimension'],
     ['country', 'VARCHAR', 'dimension'],
     ['is_active', 'BOOLEAN', 'dimension'],
+    ['marketing_opt_in', 'tinyint(1)', 'dimension'],
+    ['stock_level', 'tinyint(4)', 'metric'],
     ['duration', 'INTERVAL', 'dimension'],
   ] as const)('%s %s is %s', (name, type, category) => {
     expect(inferColumnCategory(name, type)).toBe(category);

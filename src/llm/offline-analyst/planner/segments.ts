@@ -49,10 +49,14 @@ export interface Segment {
   column: ColumnModel;
 }
 
+/** Text as each engine names it (DuckDB/PostgreSQL `VARCHAR`, MySQL `text`/`varchar(n)`, ClickHouse `String`, BigQuery `STRING`). */
+const PLAIN_TEXT_TYPE =
+  /^(varchar|character varying|text|tinytext|mediumtext|longtext|char|character|string|lowcardinality\(string\))(\(\d+\))?$/i;
+
 function valueExpression(dialect: SqlDialect, tableAlias: string, target: ColumnModel): string {
   const ref = dialect.column(tableAlias, target.name);
   if (target.role === 'ordinal') return ref;
-  if (target.role === 'flag' || target.type.toUpperCase() !== 'VARCHAR' || target.nullable)
+  if (target.role === 'flag' || !PLAIN_TEXT_TYPE.test(target.type.trim()) || target.nullable)
     return `COALESCE(${dialect.syntax.toText(ref)}, '(none)')`;
   return ref;
 }

@@ -95,6 +95,14 @@ export const MONTHLY_SUMMARY = {
   lastMonthly: 'last_months_rows',
 } as const;
 
+/**
+ * The continuous median of `value` over a value's months, as a window: the average of the one or two
+ * middle rows by `rank` (1-based, ordered by `value`), which is what a median aggregate returns.
+ */
+function middleAverage(value: string, rank: string): string {
+  return `AVG(CASE WHEN ${rank} IN (FLOOR((months + 1) / 2.0), CEIL((months + 1) / 2.0)) THEN ${value} END) OVER (PARTITION BY dimension, segment_value)`;
+}
+
 /** Values listed by the spike summary at most: only values with a spike are listed. */
 const SPIKE_ROWS_MAX = 10;
 
@@ -124,21 +132,24 @@ function monthlyBase(dialect: SqlDialect, table: TableModel, segments: readonly 
     '  FROM (SELECT DISTINCT dimension, segment_value FROM monthly) s',
     '  CROSS JOIN calendar c',
     '  LEFT JOIN monthly m ON m.dimension = s.dimension AND m.segment_value = s.segment_value AND m.month = c.month',
+    // a chain in which every step reads the one before once: MariaDB evaluates a CTE again for each
+    // reference, and the medians as joined GROUP BYs read the whole chain four times (a 30 s timeout
+    // on the demo); the medians here are window averages over the middle ranks, the same values
     '), indexed AS (',
     '  SELECT *, ROW_NUMBER() OVER (PARTITION BY dimension, segment_value ORDER BY month) AS month_index,',
-    '         COUNT(*) OVER (PARTITION BY dimension, segment_value) AS months',
+    '         COUNT(*) OVER (PARTITION BY dimension, segment_value) AS months,',
+    '         ROW_NUMBER() OVER (PARTITION BY dimension, segment_value ORDER BY n) AS n_rank',
     '  FROM grid',
     '), typical AS (',
-    `  SELECT dimension, segment_value, ${dialect.syntax.median('n')} AS median_n FROM indexed GROUP BY 1, 2`,
+    `  SELECT *, ${middleAverage('n', 'n_rank')} AS median_n FROM indexed`,
+    '), deviations AS (',
+    '  SELECT *, ROW_NUMBER() OVER (PARTITION BY dimension, segment_value ORDER BY ABS(n - median_n)) AS deviation_rank FROM typical',
     '), spread AS (',
-    `  SELECT i.dimension, i.segment_value, ${dialect.syntax.median('ABS(i.n - ty.median_n)')} AS mad_n`,
-    '  FROM indexed i JOIN typical ty ON ty.dimension = i.dimension AND ty.segment_value = i.segment_value GROUP BY 1, 2',
+    `  SELECT *, ${middleAverage('ABS(n - median_n)', 'deviation_rank')} AS mad_n FROM deviations`,
     '), marked AS (',
-    '  SELECT i.*, ty.median_n, GREATEST(2, FLOOR(i.months / 4.0)) AS edge,',
-    `         CASE WHEN i.n > ty.median_n AND (i.n - ty.median_n) > ${SPIKE_ROBUST_Z} * ${MAD_SCALE} * GREATEST(sp.mad_n, 1) THEN 1 ELSE 0 END AS spike`,
-    '  FROM indexed i',
-    '  JOIN typical ty ON ty.dimension = i.dimension AND ty.segment_value = i.segment_value',
-    '  JOIN spread sp ON sp.dimension = i.dimension AND sp.segment_value = i.segment_value',
+    '  SELECT *, GREATEST(2, FLOOR(months / 4.0)) AS edge,',
+    `         CASE WHEN n > median_n AND (n - median_n) > ${SPIKE_ROBUST_Z} * ${MAD_SCALE} * GREATEST(mad_n, 1) THEN 1 ELSE 0 END AS spike`,
+    '  FROM spread',
     ')',
   ];
 }
