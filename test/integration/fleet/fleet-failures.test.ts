@@ -91,7 +91,7 @@ describe.skipIf(redisServerMissing)('when a verify job fails after all its retri
     const insight = finished.areas[0]?.insights[0];
     expect(finished.status).toBe('completed');
     expect(finished.areas[0]?.status).toBe('completed');
-    expect(insight?.validation).toMatchObject({ status: 'error', verified_count: null, reasoning: 'verification failed: disk full' });
+    expect(insight?.validation).toMatchObject({ status: 'error', verified_count: null, reasoning: 'verification failed: disk full (after 3 attempts)' });
     expect(insight?.affected_count).toBe(120);
     expect(await (await fleet.producer.queue('verify').getJob(`${run.id}-verify-conversion-1`))?.getState()).toBe('failed');
   });
