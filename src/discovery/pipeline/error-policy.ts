@@ -70,5 +70,14 @@ export const STAGE_RETRY: Readonly<Record<PipelineWork, RetryBudget>> = {
   recommend: { attempts: 3, backoffDelayMs: 10_000 },
 };
 
-/** Rate-limit waits the in-process runner tolerates for one unit of work before recording a failure. */
+/**
+ * Rate-limit waits one unit of work is given, in both drivers (the in-process runner's count in
+ * `underPolicy`, the fleet's in the job's data): past it, a rate limit spends an attempt like any
+ * retryable failure, so a provider that never stops refusing ends the unit once its attempts run out.
+ */
 export const MAX_RATE_LIMIT_WAITS = 10;
+
+/** What a unit of work records when its last attempt fails retryably, in both drivers. */
+export function failureAfterAttempts(reason: string, attempts: number): string {
+  return `${reason} (after ${attempts} attempts)`;
+}

@@ -4,6 +4,7 @@ export {
   MAX_RATE_LIMIT_WAITS,
   STAGE_RETRY,
   classifyStageError,
+  failureAfterAttempts,
   rethrowUnlessFinal,
   type PipelineWork,
   type RetryBudget,
@@ -35,6 +36,7 @@ export {
 export {
   MAX_RUN_RECOVERIES,
   STUCK_RUN_GRACE_MS,
+  coordinationFailed,
   countRecovery,
   judgeRun,
   recoveryOf,

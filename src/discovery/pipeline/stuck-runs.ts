@@ -29,6 +29,11 @@ export type StuckRunVerdict = { action: 'leave' } | { action: 'requeue'; reason:
 
 export type RecoveryVerdict = { action: 'recover' } | { action: 'fail'; reason: string };
 
+/** Why a run lost its driver when its coordination failed after its retries: the same words in both drivers. */
+export function coordinationFailed(failure: string): string {
+  return `its coordinator failed: ${failure}`;
+}
+
 /** Whether a run that lost its driver (`reason`) is taken up again or finished as failed. */
 export function recoveryOf(run: Pick<Run, 'recoveries'>, reason: string): RecoveryVerdict {
   if (run.recoveries >= MAX_RUN_RECOVERIES)
@@ -53,7 +58,7 @@ export function judgeRun(
   let reason: string;
   switch (coordinator.state) {
     case 'failed':
-      reason = `its coordinator job failed: ${coordinator.failedReason ?? 'no reason recorded'}`;
+      reason = coordinationFailed(coordinator.failedReason ?? 'no reason recorded');
       break;
     case 'missing':
       reason = 'its coordinator job is gone from Redis (data lost or removed)';

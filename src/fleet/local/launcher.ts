@@ -13,9 +13,11 @@
  * - a lease is orphaned when its heartbeat is older than `staleAfterMs`, or when its holder was on
  *   this host and that pid is gone (or is this very pid under another instance id: a container restart);
  * - an orphaned lease is claimed with an atomic rename (two live launchers cannot both take it); if
- *   its run is still pending or running it is resumed — every phase is idempotent per step, area
- *   and insight, so finished work is kept — up to MAX_LOCAL_RESUMES times, after which the run is
- *   finalized as failed with an error that says why; a settled run's lease is simply removed.
+ *   its run is still pending or running it is taken up again under the one recovery policy
+ *   (`recoveryOf` / `countRecovery`, counted in `run.recoveries` as the fleet's reconciler counts a
+ *   re-enqueued coordinator): resumed — every phase is idempotent per step, area and insight, so
+ *   finished work is kept — until the cap, then finalized as failed with the policy's reason, which
+ *   names the process that held it; a settled run's lease is simply removed.
  */
 import { mkdir, rename, rm } from 'node:fs/promises';
 import { join } from 'node:path';
@@ -23,7 +25,7 @@ import { isTerminal } from '../../domain/index.js';
 import { type ProjectClients, ProjectClientsUnavailableError } from '../../project-clients.js';
 import type { DiscoveryDeps } from '../../discovery/context.js';
 import { finalizeRun } from '../../discovery/phases/finalize.js';
-import { STAGE_RETRY, classifyStageError } from '../../discovery/pipeline/index.js';
+import { STAGE_RETRY, classifyStageError, MAX_RUN_RECOVERIES, countRecovery, recoveryOf } from '../../discovery/pipeline/index.js';
 import { setTimeout as delay } from 'node:timers/promises';
 import { ConflictError, NotFoundError, describeError } from '../../errors/index.js';
 import { readJsonFile } from '../../common/atomic-file.js';
@@ -45,8 +47,6 @@ import {
 import type { RunLauncher } from '../port.js';
 import { runDiscoveryLocally } from './runner.js';
 
-/** A run interrupted more often than this is failed instead of resumed: something in it keeps killing the process. */
-export const MAX_LOCAL_RESUMES = 2;
 /** How often leases of other (possibly dead) processes are checked after the start-up sweep. */
 export const LEASE_SWEEP_INTERVAL_MS = 60_000;
 
@@ -102,7 +102,6 @@ export interface LocalRunLauncher extends RunLauncher {
 interface InFlightRun {
   controller: AbortController;
   done: Promise<void>;
-  resumes: number;
 }
 
 /**
@@ -144,7 +143,7 @@ export async function startLocalRunLauncher(options: LocalRunLauncherOptions): P
 
   await mkdir(leaseDir, { recursive: true });
   const leasePath = (runId: string): string => leaseFile(leaseDir, runId);
-  const writeLease = (runId: string, resumes: number): Promise<void> => writeRunLease(leaseDir, runId, self, { kind: 'api', resumes });
+  const writeLease = (runId: string): Promise<void> => writeRunLease(leaseDir, runId, self, { kind: 'api' });
 
   async function execute(runId: string, controller: AbortController): Promise<void> {
     try {
@@ -164,9 +163,9 @@ export async function startLocalRunLauncher(options: LocalRunLauncherOptions): P
     }
   }
 
-  function start(runId: string, resumes: number): InFlightRun {
+  function start(runId: string): InFlightRun {
     const controller = new AbortController();
-    const entry: InFlightRun = { controller, resumes, done: Promise.resolve() };
+    const entry: InFlightRun = { controller, done: Promise.resolve() };
     entry.done = execute(runId, controller).finally(async () => {
       runs.delete(runId);
       if (!stopped || controller.signal.aborted) await rm(leasePath(runId), { force: true });
@@ -200,14 +199,22 @@ export async function startLocalRunLauncher(options: LocalRunLauncherOptions): P
         const fatalError = await finalizeInterruptedRun(runtime, runId, lease);
         return { runId, action: 'failed', reason: fatalError };
       }
-      if (lease.resumes >= MAX_LOCAL_RESUMES) {
-        const fatalError = `the local runner stopped while this run was in flight (${owner}) ${lease.resumes + 1} times; not resuming it again — start a new run`;
-        await finalizeRun(runtime, runId, { fatalError });
-        return { runId, action: 'failed', reason: fatalError };
+      const lost = `its runner (${owner}) stopped while the run was in flight`;
+      const verdict = recoveryOf(run, lost);
+      if (verdict.action === 'fail') {
+        await finalizeRun(runtime, runId, { fatalError: verdict.reason });
+        return { runId, action: 'failed', reason: verdict.reason };
       }
-      await writeLease(runId, lease.resumes + 1);
-      start(runId, lease.resumes + 1);
-      return { runId, action: 'resumed', reason: `its runner (${owner}) is gone; finished steps and areas are kept` };
+      // counted before it runs again, as the fleet's reconciler counts before it re-enqueues: a process
+      // that dies again at once still moves the run towards the cap
+      const recovered = await runtime.store.updateRun(runId, countRecovery);
+      await writeLease(runId);
+      start(runId);
+      return {
+        runId,
+        action: 'resumed',
+        reason: `${lost}; finished steps and areas are kept (recovery ${recovered.recoveries} of ${MAX_RUN_RECOVERIES})`,
+      };
     } finally {
       await rm(claimPath, { force: true });
     }
@@ -232,8 +239,8 @@ export async function startLocalRunLauncher(options: LocalRunLauncherOptions): P
   }
 
   const heartbeat = setInterval(() => {
-    for (const [runId, entry] of runs)
-      void writeLease(runId, entry.resumes).catch((error: unknown) => logger.warn({ runId, err: error }, 'could not refresh a run lease'));
+    for (const runId of runs.keys())
+      void writeLease(runId).catch((error: unknown) => logger.warn({ runId, err: error }, 'could not refresh a run lease'));
   }, heartbeatMs);
   heartbeat.unref();
   const sweep = sweepIntervalMs > 0 ? setInterval(() => void recoverOrphans(), sweepIntervalMs) : undefined;
@@ -254,8 +261,8 @@ export async function startLocalRunLauncher(options: LocalRunLauncherOptions): P
       const run = await runtime.store.getRun(runId);
       if (!run) throw new NotFoundError(`run ${runId} does not exist`, { runId });
       if (isTerminal(run.status)) return;
-      await writeLease(runId, 0);
-      start(runId, 0);
+      await writeLease(runId);
+      start(runId);
     },
 
     async cancel(runId) {

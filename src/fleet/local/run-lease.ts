@@ -4,7 +4,9 @@
  * LEASE_HEARTBEAT_MS) and what kind of process it is. `assay api` keeps one per run it launched
  * (src/fleet/local/launcher.ts) and `assay run` / `assay runs resume` one for their run
  * (src/cli/discovery-session.ts). A lease whose holder is gone is how a run whose process died is
- * told apart from a run that is still going: the store alone cannot say.
+ * told apart from a run that is still going: the store alone cannot say. A lease says who holds the
+ * run and when it last showed life, nothing more: how often a run was taken up again is counted on the
+ * run itself (`run.recoveries`, src/discovery/pipeline/stuck-runs.ts), as the fleet counts it.
  */
 import { randomBytes } from 'node:crypto';
 import { readdir, rm } from 'node:fs/promises';
@@ -22,14 +24,13 @@ export const LEASE_STALE_AFTER_MS = 3 * LEASE_HEARTBEAT_MS;
 export const leaseHolderKindSchema = z.enum(['api', 'cli']);
 export type LeaseHolderKind = z.infer<typeof leaseHolderKindSchema>;
 
+/** Unknown keys are dropped: leases written before recoveries were counted on the run carry a `resumes` count, now ignored. */
 export const runLeaseSchema = z.object({
   run_id: z.string(),
   instance_id: z.string(),
   pid: z.number().int(),
   host: z.string(),
   heartbeat_at: z.string(),
-  /** How many times this run has been resumed after its owner disappeared. */
-  resumes: z.number().int().min(0),
   /** Absent in leases written before CLI runs had leases: those were all the API's. */
   holder: leaseHolderKindSchema.optional(),
 });
@@ -83,19 +84,13 @@ export function isPidAlive(pid: number): boolean {
   }
 }
 
-export function writeRunLease(
-  leaseDir: string,
-  runId: string,
-  holder: LeaseHolder,
-  options: { kind: LeaseHolderKind; resumes: number },
-): Promise<void> {
+export function writeRunLease(leaseDir: string, runId: string, holder: LeaseHolder, options: { kind: LeaseHolderKind }): Promise<void> {
   const lease: RunLease = {
     run_id: runId,
     instance_id: holder.instanceId,
     pid: holder.pid,
     host: holder.host,
     heartbeat_at: new Date().toISOString(),
-    resumes: options.resumes,
     holder: options.kind,
   };
   return writeFileAtomic(leasePath(leaseDir, runId), `${JSON.stringify(lease)}\n`);
@@ -132,12 +127,11 @@ export async function holdRunLease(options: {
   leaseDir: string;
   runId: string;
   kind: LeaseHolderKind;
-  resumes?: number;
   heartbeatMs?: number;
   onHeartbeatError?: (error: unknown) => void;
 }): Promise<HeldLease> {
   const holder = currentHolder();
-  const write = () => writeRunLease(options.leaseDir, options.runId, holder, { kind: options.kind, resumes: options.resumes ?? 0 });
+  const write = () => writeRunLease(options.leaseDir, options.runId, holder, { kind: options.kind });
   await write();
   let stopped = false;
   // a heartbeat still being written when the lease is released must not bring the file back

@@ -20,7 +20,9 @@ import {
   PIPELINE_START,
   STAGE_RETRY,
   classifyStageError,
+  coordinationFailed,
   countRecovery,
+  failureAfterAttempts,
   nextStage,
   recoveryOf,
   type InsightVerdict,
@@ -79,7 +81,7 @@ async function underPolicy<T>(
         await sleep(classified.retryAfterMs, options.signal);
         continue;
       }
-      if (attempt >= budget.attempts) return { ok: false, failure: `${classified.reason} (after ${attempt} attempts)` };
+      if (attempt >= budget.attempts) return { ok: false, failure: failureAfterAttempts(classified.reason, attempt) };
       const delayMs = (options.retryBackoffMs ?? budget.backoffDelayMs) * 2 ** (attempt - 1);
       deps.logger.warn({ work, attempt, delayMs, reason: classified.reason }, 'retrying after a failure');
       attempt++;
@@ -148,7 +150,7 @@ async function applyTransition(
   for (;;) {
     const applied = await underPolicy('coordinate', () => deps.store.updateRun(runId, update), options, deps);
     if (applied.ok) return undefined;
-    const verdict = recoveryOf(await requireRun(deps, runId), `its coordinator failed: ${applied.failure}`);
+    const verdict = recoveryOf(await requireRun(deps, runId), coordinationFailed(applied.failure));
     if (verdict.action === 'fail') return verdict.reason;
     deps.logger.warn({ runId, failure: applied.failure }, 'the run could not move to its next stage; taking it up again');
     await deps.store.updateRun(runId, countRecovery);

@@ -167,7 +167,7 @@ describe('when runs name warehouses and projects', () => {
         join(dataDir, 'local-runs'),
         'run-20261127-000000-abcdef',
         { instanceId: 'other', pid: holder.pid!, host: (await import('node:os')).hostname() },
-        { kind: 'cli', resumes: 0 },
+        { kind: 'cli' },
       );
       const before = await stored();
       const refused = await run('--warehouse', `duckdb:${social1}`, '--pack', 'social', '--project', 'busy');

@@ -1,4 +1,5 @@
 import { describe, expect, it } from 'vitest';
+import { MAX_RATE_LIMIT_WAITS } from '../../../src/discovery/pipeline/index.js';
 import type { Run } from '../../../src/domain/index.js';
 import { LlmRateLimitError } from '../../../src/errors/index.js';
 import { lookupModel } from '../../../src/llm/catalog.js';
@@ -6,6 +7,7 @@ import { createAnthropicProvider } from '../../../src/llm/providers/anthropic.js
 import { startLlmSimulator, type SimulatorBrain } from '../../../src/llm/simulator/index.js';
 import type { Harness } from '../../support/engine-harness.js';
 import { QUERY_DEVICE, QUERY_REVENUE, scriptedBrain } from '../discovery/scripted-brain.js';
+import { RATE_LIMIT_WAITS_KEY } from '../../../src/fleet/bullmq/workers/job-errors.js';
 import { createFleet } from './fleet-harness.js';
 import { useRedisServer } from './redis-lifecycle.js';
 import { redisServerMissing } from './redis-server.js';
@@ -91,7 +93,11 @@ describe.skipIf(redisServerMissing)('when a verify job fails after all its retri
     const insight = finished.areas[0]?.insights[0];
     expect(finished.status).toBe('completed');
     expect(finished.areas[0]?.status).toBe('completed');
-    expect(insight?.validation).toMatchObject({ status: 'error', verified_count: null, reasoning: 'verification failed: disk full' });
+    expect(insight?.validation).toMatchObject({
+      status: 'error',
+      verified_count: null,
+      reasoning: 'verification failed: disk full (after 3 attempts)',
+    });
     expect(insight?.affected_count).toBe(120);
     expect(await (await fleet.producer.queue('verify').getJob(`${run.id}-verify-conversion-1`))?.getState()).toBe('failed');
   });
@@ -130,6 +136,43 @@ describe.skipIf(redisServerMissing)('when a provider rate limit escapes a job', 
     // started twice, but only the successful run counts as an attempt: the rate-limited one was moved back to wait
     expect([job?.attemptsStarted, job?.attemptsMade]).toEqual([2, 1]);
     expect(job!.processedOn! - limitedAt).toBeGreaterThanOrEqual(RETRY_AFTER_MS - 50);
+  });
+});
+
+describe.skipIf(redisServerMissing)('when the provider rate limits a job every time', () => {
+  it(`waits out ${MAX_RATE_LIMIT_WAITS} rate limits, counted in the job's data in Redis, then spends the attempts and records the failure`, async () => {
+    let limits = 0;
+    const rateLimitRecommendationsAlways = (harness: Harness) => {
+      const store = harness.deps.store;
+      harness.deps.store = {
+        ...store,
+        updateRun: (id: string, mutate: (run: Run) => Run) =>
+          store.updateRun(id, (run) => {
+            const next = mutate(run);
+            if (next.phase === 'recommendations' && run.phase !== 'recommendations') {
+              limits++;
+              throw new LlmRateLimitError('429 too many requests', { provider: 'anthropic', status: 429, retryAfterMs: 1 });
+            }
+            return next;
+          }),
+      };
+    };
+    const fleet = redis.track(
+      await createFleet(redis.url, scriptedBrain({ exploration: SCRIPT }).brain, { wrapStore: rateLimitRecommendationsAlways }),
+    );
+    await fleet.startWorkers();
+    const run = await fleet.harness.newRun({ maxSteps: 4, areas: ['conversion'] });
+    await fleet.launcher.launch(run.id);
+    const finished = await fleet.waitForRunEnd(run.id);
+
+    const job = await fleet.producer.queue('recommend').getJob(`${run.id}-recommend`);
+    const attempts = job?.opts.attempts ?? 0;
+    // every delivery reads the count from Redis, as a worker taking the job over after a SIGKILL does
+    expect(job?.data).toMatchObject({ runId: run.id, [RATE_LIMIT_WAITS_KEY]: MAX_RATE_LIMIT_WAITS });
+    expect([job?.attemptsMade, limits]).toEqual([attempts, MAX_RATE_LIMIT_WAITS + attempts]);
+    expect(job?.failedReason).toMatch(new RegExp(`429 too many requests.* \\(after ${attempts} attempts\\)$`));
+    expect(finished.status).toBe('completed');
+    expect(finished.recommendation_log).toMatchObject({ status: 'failed', error: `recommendations failed: ${job?.failedReason}` });
   });
 });
 

@@ -4,6 +4,7 @@
  * the engine harness around a scripted model.
  */
 import { randomBytes } from 'node:crypto';
+import type { DefaultJobOptions } from 'bullmq';
 import type { Redis } from 'ioredis';
 import { QUEUE_NAMES, type QueueName, type WorkerDefaults } from '../../../src/fleet/bullmq/queues/index.js';
 import type { Run } from '../../../src/domain/index.js';
@@ -43,13 +44,18 @@ export interface Fleet {
 export async function createFleet(
   redisUrl: string,
   brain: OfflineBrain,
-  options: { wrapStore?: (harness: Harness) => void; harness?: HarnessOptions } = {},
+  options: {
+    wrapStore?: (harness: Harness) => void;
+    harness?: HarnessOptions;
+    /** Merged over every queue's job options instead of FAST_RETRIES (e.g. the contract's attempts with a short backoff). */
+    jobOptionOverrides?: DefaultJobOptions;
+  } = {},
 ): Promise<Fleet> {
   const harness = await createHarness(brain, options.harness);
   options.wrapStore?.(harness);
   const prefix = `test-${randomBytes(4).toString('hex')}`;
   const connection: Redis = openProducerConnection(redisUrl);
-  const producer = createQueueSet({ connection, prefix, jobOptionOverrides: FAST_RETRIES });
+  const producer = createQueueSet({ connection, prefix, jobOptionOverrides: options.jobOptionOverrides ?? FAST_RETRIES });
   const launcher = createBullmqLauncher({ store: harness.deps.store, prefix, connection });
   const registries: WorkerRegistry[] = [];
   const subscribers: Redis[] = [];

@@ -7,13 +7,8 @@ import { exploreStep } from '../../../src/discovery/phases/explore-step.js';
 import { prepareRun } from '../../../src/discovery/phases/prepare.js';
 import type { DiscoveryDeps } from '../../../src/discovery/context.js';
 import { type AssayError, ConfigError, ConflictError, WarehouseError } from '../../../src/errors/index.js';
-import {
-  MAX_LOCAL_RESUMES,
-  isLeaseOrphaned,
-  startLocalRunLauncher,
-  type LocalRunLauncher,
-  type RunLease,
-} from '../../../src/fleet/local/launcher.js';
+import { MAX_RUN_RECOVERIES } from '../../../src/discovery/pipeline/index.js';
+import { isLeaseOrphaned, startLocalRunLauncher, type LocalRunLauncher, type RunLease } from '../../../src/fleet/local/launcher.js';
 import type { LlmRequest } from '../../../src/llm/port.js';
 import { type ProjectClients, ProjectClientsUnavailableError } from '../../../src/project-clients.js';
 import { createHarness, type Harness } from '../../support/engine-harness.js';
@@ -27,7 +22,6 @@ const lease = (overrides: Partial<RunLease>): RunLease => ({
   pid: 777,
   host: 'node-a',
   heartbeat_at: new Date(NOW - 1_000).toISOString(),
-  resumes: 0,
   ...overrides,
 });
 
@@ -97,8 +91,16 @@ describe('the local run launcher', () => {
         run_id: run.id,
         pid: process.pid,
         host: hostname(),
-        resumes: 0,
       });
+      // the lease names its holder and nothing else: recoveries are counted on the run
+      expect(Object.keys(JSON.parse(readFileSync(leaseFile(run.id), 'utf8'))).sort()).toEqual([
+        'heartbeat_at',
+        'holder',
+        'host',
+        'instance_id',
+        'pid',
+        'run_id',
+      ]);
       expect(launcher.inFlight()).toEqual([run.id]);
       gated.release();
       await launcher.settled(run.id);
@@ -186,20 +188,19 @@ describe('the local run launcher', () => {
   });
 
   describe('when it starts after a process that owned runs died', () => {
-    const deadOwner = (runId: string, resumes = 0): RunLease => ({
+    const deadOwner = (runId: string): RunLease => ({
       run_id: runId,
       instance_id: 'gone',
       pid: 999_999,
       host: hostname(),
       heartbeat_at: new Date().toISOString(),
-      resumes,
     });
     const writeLease = (value: RunLease) => {
       mkdirSync(join(harness.deps.config.dataDir, 'local-runs'), { recursive: true });
       writeFileSync(leaseFile(value.run_id), JSON.stringify(value));
     };
 
-    it('resumes an orphaned run, keeping the steps already made', async () => {
+    it('resumes an orphaned run, keeping the steps already made, and counts the recovery on the run', async () => {
       const { brain, calls } = scriptedBrain({ exploration: { 1: QUERY_DEVICE, 2: QUERY_REVENUE } });
       harness = await createHarness(brain);
       const run = await harness.newRun({ maxSteps: 3 });
@@ -207,13 +208,15 @@ describe('the local run launcher', () => {
       await prepareRun(harness.deps, run.id);
       await exploreStep(harness.deps, run.id, 1);
       expect(calls.exploration).toBe(1);
-      writeLease(deadOwner(run.id));
+      // a lease from before recoveries were counted on the run: its own count is ignored
+      writeLease({ ...deadOwner(run.id), resumes: 2 } as RunLease);
 
       launcher = await startLocalRunLauncher({ runtime: harness.deps, isPidAlive: () => false });
       expect(launcher.inFlight()).toEqual([run.id]);
       await launcher.settled(run.id);
       const stored = await harness.deps.store.getRun(run.id);
       expect(stored?.status).toBe('completed');
+      expect(stored?.recoveries).toBe(1);
       const steps = await harness.deps.store.listSteps(run.id);
       expect(steps.map((step) => step.step)).toEqual([1, 2, 3]);
       // step 1 was not asked for again: steps 2 and 3 only
@@ -240,16 +243,18 @@ describe('the local run launcher', () => {
       expect(existsSync(leaseFile(owned.id))).toBe(true);
     });
 
-    it(`fails a run interrupted more than ${MAX_LOCAL_RESUMES} times, saying why, and releases leases of settled runs`, async () => {
+    it('fails a run whose recoveries are used up, naming the process that held it, and releases leases of settled runs', async () => {
       harness = await createHarness(scriptedBrain({ exploration: {} }).brain);
       const stuck = await harness.newRun();
-      writeLease(deadOwner(stuck.id, MAX_LOCAL_RESUMES));
-
+      // taken up again MAX_RUN_RECOVERIES times already (by this launcher, or by the runner's own recoveries)
+      await harness.deps.store.updateRun(stuck.id, (current) => ({ ...current, recoveries: MAX_RUN_RECOVERIES }));
+      writeLease(deadOwner(stuck.id));
       launcher = await startLocalRunLauncher({ runtime: harness.deps, isPidAlive: () => false });
       const stored = await harness.deps.store.getRun(stuck.id);
       expect(stored).toMatchObject({
         status: 'failed',
-        error: expect.stringMatching(/stopped while this run was in flight .* 3 times; not resuming/),
+        recoveries: MAX_RUN_RECOVERIES,
+        error: `the run could not be recovered after ${MAX_RUN_RECOVERIES} attempts: its runner (process 999999 on ${hostname()}) stopped while the run was in flight`,
       });
       expect(existsSync(leaseFile(stuck.id))).toBe(false);
 

@@ -92,7 +92,7 @@ describe.skipIf(redisServerMissing)('when a run has lost its coordinator', () =>
     const finished = await fleet.waitForRunEnd(run.id);
     expect(finished.status).toBe('failed');
     expect(finished.error).toMatch(
-      /could not be recovered after 3 attempts: its coordinator job failed: job stalled more than allowable limit/,
+      /could not be recovered after 3 attempts: its coordinator failed: job stalled more than allowable limit/,
     );
   });
 });

@@ -10,7 +10,14 @@ import {
   PackError,
   WarehouseError,
 } from '../../../src/errors/index.js';
-import { DEFAULT_RATE_LIMIT_PAUSE_MS, classifyJobFailure, jobGoneFromRedis } from '../../../src/fleet/bullmq/workers/job-errors.js';
+import { MAX_RATE_LIMIT_WAITS, classifyStageError } from '../../../src/discovery/pipeline/index.js';
+import {
+  DEFAULT_RATE_LIMIT_PAUSE_MS,
+  RATE_LIMIT_WAITS_KEY,
+  classifyJobFailure,
+  jobGoneFromRedis,
+  rateLimitWaitsOf,
+} from '../../../src/fleet/bullmq/workers/job-errors.js';
 
 const RUNNING = { shuttingDown: false, aborted: false };
 const provider = 'anthropic';
@@ -46,9 +53,36 @@ describe('what a failed job means to the queue', () => {
   it('retries transient failures: a provider 5xx, a warehouse hiccup, an unexpected bug', () => {
     expect(
       classifyJobFailure(new LlmError('overloaded', { kind: 'transient', isRetryable: true, status: 529, provider }), RUNNING),
-    ).toEqual({ action: 'retry' });
-    expect(classifyJobFailure(new WarehouseError('connection reset'), RUNNING)).toEqual({ action: 'retry' });
-    expect(classifyJobFailure(new TypeError('undefined is not a function'), RUNNING)).toEqual({ action: 'retry' });
+    ).toMatchObject({ action: 'retry', reason: expect.stringContaining('overloaded') });
+    expect(classifyJobFailure(new WarehouseError('connection reset'), RUNNING)).toEqual({
+      action: 'retry',
+      reason: 'connection reset',
+    });
+    expect(classifyJobFailure(new TypeError('undefined is not a function'), RUNNING)).toMatchObject({
+      action: 'retry',
+      reason: expect.stringContaining('undefined is not a function'),
+    });
+  });
+
+  describe('when the provider keeps rate limiting the job', () => {
+    const limited = new LlmRateLimitError('429 too many requests', { provider, retryAfterMs: 5 });
+
+    it(`pauses the queue for each of the first ${MAX_RATE_LIMIT_WAITS} rate limits, then spends an attempt like any retryable failure`, () => {
+      expect(classifyJobFailure(limited, { ...RUNNING, rateLimitWaits: MAX_RATE_LIMIT_WAITS - 1 })).toEqual({
+        action: 'rate_limited',
+        pauseMs: 5,
+      });
+      expect(classifyJobFailure(limited, { ...RUNNING, rateLimitWaits: MAX_RATE_LIMIT_WAITS })).toEqual({
+        action: 'retry',
+        reason: classifyStageError(limited).reason,
+      });
+    });
+
+    it("reads the waits from the job's data, counting a missing or corrupt count as none", () => {
+      expect(rateLimitWaitsOf({ runId: 'r', [RATE_LIMIT_WAITS_KEY]: 4 })).toBe(4);
+      for (const data of [{ runId: 'r' }, { [RATE_LIMIT_WAITS_KEY]: 'x' }, { [RATE_LIMIT_WAITS_KEY]: -2 }, null, undefined])
+        expect(rateLimitWaitsOf(data), JSON.stringify(data)).toBe(0);
+    });
   });
 
   describe('when the run was cancelled', () => {
@@ -75,7 +109,7 @@ describe('what a failed job means to the queue', () => {
     });
 
     it('still retries a job that failed on its own', () => {
-      expect(classifyJobFailure(new WarehouseError('connection reset'), { shuttingDown: true, aborted: false })).toEqual({
+      expect(classifyJobFailure(new WarehouseError('connection reset'), { shuttingDown: true, aborted: false })).toMatchObject({
         action: 'retry',
       });
     });

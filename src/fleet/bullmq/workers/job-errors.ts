@@ -5,7 +5,7 @@
  * job back to another worker because this one is shutting down, and a job this worker no longer owns.
  */
 import { DelayedError, RateLimitError, WaitingChildrenError, WaitingError } from 'bullmq';
-import { classifyStageError } from '../../../discovery/pipeline/index.js';
+import { MAX_RATE_LIMIT_WAITS, classifyStageError } from '../../../discovery/pipeline/index.js';
 
 export { DEFAULT_RATE_LIMIT_PAUSE_MS } from '../../../discovery/pipeline/index.js';
 
@@ -23,7 +23,8 @@ export type JobFailure =
   | { action: 'lock_lost' }
   | { action: 'rate_limited'; pauseMs: number }
   | { action: 'unrecoverable'; reason: string }
-  | { action: 'retry' };
+  /** Spends an attempt (BullMQ's backoff); `reason` is what the run records once the last one fails. */
+  | { action: 'retry'; reason: string };
 
 function isBullmqControl(error: unknown): boolean {
   return (
@@ -39,6 +40,8 @@ export interface JobState {
   aborted: boolean;
   /** BullMQ reported that the job's lock could not be renewed (the registry then aborts the job). */
   lockLost?: boolean;
+  /** Provider rate limits this job has already waited out (`rateLimitWaitsOf(job.data)`). @defaultValue 0 */
+  rateLimitWaits?: number;
 }
 
 export function classifyJobFailure(error: unknown, state: JobState): JobFailure {
@@ -51,12 +54,28 @@ export function classifyJobFailure(error: unknown, state: JobState): JobFailure 
     case 'cancelled':
       return { action: 'cancelled', reason: classified.reason };
     case 'rate_limited':
+      // as in the in-process runner: past the cap, a rate limit spends an attempt like any retryable failure
+      if ((state.rateLimitWaits ?? 0) >= MAX_RATE_LIMIT_WAITS) return { action: 'retry', reason: classified.reason };
       return { action: 'rate_limited', pauseMs: classified.retryAfterMs };
     case 'final':
       return { action: 'unrecoverable', reason: classified.reason };
     case 'retryable':
-      return { action: 'retry' };
+      return { action: 'retry', reason: classified.reason };
   }
+}
+
+/**
+ * Where a job counts the rate limits it waited out: in its own data, in Redis beside BullMQ's
+ * `attemptsMade`. A queue pause hands the job back to `wait` with its data, and a worker killed under
+ * the job leaves the data for the worker that takes it over as stalled, so the count survives both.
+ * It is per unit of work, as the in-process runner's: the coordinator replaces its data when it moves
+ * to a new stage, which starts that stage's count afresh.
+ */
+export const RATE_LIMIT_WAITS_KEY = 'rateLimitWaits';
+
+export function rateLimitWaitsOf(data: unknown): number {
+  const waits = (data as Record<string, unknown> | null | undefined)?.[RATE_LIMIT_WAITS_KEY];
+  return typeof waits === 'number' && Number.isInteger(waits) && waits > 0 ? waits : 0;
 }
 
 /** What a worker `error` event says about a job that Redis no longer holds for this worker. */

@@ -9,12 +9,12 @@ import { UnrecoverableError, WaitingError, Worker, type Job } from 'bullmq';
 import { coordinatorQueue, queueContract, type QueueContract, type QueueName, type WorkerDefaults } from '../queues/index.js';
 import { type ProjectClients, ProjectClientsUnavailableError } from '../../../project-clients.js';
 import { finalizeRun } from '../../../discovery/phases/finalize.js';
-import { classifyStageError } from '../../../discovery/pipeline/index.js';
+import { classifyStageError, failureAfterAttempts } from '../../../discovery/pipeline/index.js';
 import type { DiscoveryDeps } from '../../../discovery/context.js';
 import { workerConnectionOptions } from '../connection.js';
 import type { QueueSet } from '../queue-set.js';
 import { childLogger, type Logger } from '../../../logging/index.js';
-import { classifyJobFailure, jobGoneFromRedis } from './job-errors.js';
+import { RATE_LIMIT_WAITS_KEY, classifyJobFailure, jobGoneFromRedis, rateLimitWaitsOf } from './job-errors.js';
 import { handlerFor } from './handlers.js';
 
 /**
@@ -138,7 +138,13 @@ export async function startWorkerRegistry(options: WorkerRegistryOptions): Promi
           await finalizeRun(options.deps, payload.runId, { fatalError: error.message });
           return { runId: payload.runId, failed: true, reason: error.message };
         }
-        const failure = classifyJobFailure(error, { shuttingDown, aborted: entry.controller.signal.aborted, lockLost: entry.lockLost });
+        const rateLimitWaits = rateLimitWaitsOf(job.data);
+        const failure = classifyJobFailure(error, {
+          shuttingDown,
+          aborted: entry.controller.signal.aborted,
+          lockLost: entry.lockLost,
+          rateLimitWaits,
+        });
         const durationMs = Math.round(performance.now() - started);
         switch (failure.action) {
           case 'control':
@@ -151,12 +157,19 @@ export async function startWorkerRegistry(options: WorkerRegistryOptions): Promi
           case 'lock_lost':
             return leaveLostJob(durationMs);
           case 'rate_limited':
-            logger.warn({ durationMs, pauseMs: failure.pauseMs }, 'provider rate limit: pausing the queue');
+            logger.warn(
+              { durationMs, pauseMs: failure.pauseMs, rateLimitWaits: rateLimitWaits + 1 },
+              'provider rate limit: pausing the queue',
+            );
+            // counted before the pause, in Redis with the job: a worker killed now leaves the count to the next one
+            await job.updateData({ ...job.data, [RATE_LIMIT_WAITS_KEY]: rateLimitWaits + 1 });
             await getWorker().rateLimit(failure.pauseMs);
             throw Worker.RateLimitError();
           case 'unrecoverable':
             throw new UnrecoverableError(failure.reason);
           case 'retry':
+            // the last attempt records what the in-process runner records when its attempts run out
+            if (attempt >= (job.opts.attempts ?? 1)) throw new Error(failureAfterAttempts(failure.reason, attempt), { cause: error });
             throw error;
         }
       } finally {

@@ -25,7 +25,7 @@ describe('judging a run in flight by its coordinator job', () => {
   it('re-enqueues a run whose coordinator failed, vanished or completed early, saying why', () => {
     expect(judgeRun(run(), { state: 'failed', failedReason: 'job stalled more than allowable limit' }, NOW)).toEqual({
       action: 'requeue',
-      reason: 'its coordinator job failed: job stalled more than allowable limit',
+      reason: 'its coordinator failed: job stalled more than allowable limit',
     });
     expect(judgeRun(run({ status: 'pending' }), { state: 'missing' }, NOW)).toMatchObject({
       action: 'requeue',
@@ -37,7 +37,7 @@ describe('judging a run in flight by its coordinator job', () => {
   it('finishes the run as failed once its recoveries are used up', () => {
     expect(judgeRun(run({ recoveries: MAX_RUN_RECOVERIES }), { state: 'failed', failedReason: 'boom' }, NOW)).toEqual({
       action: 'fail',
-      reason: `the run could not be recovered after ${MAX_RUN_RECOVERIES} attempts: its coordinator job failed: boom`,
+      reason: `the run could not be recovered after ${MAX_RUN_RECOVERIES} attempts: its coordinator failed: boom`,
     });
   });
 });
