@@ -247,8 +247,9 @@ async function mineTable(
     // categories of a few values first: one segment's own trend or burst stands out against a handful
     .sort((left, right) => Number(right.distinct >= 3 && right.distinct <= 8) - Number(left.distinct >= 3 && left.distinct <= 8))
     .slice(0, SEGMENT_SERIES_GROUPINGS);
-  outputs.push(await mineTimeSeries(shared, measures, seriesGroupings));
-  outputs.push(await mineDrivers(shared, measures, seriesGroupings));
+  const periodic = table.seriesFrom === undefined ? shared : { ...shared, table: { ...table, from: table.seriesFrom } };
+  outputs.push(await mineTimeSeries(periodic, measures, seriesGroupings));
+  outputs.push(await mineDrivers(periodic, measures, seriesGroupings));
   outputs.push(await mineCorrelations(shared, measures));
   outputs.push(await mineOutliers(shared, measures));
   // a grouping and a measure read from the same related table say one thing twice (has an order / number of orders)
@@ -317,6 +318,14 @@ export async function mineWarehouse(input: MiningInput): Promise<MiningOutcome> 
     });
     if (mined) {
       mined.declared = declared.map((outcome) => outcome.measure);
+      if (sampled && blockSampled(syntax, table))
+        mined.seriesFrom = buildRelation(
+          syntax,
+          table.qualified,
+          derived,
+          input.tables,
+          syntax.sampledTable(table, table.rowCount, MINING_SAMPLE_ROWS),
+        ).from;
       profiled.push(mined);
     }
     if (mined?.sampleRows)

@@ -65,6 +65,12 @@ describe('the row budget of an exploration query', () => {
     expect(explorationSample(duckdb, { qualified: 'main.orders', rows: 3_000_000 })?.text).toBe('on a 33.3 % sample of 3,000,000 rows');
   });
 
+  it('reads rows rather than blocks when asked to', () => {
+    expect(explorationSample(duckdb, { qualified: 'main.orders', rows: 50_000_000 }, undefined, 'row')?.from).toBe(
+      '(SELECT * FROM "main"."orders" USING SAMPLE 2 PERCENT (bernoulli, 7))',
+    );
+  });
+
   it('follows a custom budget', () => {
     const sample = explorationSample(duckdb, { qualified: 'main.orders', rows: 400_000 }, { rows: 4_000, threshold: 10_000 });
     expect(sample?.text).toBe('on a 1 % sample of 400,000 rows');
@@ -109,9 +115,13 @@ describe('when the analyst plans its queries', () => {
     const plan = planQueries(duckdb, [orders(50_000_000), products], areas);
     const aboutOrders = plan.filter((query) => query.family.endsWith(':main.orders'));
     expect(aboutOrders.length).toBeGreaterThan(3);
+    expect(aboutOrders.some((query) => query.family.startsWith('monthly:'))).toBe(true);
+    expect(aboutOrders.some((query) => query.family.startsWith('segment:'))).toBe(true);
     for (const query of aboutOrders) {
       expect(query.sql).not.toMatch(/FROM main\.orders t\b/);
-      expect(query.sql).toContain('USING SAMPLE 2 PERCENT (system, 7)');
+      // per-period counts read a row sample: a block's rows are neighbours in time
+      const periodic = /^(monthly|segment-trend|segment-spikes|segment-trends):/.test(query.family);
+      expect(query.sql).toContain(periodic ? 'USING SAMPLE 2 PERCENT (bernoulli, 7)' : 'USING SAMPLE 2 PERCENT (system, 7)');
       expect(query.purpose).toContain('(main.orders, on a 2 % sample of 50,000,000 rows)');
       expect(query.thinking).toContain('on a 2 % sample of 50,000,000 rows');
     }

@@ -5,7 +5,7 @@
  * about, through a sample of about EXPLORATION_SAMPLE_ROWS rows: the dialect's block sample where the
  * analyst has one (DuckDB `USING SAMPLE … (system, 7)`, PostgreSQL `TABLESAMPLE SYSTEM … REPEATABLE`),
  * which reads only the sampled blocks, and the engine's row sample (`SqlSyntax.sampledTable`) on the
- * other engines. Smaller tables are read whole, so a demo warehouse gets exactly the answers it got
+ * other engines and for queries that count rows per period (PERIODIC_KINDS). Smaller tables are read whole, so a demo warehouse gets exactly the answers it got
  * before. A sampled query says so in its purpose and thinking ("on a 2 % sample of 50,000,000 rows"):
  * its counts are the sample's, its rates and means estimates.
  *
@@ -25,6 +25,13 @@ export const EXPLORATION_SAMPLE_THRESHOLD = 2 * EXPLORATION_SAMPLE_ROWS;
  * sample would miss most of them (the planner runs them only on tables up to 5,000,000 rows).
  */
 const EXACT_KINDS = new Set(['repeated']);
+
+/**
+ * Query kinds that count rows per period read a row sample even where a block sample exists: a block's
+ * rows are neighbours in storage, mostly in time, so per period a block sample counts whole blocks (at
+ * 50M rows, mining's weekly counts on one "slumped" by half where the table's did not).
+ */
+const PERIODIC_KINDS = new Set(['monthly', 'segment-trend', 'segment-spikes', 'segment-trends', 'weekly', 'retention']);
 
 export interface ExplorationSample {
   /** The FROM item reading the sample, in place of the table. */
@@ -54,13 +61,15 @@ export function explorationSample(
   dialect: SqlDialect,
   table: Pick<TableModel, 'qualified' | 'rows'>,
   budget: { rows: number; threshold: number } = { rows: EXPLORATION_SAMPLE_ROWS, threshold: EXPLORATION_SAMPLE_THRESHOLD },
+  unit: 'block' | 'row' = 'block',
 ): ExplorationSample | undefined {
   if (!Number.isFinite(table.rows) || table.rows <= budget.threshold || table.rows <= budget.rows) return undefined;
   const percent = (100 * budget.rows) / table.rows;
   const shown = Number(percentText(percent));
-  const from = dialect.blockSample
-    ? `(SELECT * FROM ${dialect.blockSample(dialect.table(table.qualified), shown)})`
-    : dialect.syntax.sampledTable(refOf(table.qualified), table.rows, budget.rows);
+  const from =
+    dialect.blockSample && unit === 'block'
+      ? `(SELECT * FROM ${dialect.blockSample(dialect.table(table.qualified), shown)})`
+      : dialect.syntax.sampledTable(refOf(table.qualified), table.rows, budget.rows);
   return { from, percent: shown, text: `on a ${percentText(percent)} % sample of ${table.rows.toLocaleString('en-US')} rows` };
 }
 
@@ -90,7 +99,7 @@ export function sampledDraft(
   draft: { kind: string; table: TableModel; sql: string },
 ): { sql: string; sample?: ExplorationSample } {
   if (EXACT_KINDS.has(draft.kind)) return { sql: draft.sql };
-  const sample = explorationSample(dialect, draft.table);
+  const sample = explorationSample(dialect, draft.table, undefined, PERIODIC_KINDS.has(draft.kind) ? 'row' : 'block');
   if (!sample) return { sql: draft.sql };
   const sql = readThroughSample(dialect, draft.sql, draft.table, sample);
   return sql === draft.sql ? { sql } : { sql, sample };
