@@ -2,15 +2,16 @@
  * `npm run bench -- scale`: a synthetic e-commerce warehouse (an `orders` fact table of 1M, 10M and
  * 50M rows generated with DuckDB's `range()`, and a 1,000-row `products` table) discovered end to end
  * by `assay run` with the offline analyst, each size a fresh process under GNU time: peak RSS, wall
- * time, the run type and the statements that hit the timeout per stage. The target (issue 26): 50M
- * rows within 1.5 GB peak RSS and no timeouts. The data is generated into a temporary directory and
- * deleted after each size; nothing is kept but bench-results/scale.json.
+ * time, the run type, the statements that hit the timeout per stage, the time of each stage and the
+ * slowest exploration statement, and the recall of the two planted patterns (PLANTED_PATTERNS). The
+ * target (issue 26): 50M rows within 1.5 GB peak RSS and no timeouts. The data is generated into a
+ * temporary directory and deleted after each size; nothing is kept but bench-results/scale.json.
  *
  * ASSAY_SCALE_ROWS=1000000,10000000 picks the sizes. Config (ASSAY_SQL_MEMORY_LIMIT_MB, …) is passed
  * through to the runs.
  */
 import { spawnSync } from 'node:child_process';
-import { existsSync, mkdtempSync, rmSync } from 'node:fs';
+import { existsSync, mkdtempSync, readFileSync, rmSync } from 'node:fs';
 import { loadavg, tmpdir } from 'node:os';
 import { join, resolve } from 'node:path';
 import { fileURLToPath } from 'node:url';
@@ -55,13 +56,45 @@ export async function generateScaleWarehouse(file: string, rows: number): Promis
 }
 
 interface RunJson {
+  run_id: string;
   status: string;
   run_type: string;
   result: {
-    insights: Array<{ validation?: { status: string } }>;
+    insights: Array<{ name: string; description: string; validation?: { status: string } }>;
     summary: { queries_executed: number };
     query_timeouts?: { exploration: number; mining: number; verification: number };
+    telemetry?: { phase_durations_ms?: Record<string, number> };
   };
+}
+
+/** The patterns generateScaleWarehouse plants, and how an insight's text names each. */
+export const PLANTED_PATTERNS: ReadonlyArray<{ name: string; found: (text: string) => boolean }> = [
+  { name: 'tablets are returned about 3x as often', found: (text) => /\btablet\b/i.test(text) && /\breturned\b/i.test(text) },
+  // product_id 1 + (g % 1000) with (g % 1000) % 12 = 0 is product 1, 13, 25, …: category index 1 + 1, books
+  { name: 'books sell at about 3x the amount', found: (text) => /\bbooks\b/i.test(text) && /\bamount\b/i.test(text) },
+];
+
+/** Share of the planted patterns some confirmed insight names. */
+export function plantedRecall(insights: RunJson['result']['insights']): number {
+  const confirmed = insights
+    .filter((insight) => insight.validation?.status === 'confirmed')
+    .map((insight) => `${insight.name} ${insight.description}`);
+  return PLANTED_PATTERNS.filter((pattern) => confirmed.some((text) => pattern.found(text))).length / PLANTED_PATTERNS.length;
+}
+
+/** The slowest exploration statement of the run, from its step log. */
+function slowestExplorationStep(dataDir: string, runId: string): { seconds: number; purpose: string } | undefined {
+  const file = join(dataDir, 'store', 'runs', runId, 'steps.jsonl');
+  if (!existsSync(file)) return undefined;
+  let slowest: { seconds: number; purpose: string } | undefined;
+  for (const line of readFileSync(file, 'utf8').split('\n')) {
+    if (line.trim() === '') continue;
+    const step = JSON.parse(line) as { action?: string; elapsed_ms?: number; query_purpose?: string };
+    if (step.action !== 'query' || typeof step.elapsed_ms !== 'number') continue;
+    if (!slowest || step.elapsed_ms / 1000 > slowest.seconds)
+      slowest = { seconds: step.elapsed_ms / 1000, purpose: step.query_purpose ?? '' };
+  }
+  return slowest;
 }
 
 interface ScaleRow {
@@ -74,6 +107,12 @@ interface ScaleRow {
   confirmed: number;
   timeouts: number;
   timeouts_by_stage: string;
+  planted_recall: number;
+  exploration_s: number | null;
+  mining_s: number | null;
+  verification_s: number | null;
+  slowest_exploration_s: number | null;
+  slowest_exploration: string;
 }
 
 function runDiscovery(file: string, out: string): { wall: number; rssKb: number | undefined; json: RunJson | undefined; error?: string } {
@@ -129,6 +168,9 @@ export const scaleBench: Bench = {
         const run = runDiscovery(file, directory);
         if (!run.json) process.stdout.write(`${rows} rows: the run printed no JSON (${run.error})\n`);
         const timeouts = run.json?.result.query_timeouts ?? { exploration: 0, mining: 0, verification: 0 };
+        const phases = run.json?.result.telemetry?.phase_durations_ms ?? {};
+        const phaseSeconds = (name: string) => (phases[name] === undefined ? null : round((phases[name] as number) / 1000, 1));
+        const slowest = run.json ? slowestExplorationStep(join(directory, 'data'), run.json.run_id) : undefined;
         const total = timeouts.exploration + timeouts.mining + timeouts.verification;
         results.push({
           rows,
@@ -140,10 +182,16 @@ export const scaleBench: Bench = {
           confirmed: run.json?.result.insights.filter((insight) => insight.validation?.status === 'confirmed').length ?? 0,
           timeouts: total,
           timeouts_by_stage: `exploration ${timeouts.exploration}, mining ${timeouts.mining}, verification ${timeouts.verification}`,
+          planted_recall: run.json ? plantedRecall(run.json.result.insights) : 0,
+          exploration_s: phaseSeconds('exploration'),
+          mining_s: phaseSeconds('mining'),
+          verification_s: phaseSeconds('verification'),
+          slowest_exploration_s: slowest === undefined ? null : round(slowest.seconds, 1),
+          slowest_exploration: slowest?.purpose.slice(0, 120) ?? '',
         });
         const last = results.at(-1) as ScaleRow;
         process.stdout.write(
-          `${rows.toLocaleString('en-US')} rows: ${last.wall_s} s, peak RSS ${last.peak_rss_mb} MB, ${last.run_type}, ${last.timeouts} timeouts\n`,
+          `${rows.toLocaleString('en-US')} rows: ${last.wall_s} s, peak RSS ${last.peak_rss_mb} MB, ${last.run_type}, ${last.timeouts} timeouts, planted recall ${last.planted_recall}, slowest exploration statement ${last.slowest_exploration_s} s (${last.slowest_exploration})\n`,
         );
       } finally {
         rmSync(directory, { recursive: true, force: true });
@@ -151,7 +199,20 @@ export const scaleBench: Bench = {
     }
     process.stdout.write(
       `${renderTable(
-        ['rows', 'generate s', 'wall s', 'peak RSS MB', 'run', 'insights', 'confirmed', 'timeouts', 'by stage'],
+        [
+          'rows',
+          'generate s',
+          'wall s',
+          'peak RSS MB',
+          'run',
+          'insights',
+          'confirmed',
+          'recall',
+          'timeouts',
+          'by stage',
+          'explore/mine/verify s',
+          'slowest step s',
+        ],
         results.map((row) => [
           row.rows.toLocaleString('en-US'),
           row.generate_s,
@@ -160,8 +221,11 @@ export const scaleBench: Bench = {
           row.run_type,
           row.insights,
           row.confirmed,
+          row.planted_recall,
           row.timeouts,
           row.timeouts_by_stage,
+          `${row.exploration_s ?? '—'} / ${row.mining_s ?? '—'} / ${row.verification_s ?? '—'}`,
+          row.slowest_exploration_s ?? '—',
         ]),
       )}\n`,
     );

@@ -8,7 +8,7 @@
  */
 import type { ClaimDerived, ClaimMetric, MinedFinding } from '../../domain/index.js';
 import type { Embedder } from '../../embed/port.js';
-import type { TableDescription, Warehouse } from '../../warehouse/port.js';
+import type { TableDescription, TableRef, Warehouse } from '../../warehouse/port.js';
 import { type SqlSyntax, sqlSyntaxFor } from '../../warehouse/sql-syntax/index.js';
 import { isTableCopy } from '../../warehouse/table-copies.js';
 import { benjaminiHochberg } from '../statistics/index.js';
@@ -22,7 +22,7 @@ import { mineTimeSeries } from './finders/time-series.js';
 import { type Grouping, groupingsOf } from './groupings.js';
 import { type MeasureSpec, measureColumns, measuresOf, valueRate } from './measures.js';
 import { type MiningTable, columnsWithRole } from './mining-table.js';
-import { MINING_SAMPLE_ROWS, MINING_SAMPLE_THRESHOLD, profileTable } from './profile.js';
+import { MINING_BLOCK_SAMPLE_THRESHOLD, MINING_SAMPLE_ROWS, MINING_SAMPLE_THRESHOLD, profileTable } from './profile.js';
 import { columnLabel } from './column-labels.js';
 import { derivedFor, derivedLabel, findLinks } from './links.js';
 import { buildRelation } from '../claims/relation.js';
@@ -247,8 +247,9 @@ async function mineTable(
     // categories of a few values first: one segment's own trend or burst stands out against a handful
     .sort((left, right) => Number(right.distinct >= 3 && right.distinct <= 8) - Number(left.distinct >= 3 && left.distinct <= 8))
     .slice(0, SEGMENT_SERIES_GROUPINGS);
-  outputs.push(await mineTimeSeries(shared, measures, seriesGroupings));
-  outputs.push(await mineDrivers(shared, measures, seriesGroupings));
+  const periodic = table.seriesFrom === undefined ? shared : { ...shared, table: { ...table, from: table.seriesFrom } };
+  outputs.push(await mineTimeSeries(periodic, measures, seriesGroupings));
+  outputs.push(await mineDrivers(periodic, measures, seriesGroupings));
   outputs.push(await mineCorrelations(shared, measures));
   outputs.push(await mineOutliers(shared, measures));
   // a grouping and a measure read from the same related table say one thing twice (has an order / number of orders)
@@ -267,6 +268,17 @@ async function mineTable(
   return merged;
 }
 
+/** True when a sampled table is read block by block: far past the sample size, on an engine with a block sample. */
+function blockSampled(syntax: SqlSyntax, table: { rowCount: number }): boolean {
+  return syntax.blockSampledTable !== undefined && table.rowCount > MINING_BLOCK_SAMPLE_THRESHOLD;
+}
+
+/** The FROM item a sampled table is mined through: a block sample far past the sample size, else a row sample. */
+export function miningSample(syntax: SqlSyntax, table: TableRef & { rowCount: number }): string {
+  if (blockSampled(syntax, table) && syntax.blockSampledTable) return syntax.blockSampledTable(table, table.rowCount, MINING_SAMPLE_ROWS);
+  return syntax.sampledTable(table, table.rowCount, MINING_SAMPLE_ROWS);
+}
+
 export async function mineWarehouse(input: MiningInput): Promise<MiningOutcome> {
   const { warehouse, settings } = input;
   const syntax = sqlSyntaxFor(warehouse.dialect);
@@ -280,13 +292,7 @@ export async function mineWarehouse(input: MiningInput): Promise<MiningOutcome> 
     const sampled = table.rowCount > MINING_SAMPLE_THRESHOLD;
     const declared = input.outcomes.filter((outcome) => outcome.table === table.qualified);
     const derived = [...derivedFor(table, links), ...declared.map((outcome) => outcome.derived)];
-    const relation = buildRelation(
-      syntax,
-      table.qualified,
-      derived,
-      input.tables,
-      sampled ? syntax.sampledTable(table, table.rowCount, MINING_SAMPLE_ROWS) : undefined,
-    );
+    const relation = buildRelation(syntax, table.qualified, derived, input.tables, sampled ? miningSample(syntax, table) : undefined);
     const labelOf = (tableName: string, column: string) => input.labels[`${tableName}.${column}`] ?? columnLabel(column, input.description);
     const labels = new Map(derived.map((item) => [item.name, derivedLabel(item, labelOf)]));
     for (const outcome of declared) labels.set(outcome.derived.name, outcome.measure.label);
@@ -312,11 +318,19 @@ export async function mineWarehouse(input: MiningInput): Promise<MiningOutcome> 
     });
     if (mined) {
       mined.declared = declared.map((outcome) => outcome.measure);
+      if (sampled && blockSampled(syntax, table))
+        mined.seriesFrom = buildRelation(
+          syntax,
+          table.qualified,
+          derived,
+          input.tables,
+          syntax.sampledTable(table, table.rowCount, MINING_SAMPLE_ROWS),
+        ).from;
       profiled.push(mined);
     }
     if (mined?.sampleRows)
       notes.push(
-        `${table.qualified}: mined on a uniform sample of about ${MINING_SAMPLE_ROWS.toLocaleString('en-US')} of its ${table.rowCount.toLocaleString('en-US')} rows (findings are approximate; their recounts are exact)`,
+        `${table.qualified}: mined on a ${blockSampled(syntax, table) ? 'block' : 'uniform'} sample of about ${MINING_SAMPLE_ROWS.toLocaleString('en-US')} of its ${table.rowCount.toLocaleString('en-US')} rows (findings are approximate; their recounts are exact)`,
       );
   }
   const relevance = await columnRelevance(input.embedder, input.goal, input.description, profiled, input.signal);

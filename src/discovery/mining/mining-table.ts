@@ -97,6 +97,13 @@ export interface MiningTable {
   expr(name: string): string;
   /** Outcomes the pack declares for this table (rates over derived values), mined like any measure. */
   declared: MeasureSpec[];
+  /**
+   * When `from` reads a block sample: the same relation through a row sample, which the per-period
+   * finders (series, drivers) read. A block's rows are neighbours in storage, mostly in time, so per
+   * period a block sample counts whole blocks: at 50M rows its weekly counts "slumped" by half where the
+   * table's did not (five findings rejected by their recounts).
+   */
+  seriesFrom?: string | undefined;
 }
 
 export function columnOf(table: MiningTable, name: string): MiningColumn | undefined {

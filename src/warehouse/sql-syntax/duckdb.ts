@@ -43,4 +43,9 @@ export const duckdbSyntax: SqlSyntax = {
   daysBetween: (from, to) => `date_diff('day', CAST(${from} AS DATE), CAST(${to} AS DATE))`,
   monthText: (expression) => `strftime(CAST(${expression} AS TIMESTAMP), '%Y-%m')`,
   wordRows: (expression) => `UNNEST(regexp_split_to_array(lower(CAST(${expression} AS VARCHAR)), ${singleQuoted(WORD_SEPARATOR)}))`,
+  blockSampledTable: (ref, tableRows, rows) =>
+    tableRows <= rows
+      ? qualifiedTable(ref, doubleQuoted)
+      : // system: whole vectors of 2,048 rows, seeded (at 50M rows 0.1–1.5 s a statement against 4–16 s for bernoulli)
+        `(SELECT * FROM ${qualifiedTable(ref, doubleQuoted)} USING SAMPLE ${finiteNumber(Math.min(100, (100 * rows) / Math.max(1, tableRows)))} PERCENT (system, 7))`,
 };

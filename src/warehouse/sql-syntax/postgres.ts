@@ -43,4 +43,8 @@ export const postgresSyntax: SqlSyntax = {
   daysBetween: (from, to) => `(CAST(${to} AS DATE) - CAST(${from} AS DATE))`,
   monthText: (expression) => `to_char(CAST(${expression} AS TIMESTAMP), 'YYYY-MM')`,
   wordRows: (expression) => `regexp_split_to_table(lower(CAST(${expression} AS TEXT)), ${singleQuoted(WORD_SEPARATOR)})`,
+  blockSampledTable: (ref, tableRows, rows) =>
+    tableRows <= rows
+      ? qualifiedTable(ref, doubleQuoted)
+      : `(SELECT * FROM ${qualifiedTable(ref, doubleQuoted)} TABLESAMPLE SYSTEM (${finiteNumber(Math.min(100, (100 * rows) / Math.max(1, tableRows)))}) REPEATABLE (7))`,
 };

@@ -74,4 +74,11 @@ export interface SqlSyntax {
    * BigQuery and Snowflake, whose splitters are FROM items).
    */
   wordRows(expression: string): string | undefined;
+  /**
+   * A sample of roughly `rows` rows read block by block (a FROM item), or the table itself when it is
+   * smaller: the engine reads only the sampled blocks, so the cost follows `rows`, not the table (a row
+   * sample filters every row). Rows of a block come together, so it suits tables far past the sample
+   * size. Absent where the engine has no repeatable block sample (the row sample is used there).
+   */
+  blockSampledTable?(ref: TableRef, tableRows: number, rows: number): string;
 }

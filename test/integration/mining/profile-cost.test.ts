@@ -10,8 +10,10 @@ import { join } from 'node:path';
 import { DuckDBInstance } from '@duckdb/node-api';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { DEFAULT_MINING_SETTINGS, mineWarehouse } from '../../../src/discovery/mining/mine.js';
+import type { ColumnModel } from '../../../src/llm/offline-analyst/types.js';
 import { createMiningQueryRunner } from '../../../src/discovery/mining/query-runner.js';
 import { createLocalEmbedder } from '../../../src/embed/local.js';
+import { planQueries } from '../../../src/llm/offline-analyst/planner/candidates.js';
 import { sqlDialect } from '../../../src/llm/offline-analyst/sql/dialect.js';
 import { profileQuery, sampleRowsKey } from '../../../src/llm/offline-analyst/sql/profile-query.js';
 import type { TableModel } from '../../../src/llm/offline-analyst/types.js';
@@ -111,7 +113,7 @@ describe('when the offline analyst profiles a table the catalog reports at 50M r
   it('counts distinct values only inside a block sample it reads once, and says how many rows it read', async () => {
     const sql = profileQuery(sqlDialect('duckdb'), [table]);
     expect(sql).toMatch(
-      /^WITH sample_0 AS MATERIALIZED \(SELECT customer_id, device, country FROM main\.orders USING SAMPLE 2 PERCENT \(system, 7\)\)/,
+      /^WITH sample_0 AS MATERIALIZED \(SELECT customer_id, device, country FROM main\.orders USING SAMPLE 0.5 PERCENT \(system, 7\)\)/,
     );
     expect(sql.match(/FROM main\.orders/g)).toHaveLength(1);
     for (const counted of sql.match(/COUNT\(DISTINCT [^)]*\) FROM [a-z_.0-9]+/g) ?? []) expect(counted).toMatch(/FROM sample_0$/);
@@ -123,6 +125,44 @@ describe('when the offline analyst profiles a table the catalog reports at 50M r
     const sql = profileQuery(sqlDialect('duckdb'), [{ ...table, rows: 20_000 }]);
     expect(sql).not.toMatch(/SAMPLE/);
     expect(sql).toMatch(/COUNT\(DISTINCT customer_id\) FROM main\.orders/);
+  });
+});
+
+describe('when the offline analyst explores a table the catalog reports at 50M rows', () => {
+  it('runs every planned query about it through a block sample the warehouse accepts, and says so', async () => {
+    const role = (name: string, type: string, kind: ColumnModel['role'], extra: Partial<ColumnModel> = {}): ColumnModel => ({
+      name,
+      type,
+      nullable: true,
+      role: kind,
+      ...extra,
+    });
+    const table: TableModel = {
+      qualified: 'main.orders',
+      name: 'orders',
+      rows: CLAIMED_ROWS,
+      columns: [
+        role('order_id', 'BIGINT', 'key', { distinct: CLAIMED_ROWS }),
+        role('customer_id', 'BIGINT', 'reference', { distinct: 997 }),
+        role('ordered_at', 'TIMESTAMP', 'time'),
+        role('device', 'VARCHAR', 'text', { distinct: 3, values: ['desktop', 'mobile', 'tablet'], words: 1 }),
+        role('country', 'VARCHAR', 'text', { distinct: 4, values: ['DE', 'FR', 'JP', 'US'], words: 1 }),
+        role('amount', 'INTEGER', 'metric'),
+        role('returned', 'BOOLEAN', 'flag'),
+      ],
+    };
+    const areas = [
+      { id: 'segments', name: 'Segments', description: '', keywords: ['segment', 'rate'] },
+      { id: 'trends', name: 'Trends', description: '', keywords: ['trend', 'month'] },
+    ];
+    const plan = planQueries(sqlDialect('duckdb'), [table], areas);
+    expect(plan.length).toBeGreaterThan(3);
+    for (const query of plan) {
+      expect(query.purpose).toContain('on a 2 % sample of 50,000,000 rows');
+      expect(query.sql).toMatch(/USING SAMPLE 2 PERCENT \((system|bernoulli), 7\)/);
+      const result = await warehouse.query(query.sql);
+      expect(result.columns.length).toBeGreaterThan(0);
+    }
   });
 });
 

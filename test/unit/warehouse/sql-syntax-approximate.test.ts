@@ -2,6 +2,8 @@ import { describe, expect, it } from 'vitest';
 import { sqlDialect } from '../../../src/llm/offline-analyst/sql/dialect.js';
 import { estimateDistinct } from '../../../src/llm/offline-analyst/sql/profile-query.js';
 import { sqlSyntaxFor } from '../../../src/warehouse/sql-syntax/index.js';
+import { miningSample } from '../../../src/discovery/mining/mine.js';
+import { MINING_BLOCK_SAMPLE_THRESHOLD } from '../../../src/discovery/mining/profile.js';
 
 const orders = { schema: 'shop', name: 'orders' };
 
@@ -35,6 +37,32 @@ describe('uniform samples per dialect', () => {
   it('reads a table no larger than the sample whole', () => {
     for (const dialect of ['duckdb', 'postgres', 'mysql', 'clickhouse', 'bigquery', 'snowflake'] as const)
       expect(sqlSyntaxFor(dialect).sampledTable(orders, 400_000, 500_000)).not.toMatch(/SAMPLE|RAND|rand\(/);
+  });
+});
+
+describe('mining samples of a table far past the sample size', () => {
+  const table = (rowCount: number) => ({ ...orders, rowCount });
+
+  it('read whole blocks on DuckDB and PostgreSQL above 10,000,000 rows, so a statement costs the sample, not the table', () => {
+    expect(miningSample(sqlSyntaxFor('duckdb'), table(50_000_000))).toBe(
+      '(SELECT * FROM "shop"."orders" USING SAMPLE 1 PERCENT (system, 7))',
+    );
+    expect(miningSample(sqlSyntaxFor('postgres'), table(50_000_000))).toBe(
+      '(SELECT * FROM "shop"."orders" TABLESAMPLE SYSTEM (1) REPEATABLE (7))',
+    );
+  });
+
+  it('stay row samples up to 10,000,000 rows, and on engines without a block sample', () => {
+    expect(miningSample(sqlSyntaxFor('duckdb'), table(MINING_BLOCK_SAMPLE_THRESHOLD))).toBe(
+      '(SELECT * FROM "shop"."orders" USING SAMPLE 5 PERCENT (bernoulli, 7))',
+    );
+    expect(miningSample(sqlSyntaxFor('mysql'), table(50_000_000))).toBe('(SELECT * FROM `shop`.`orders` WHERE RAND(7) < 0.01)');
+    for (const dialect of ['mysql', 'clickhouse', 'bigquery', 'snowflake'] as const)
+      expect(sqlSyntaxFor(dialect).blockSampledTable, dialect).toBeUndefined();
+  });
+
+  it('read a table no larger than the sample whole', () => {
+    expect(sqlSyntaxFor('duckdb').blockSampledTable?.(orders, 400_000, 500_000)).toBe('"shop"."orders"');
   });
 });
 

@@ -8,6 +8,7 @@ import { furthestPositionQuery, retentionQuery, timeToFirstQuery, weeklyArrivals
 import type { SqlDialect } from '../sql/dialect.js';
 import { ordinalCliffQuery, segmentQuery } from '../sql/segment-query.js';
 import { monthlyQuery, segmentTrendQuery } from '../sql/trend-queries.js';
+import { sampledDraft } from '../sql/sampling.js';
 import { findReferences, isLookupTable, isPersonTable, mainTime, type Reference } from '../schema-model.js';
 import { compareText, humanize, mentionsStem, shortHash, wordsOf } from '../text.js';
 import type { AreaInfo, PlannedQuery, TableModel } from '../types.js';
@@ -349,11 +350,11 @@ function diversify(queries: readonly PlannedQuery[]): PlannedQuery[] {
  * `area: measure by segment (table) [keywords: …]`. The area keywords the query is about are named
  * verbatim: the engine's step picker lets a step into an area on an exact keyword.
  */
-function purposeOf(area: AreaInfo, draft: Draft): string {
+function purposeOf(area: AreaInfo, draft: Draft, sampled?: string): string {
   const by = draft.segmentText === 'month' || draft.segmentText === 'week' ? '' : ` by ${draft.segmentText}`;
   const text = draft.words.join(' ');
   const keywords = area.keywords.filter((keyword) => mentionsStem(text, keyword));
-  return `${area.id}: ${draft.measureText}${by} (${draft.table.qualified})${keywords.length > 0 ? ` [keywords: ${keywords.join(', ')}]` : ''}`;
+  return `${area.id}: ${draft.measureText}${by} (${draft.table.qualified}${sampled ? `, ${sampled}` : ''})${keywords.length > 0 ? ` [keywords: ${keywords.join(', ')}]` : ''}`;
 }
 
 /** Every planned query, in execution order: areas take turns, each area's best query first. */
@@ -379,12 +380,14 @@ export function planQueries(dialect: SqlDialect, tables: readonly TableModel[], 
     const best = rankAreas(areas, draft.words, weights)[0];
     const area = best && best.score > 0 ? best.area : (areas[0] ?? fallbackArea);
     const priority = draft.priority - (best && best.score > 0 ? 0 : 2);
+    // a large table is read through a sample, and the step says so (sql/sampling.ts)
+    const { sql, sample } = sampledDraft(dialect, draft);
     const planned: PlannedQuery = {
       key,
       area: area.id,
-      purpose: purposeOf(area, draft),
-      thinking: `${area.name}: measuring ${draft.measureText}${draft.segmentText === 'month' || draft.segmentText === 'week' ? '' : ` split by ${draft.segmentText}`} to find segments or periods that stand out.`,
-      sql: draft.sql,
+      purpose: purposeOf(area, draft, sample?.text),
+      thinking: `${area.name}: measuring ${draft.measureText}${draft.segmentText === 'month' || draft.segmentText === 'week' ? '' : ` split by ${draft.segmentText}`}${sample ? ` ${sample.text}` : ''} to find segments or periods that stand out.`,
+      sql,
       priority,
       family: `${draft.kind}:${draft.table.qualified}`,
       subject: draft.subject,
