@@ -1,4 +1,4 @@
-/** The run's decision rules as pure functions: verification status, run type, previous-context caps. */
+/** The run's outcome rules as pure functions: a verification's status, the run's type and its final status. */
 import type { AreaRun, RunType, ValidationStatus } from '../domain/index.js';
 
 /** Verified within this relative distance of the claim counts as confirmed (discovery-lifecycle seed: 20 %). */
