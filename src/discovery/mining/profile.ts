@@ -230,6 +230,42 @@ function durationsOf(columns: readonly MiningColumn[]): DurationMeasure[] {
   return pairs;
 }
 
+/** The unit a typical duration reads best in: "4.5 minutes", not "0.0031 days". */
+export function unitForSeconds(seconds: number): DurationMeasure['unit'] | undefined {
+  if (!Number.isFinite(seconds) || seconds <= 0) return undefined;
+  if (seconds < 3_600) return 'minutes';
+  if (seconds < 2 * 86_400) return 'hours';
+  return 'days';
+}
+
+/**
+ * Each duration's unit from its median (one statement for all of a table's pairs, on the same rows
+ * the profile read); the table's whole time span, which `durationsOf` judges by, says nothing about
+ * how long one level attempt or one session lasts. Where the statement gives no answer, the span's
+ * unit stays.
+ */
+async function unitsFromTypicalDurations(
+  runner: MiningQueryRunner,
+  syntax: SqlSyntax,
+  relation: { from: string; name: string; expr(name: string): string },
+  durations: DurationMeasure[],
+): Promise<void> {
+  if (durations.length === 0) return;
+  const seconds = (duration: DurationMeasure) =>
+    `${syntax.epochSeconds(relation.expr(duration.end))} - ${syntax.epochSeconds(relation.expr(duration.start))}`;
+  const medians = durations.map((duration, index) => {
+    const value = seconds(duration);
+    return `${syntax.median(`CASE WHEN ${value} > 0 THEN ${value} END`)} AS typical_${index}`;
+  });
+  const rows = await runner.run(`typical durations ${relation.name}`, `SELECT ${medians.join(', ')} FROM ${relation.from}`);
+  const row = rows?.[0];
+  if (!row) return;
+  durations.forEach((duration, index) => {
+    const unit = unitForSeconds(num(row[`typical_${index}`]) ?? Number.NaN);
+    if (unit) duration.unit = unit;
+  });
+}
+
 /** The table's main time axis: its first start-like timestamp, else its only timestamp, else a period column. */
 function axisOf(columns: readonly MiningColumn[], durations: readonly DurationMeasure[]): TimeAxis | undefined {
   const times = columns.filter((column) => column.role === 'time' && column.min !== undefined && column.max !== undefined);
@@ -328,6 +364,7 @@ export async function profileTable(runner: MiningQueryRunner, syntax: SqlSyntax,
   }
 
   const durations = durationsOf(columns);
+  await unitsFromTypicalDurations(runner, syntax, { ...relation, from, name: `${table.schema}.${table.name}` }, durations);
   const axis = axisOf(columns, durations);
   const axisColumn = axis && columns.find((column) => column.name === axis.column && column.role === 'time');
   const calendarParts: CalendarPart[] = [];
