@@ -58,7 +58,9 @@ describe('durations in the unit their typical value reads best in', () => {
       expect(finding.claim.metric.unit).toBe('minutes');
       expect(mined.text(finding)).not.toMatch(/\bdays\b/);
     }
-    const level12 = durations.find((finding) => finding.claim.segment?.column === 'level' && String(finding.claim.segment?.value) === 'L12');
+    const level12 = durations.find(
+      (finding) => finding.claim.segment?.column === 'level' && String(finding.claim.segment?.value) === 'L12',
+    );
     expect(level12, durations.map((finding) => mined.text(finding)).join('\n')).toBeDefined();
     expect(mined.text(level12 as MinedFinding)).toMatch(/minutes/);
     expect(mined.unconfirmed.filter((line) => /time from/.test(line))).toEqual([]);
