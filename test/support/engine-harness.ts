@@ -145,3 +145,24 @@ export async function createHarness(brain: OfflineBrain, options: HarnessOptions
     },
   };
 }
+
+/**
+ * Makes the harness's run updates fail as the run enters `phase`: `fault` is asked at each such
+ * update and its error thrown (no error: the update goes through). The fault schedules of the fleet
+ * and pipeline-driver tests break a stage's entry this way.
+ */
+export function failRunUpdatesEntering(harness: Harness, phase: Run['phase'], fault: () => Error | undefined): void {
+  const store = harness.deps.store;
+  harness.deps.store = {
+    ...store,
+    updateRun: (id: string, mutate: (run: Run) => Run) =>
+      store.updateRun(id, (run) => {
+        const next = mutate(run);
+        if (next.phase === phase && run.phase !== phase) {
+          const error = fault();
+          if (error) throw error;
+        }
+        return next;
+      }),
+  };
+}

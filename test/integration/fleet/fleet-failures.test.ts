@@ -5,7 +5,7 @@ import { LlmRateLimitError } from '../../../src/errors/index.js';
 import { lookupModel } from '../../../src/llm/catalog.js';
 import { createAnthropicProvider } from '../../../src/llm/providers/anthropic.js';
 import { startLlmSimulator, type SimulatorBrain } from '../../../src/llm/simulator/index.js';
-import type { Harness } from '../../support/engine-harness.js';
+import { failRunUpdatesEntering, type Harness } from '../../support/engine-harness.js';
 import { QUERY_DEVICE, QUERY_REVENUE, scriptedBrain } from '../discovery/scripted-brain.js';
 import { RATE_LIMIT_WAITS_KEY } from '../../../src/fleet/bullmq/workers/job-errors.js';
 import { createFleet } from './fleet-harness.js';
@@ -107,21 +107,12 @@ describe.skipIf(redisServerMissing)('when a provider rate limit escapes a job', 
   it('pauses the queue for the retry-after, then redoes the job without spending an attempt', async () => {
     const RETRY_AFTER_MS = 400;
     let limitedAt = 0;
-    const rateLimitRecommendationsOnce = (harness: Harness) => {
-      const store = harness.deps.store;
-      harness.deps.store = {
-        ...store,
-        updateRun: (id: string, mutate: (run: Run) => Run) =>
-          store.updateRun(id, (run) => {
-            const next = mutate(run);
-            if (limitedAt === 0 && next.phase === 'recommendations' && run.phase !== 'recommendations') {
-              limitedAt = Date.now();
-              throw new LlmRateLimitError('429 too many requests', { provider: 'anthropic', status: 429, retryAfterMs: RETRY_AFTER_MS });
-            }
-            return next;
-          }),
-      };
-    };
+    const rateLimitRecommendationsOnce = (harness: Harness) =>
+      failRunUpdatesEntering(harness, 'recommendations', () => {
+        if (limitedAt !== 0) return undefined;
+        limitedAt = Date.now();
+        return new LlmRateLimitError('429 too many requests', { provider: 'anthropic', status: 429, retryAfterMs: RETRY_AFTER_MS });
+      });
     const fleet = redis.track(
       await createFleet(redis.url, scriptedBrain({ exploration: SCRIPT }).brain, { wrapStore: rateLimitRecommendationsOnce }),
     );
@@ -142,21 +133,11 @@ describe.skipIf(redisServerMissing)('when a provider rate limit escapes a job', 
 describe.skipIf(redisServerMissing)('when the provider rate limits a job every time', () => {
   it(`waits out ${MAX_RATE_LIMIT_WAITS} rate limits, counted in the job's data in Redis, then spends the attempts and records the failure`, async () => {
     let limits = 0;
-    const rateLimitRecommendationsAlways = (harness: Harness) => {
-      const store = harness.deps.store;
-      harness.deps.store = {
-        ...store,
-        updateRun: (id: string, mutate: (run: Run) => Run) =>
-          store.updateRun(id, (run) => {
-            const next = mutate(run);
-            if (next.phase === 'recommendations' && run.phase !== 'recommendations') {
-              limits++;
-              throw new LlmRateLimitError('429 too many requests', { provider: 'anthropic', status: 429, retryAfterMs: 1 });
-            }
-            return next;
-          }),
-      };
-    };
+    const rateLimitRecommendationsAlways = (harness: Harness) =>
+      failRunUpdatesEntering(harness, 'recommendations', () => {
+        limits++;
+        return new LlmRateLimitError('429 too many requests', { provider: 'anthropic', status: 429, retryAfterMs: 1 });
+      });
     const fleet = redis.track(
       await createFleet(redis.url, scriptedBrain({ exploration: SCRIPT }).brain, { wrapStore: rateLimitRecommendationsAlways }),
     );

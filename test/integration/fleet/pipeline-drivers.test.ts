@@ -14,7 +14,7 @@ import { LlmAuthError, LlmRateLimitError, WarehouseError } from '../../../src/er
 import { runDiscoveryLocally } from '../../../src/fleet/local/runner.js';
 import type { LlmRequest } from '../../../src/llm/port.js';
 import type { OfflineBrain } from '../../../src/llm/providers/offline.js';
-import { createHarness, type Harness } from '../../support/engine-harness.js';
+import { createHarness, failRunUpdatesEntering, type Harness } from '../../support/engine-harness.js';
 import { QUERY_DEVICE, QUERY_REVENUE, nextStep, phaseOf, scriptedBrain } from '../discovery/scripted-brain.js';
 import { createFleet, type Fleet } from './fleet-harness.js';
 import { useRedisServer } from './redis-lifecycle.js';
@@ -136,18 +136,7 @@ function exhaustingFaults(): Schedule & { calls: ReturnType<typeof counter> } {
 /** A transition whose update never applies (the write entering analysis fails every time): the run is taken up again until the cap. */
 function lostCoordination(): Schedule {
   const { brain } = scriptedBrain({ exploration: { 1: QUERY_DEVICE, 2: QUERY_REVENUE } });
-  const breakPorts = (harness: Harness) => {
-    const store = harness.deps.store;
-    harness.deps.store = {
-      ...store,
-      updateRun: (id: string, mutate: (run: Run) => Run) =>
-        store.updateRun(id, (run) => {
-          const next = mutate(run);
-          if (next.phase === 'analysis' && run.phase !== 'analysis') throw new Error('disk full (entering analysis)');
-          return next;
-        }),
-    };
-  };
+  const breakPorts = (harness: Harness) => failRunUpdatesEntering(harness, 'analysis', () => new Error('disk full (entering analysis)'));
   return { brain, breakPorts };
 }
 
