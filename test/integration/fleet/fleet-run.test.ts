@@ -70,11 +70,15 @@ describe.skipIf(redisServerMissing)('a run through the BullMQ fleet (real redis-
 
       const coordinator = fleet.producer.queue('coordinator');
       const finished = await coordinator.getJob(run.id);
+      const [mark] = await fleet.connection.xrevrange(coordinator.toKey('events'), '+', '-', 'COUNT', 1);
       await fleet.launcher.launch(run.id);
-      // BullMQ refused the add (same job id): its last event says so, and the job is still the finished
-      // one, so nothing was enqueued that could run later — no need to wait and see
-      const [last] = await fleet.connection.xrevrange(coordinator.toKey('events'), '+', '-', 'COUNT', 1);
-      expect(last?.[1]).toEqual(['event', 'duplicated', 'jobId', run.id]);
+      // BullMQ refused the add (same job id): the events written since say so and none adds or wakes the
+      // job, and the job is still the finished one, so nothing was enqueued that could run later — no
+      // need to wait and see. (Idle workers append 'drained' to the same stream at any moment, so the
+      // events are filtered to this job's rather than read as "the last one".)
+      const since = await fleet.connection.xrange(coordinator.toKey('events'), `(${mark?.[0] ?? '0'}`, '+');
+      const ofThisJob = since.map(([, fields]) => fields).filter((fields) => fields.includes(run.id));
+      expect(ofThisJob).toEqual([['event', 'duplicated', 'jobId', run.id]]);
       expect((await coordinator.getJob(run.id))?.finishedOn).toBe(finished?.finishedOn);
 
       expect(calls).toMatchObject({ exploration: 4, analysis: 2, verification: 0, recommendations: 1 });
