@@ -125,8 +125,20 @@ export function buildRelation(
   const table = resolveTable(tableName, tables);
   const joins: string[] = [];
   const expressions = new Map<string, { sql: string; type: string }>();
-  derived.forEach((item, index) => {
-    const alias = `d${index}`;
+  // one join per distinct (source, condition): several values read from one parent (a customer's tier and
+  // region), or one child aggregate named twice (orders per session as a count and as "has an order"),
+  // share it — written once per value, an engine that materialises each derived table (MariaDB) counted
+  // the same child table four times in every statement
+  const aliases = new Map<string, string>();
+  const joined = (source: string, on: (alias: string) => string): string => {
+    const known = aliases.get(`${source}\n${on('·')}`);
+    if (known) return known;
+    const alias = `d${aliases.size}`;
+    aliases.set(`${source}\n${on('·')}`, alias);
+    joins.push(`LEFT JOIN ${source} AS ${alias} ON ${on(alias)}`);
+    return alias;
+  };
+  for (const item of derived) {
     if (table.columns.some((column) => column.name === item.name))
       throw new RelationShapeError(`derived name "${item.name}" is also a column of ${table.qualified}`);
     if (item.from === 'parent') {
@@ -134,15 +146,15 @@ export function buildRelation(
       const link = syntax.identifier(findColumn(table, item.link, 'parent link').name);
       const key = syntax.identifier(findColumn(parent, item.key, 'parent key').name);
       const column = findColumn(parent, item.column, 'parent column');
-      joins.push(`LEFT JOIN ${syntax.table(parent)} AS ${alias} ON ${alias}.${key} = ${BASE_ALIAS}.${link}`);
+      const alias = joined(syntax.table(parent), (alias) => `${alias}.${key} = ${BASE_ALIAS}.${link}`);
       expressions.set(item.name, { sql: `${alias}.${syntax.identifier(column.name)}`, type: column.type });
     } else {
       const key = syntax.identifier(findColumn(table, item.key, 'key').name);
       const compiled = childSql(syntax, table, item, tables);
-      joins.push(`LEFT JOIN ${compiled.join} AS ${alias} ON ${alias}.k = ${BASE_ALIAS}.${key}`);
+      const alias = joined(compiled.join, (alias) => `${alias}.k = ${BASE_ALIAS}.${key}`);
       expressions.set(item.name, { sql: compiled.value(alias), type: compiled.type });
     }
-  });
+  }
   return {
     table,
     syntax,
