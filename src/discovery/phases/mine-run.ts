@@ -59,6 +59,9 @@ export function miningSettings(deps: Pick<DiscoveryDeps, 'config'>): MiningSetti
   };
 }
 
+/** Mining statements named in the 'mining finished' log line, slowest first. */
+const SLOWEST_LOGGED = 5;
+
 async function mineRunUntimed(deps: DiscoveryDeps, runId: string, signal?: AbortSignal): Promise<MiningState> {
   const run: Run = await assertRunActive(deps, runId, signal);
   if (run.mining && run.mining.status !== 'failed') return run.mining;
@@ -111,7 +114,19 @@ async function mineRunUntimed(deps: DiscoveryDeps, runId: string, signal?: Abort
       notes: [...outcome.notes, ...weighed.notes],
     };
     deps.logger.info(
-      { runId, queries: state.queries, tested: state.tested, significant: state.significant, findings: findings.length },
+      {
+        runId,
+        queries: state.queries,
+        tested: state.tested,
+        significant: state.significant,
+        findings: findings.length,
+        durationMs: state.duration_ms,
+        // what spent the budget, for an operator whose warehouse mines slowly
+        slowest: [...outcome.queries]
+          .sort((left, right) => right.ms - left.ms)
+          .slice(0, SLOWEST_LOGGED)
+          .map((query) => `${query.label} (${query.ms} ms${query.error ? `, ${query.timedOut ? 'timed out' : 'failed'}` : ''})`),
+      },
       'mining finished',
     );
   } catch (error) {
