@@ -347,7 +347,7 @@ export async function profileTable(runner: MiningQueryRunner, syntax: SqlSyntax,
       ({ column, index }) =>
         `SELECT ${index} AS col, ${syntax.toText(relation.expr(column.name))} AS v, count(*) AS n FROM ${from} WHERE ${relation.expr(column.name)} IS NOT NULL GROUP BY ${relation.expr(column.name)}`,
     );
-    const sql = `SELECT col, v, n FROM (SELECT col, v, n, row_number() OVER (PARTITION BY col ORDER BY n DESC, v) AS rk FROM (\n${branches.join('\nUNION ALL\n')}\n) AS counted) AS ranked WHERE rk <= ${TOP_VALUES_KEPT} ORDER BY col, n DESC, v`;
+    const sql = syntax.topRowsPerGroup(`(\n${branches.join('\nUNION ALL\n')}\n)`, 'col, v, n', 'col', 'n DESC, v', TOP_VALUES_KEPT);
     const counted = await runner.run(`top values ${table.schema}.${table.name}`, sql);
     for (const item of counted ?? []) {
       const index = num(item.col);

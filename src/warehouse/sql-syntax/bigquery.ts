@@ -11,6 +11,7 @@ import {
   plainTimestampText,
   regexLiteral,
   slopeFromSums,
+  rankedTopRows,
 } from './common.js';
 import type { CalendarPart, SqlSyntax, TimeGrain } from './syntax.js';
 
@@ -73,5 +74,6 @@ export const bigquerySyntax: SqlSyntax = {
   daysBetween: (from, to) => `DATE_DIFF(DATE(${timestamp(to)}), DATE(${timestamp(from)}), DAY)`,
   monthText: (expression) => `FORMAT_TIMESTAMP('%Y-%m', ${timestamp(expression)})`,
   // UNNEST is a FROM item in GoogleSQL, not a SELECT-list function
+  topRowsPerGroup: rankedTopRows,
   wordRows: () => undefined,
 };

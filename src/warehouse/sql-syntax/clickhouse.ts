@@ -78,6 +78,8 @@ export const clickhouseSyntax: SqlSyntax = {
   slope: (y, x) => finiteOrNull(slopeFromSums(y, x, double)),
   daysBetween: (from, to) => `dateDiff('day', toDate(${from}), toDate(${to}))`,
   monthText: (expression) => `formatDateTime(${datetime(expression)}, '%Y-%m')`,
+  topRowsPerGroup: (source, columns, group, order, count) =>
+    `SELECT ${columns} FROM ${source} AS counted ORDER BY ${group}, ${order} LIMIT ${finiteNumber(count)} BY ${group}`,
   // splitByRegexp is ClickHouse 21.x and later
   wordRows: (expression) => `arrayJoin(splitByRegexp(${string(WORD_SEPARATOR)}, lowerUTF8(toString(${expression}))))`,
 };

@@ -13,6 +13,7 @@ import {
   qualifiedTable,
   regexLiteral,
   slopeFromSums,
+  rankedTopRows,
 } from './common.js';
 import type { CalendarPart, SqlSyntax, TimeGrain } from './syntax.js';
 
@@ -109,5 +110,6 @@ export const mysqlSyntax: SqlSyntax = {
   daysBetween: (from, to) => `DATEDIFF(${datetime(to)}, ${datetime(from)})`,
   monthText: (expression) => `DATE_FORMAT(${datetime(expression)}, '%Y-%m')`,
   // no set-returning splitter: the queries that need one are not written for MySQL/MariaDB
+  topRowsPerGroup: rankedTopRows,
   wordRows: () => undefined,
 };

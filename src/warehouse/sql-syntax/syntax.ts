@@ -75,6 +75,13 @@ export interface SqlSyntax {
    */
   wordRows(expression: string): string | undefined;
   /**
+   * A SELECT of `columns` from the derived table `source` (parenthesised) that keeps the first `count`
+   * rows of each `group` value in `order` (a comma-separated ORDER BY list without the group), ordered
+   * by the group and then `order`. Window engines rank with `row_number()`; ClickHouse has `LIMIT n BY`
+   * on every version (its window functions are 21.x and later).
+   */
+  topRowsPerGroup(source: string, columns: string, group: string, order: string, count: number): string;
+  /**
    * A sample of roughly `rows` rows read block by block (a FROM item), or the table itself when it is
    * smaller: the engine reads only the sampled blocks, so the cost follows `rows`, not the table (a row
    * sample filters every row). Rows of a block come together, so it suits tables far past the sample
