@@ -53,7 +53,7 @@ function childSql(
   base: TableDescription,
   child: Extract<ClaimDerived, { from: 'child' }>,
   tables: readonly TableDescription[],
-): { join: string; value: (alias: string) => string; type: string } {
+): { join: string; value: (raw: string) => string; type: string } {
   const table = resolveTable(child.table, tables);
   const id = (owner: TableDescription, name: string, role: string) => syntax.identifier(findColumn(owner, name, role).name);
   const link = `c.${id(table, child.link, 'child link')}`;
@@ -99,15 +99,16 @@ function childSql(
   }
   const where = conditions.length > 0 ? ` WHERE ${conditions.join(' AND ')}` : '';
   const join = `(SELECT ${link} AS k, ${aggregate} AS v FROM ${syntax.table(table)} AS c${joinBase}${where} GROUP BY ${link})`;
-  const value = (alias: string) => {
+  /** The derived value from the child's aggregate as joined (`raw`: NULL where the row has no child). */
+  const value = (raw: string) => {
     switch (child.aggregate) {
       case 'exists':
-        return `(CASE WHEN ${alias}.v > 0 THEN TRUE ELSE FALSE END)`;
+        return `(CASE WHEN ${raw} > 0 THEN ${syntax.boolean(true)} ELSE ${syntax.boolean(false)} END)`;
       case 'count':
       case 'sum':
-        return `coalesce(${alias}.v, 0)`;
+        return `coalesce(${raw}, 0)`;
       case 'first':
-        return `${alias}.v`;
+        return raw;
     }
   };
   return { join, value, type: child.aggregate === 'exists' ? 'BOOLEAN' : type };
@@ -123,8 +124,12 @@ export function buildRelation(
   baseFrom?: string,
 ): Relation {
   const table = resolveTable(tableName, tables);
-  const joins: string[] = [];
+  const joins: Array<{ sql: string; name: string; raw: string }> = [];
   const expressions = new Map<string, { sql: string; type: string }>();
+  // one JOIN per SELECT: each related value is joined in its own SELECT around the previous one and
+  // read back by its derived name from the outermost `t`
+  const nested = syntax.oneJoinPerSelect === true;
+  const joined = (name: string, raw: string) => (nested ? `${BASE_ALIAS}.${syntax.identifier(name)}` : raw);
   derived.forEach((item, index) => {
     const alias = `d${index}`;
     if (table.columns.some((column) => column.name === item.name))
@@ -134,19 +139,27 @@ export function buildRelation(
       const link = syntax.identifier(findColumn(table, item.link, 'parent link').name);
       const key = syntax.identifier(findColumn(parent, item.key, 'parent key').name);
       const column = findColumn(parent, item.column, 'parent column');
-      joins.push(`LEFT JOIN ${syntax.table(parent)} AS ${alias} ON ${alias}.${key} = ${BASE_ALIAS}.${link}`);
-      expressions.set(item.name, { sql: `${alias}.${syntax.identifier(column.name)}`, type: column.type });
+      const raw = `${alias}.${syntax.identifier(column.name)}`;
+      joins.push({ sql: `LEFT JOIN ${syntax.table(parent)} AS ${alias} ON ${alias}.${key} = ${BASE_ALIAS}.${link}`, name: item.name, raw });
+      expressions.set(item.name, { sql: joined(item.name, raw), type: column.type });
     } else {
       const key = syntax.identifier(findColumn(table, item.key, 'key').name);
       const compiled = childSql(syntax, table, item, tables);
-      joins.push(`LEFT JOIN ${compiled.join} AS ${alias} ON ${alias}.k = ${BASE_ALIAS}.${key}`);
-      expressions.set(item.name, { sql: compiled.value(alias), type: compiled.type });
+      const raw = `${alias}.v`;
+      joins.push({ sql: `LEFT JOIN ${compiled.join} AS ${alias} ON ${alias}.k = ${BASE_ALIAS}.${key}`, name: item.name, raw });
+      expressions.set(item.name, { sql: compiled.value(joined(item.name, raw)), type: compiled.type });
     }
   });
   return {
     table,
     syntax,
-    from: [`${baseFrom ?? syntax.table(table)} AS ${BASE_ALIAS}`, ...joins].join('\n'),
+    from: nested
+      ? joins.reduce(
+          (inner, join) =>
+            `(SELECT ${BASE_ALIAS}.*, ${join.raw} AS ${syntax.identifier(join.name)} FROM ${inner}\n${join.sql}) AS ${BASE_ALIAS}`,
+          `${baseFrom ?? syntax.table(table)} AS ${BASE_ALIAS}`,
+        )
+      : [`${baseFrom ?? syntax.table(table)} AS ${BASE_ALIAS}`, ...joins.map((join) => join.sql)].join('\n'),
     column(name, role) {
       if (name === undefined) throw new RelationShapeError(`the claim needs a ${role}`);
       const own = expressions.get(name);

@@ -39,7 +39,7 @@ export function valueExpression(syntax: SqlSyntax, table: Pick<MiningTable, 'exp
       const among = (measure.among ?? []).map((condition) => conditionExpression(syntax, table, condition));
       const scope = among.length > 0 ? `${among.join(' AND ')} AND ` : '';
       // not_null rates count every row; other rates leave rows with no value out of the denominator
-      const known = measure.op === 'not_null' ? 'TRUE' : `${column} IS NOT NULL`;
+      const known = measure.op === 'not_null' ? syntax.boolean(true) : `${column} IS NOT NULL`;
       return `CASE WHEN ${scope}${meets} THEN 1 WHEN ${scope}${known} THEN 0 END`;
     }
     case 'mean':

@@ -75,6 +75,11 @@ export interface SqlSyntax {
    */
   wordRows(expression: string): string | undefined;
   /**
+   * The engine runs one JOIN per SELECT (ClickHouse 18.16: "Support for more than one JOIN in query is
+   * not implemented"): a table's related values are joined one per nested SELECT (claims/relation.ts).
+   */
+  readonly oneJoinPerSelect?: boolean;
+  /**
    * A SELECT of `columns` from the derived table `source` (parenthesised) that keeps the first `count`
    * rows of each `group` value in `order` (a comma-separated ORDER BY list without the group), ordered
    * by the group and then `order`. Window engines rank with `row_number()`; ClickHouse has `LIMIT n BY`
