@@ -6,7 +6,7 @@
  */
 import type { ClaimDerived } from '../../domain/index.js';
 import type { ColumnInfo, TableDescription } from '../../warehouse/port.js';
-import type { SqlSyntax } from '../../warehouse/sql-syntax/index.js';
+import { comparedOperand, type SqlSyntax } from '../../warehouse/sql-syntax/index.js';
 
 export class RelationShapeError extends Error {}
 
@@ -74,7 +74,9 @@ function childSql(
     else if (condition.op === 'not_null') conditions.push(`${target} IS NOT NULL`);
     else {
       if (condition.value === undefined) throw new RelationShapeError(`child condition on "${condition.column}" needs a value`);
-      conditions.push(`${target} ${condition.op === '!=' ? '<>' : condition.op} ${literalOf(syntax, condition.value)}`);
+      conditions.push(
+        `${comparedOperand(syntax, target, [condition.value])} ${condition.op === '!=' ? '<>' : condition.op} ${literalOf(syntax, condition.value)}`,
+      );
     }
   }
   let aggregate: string;

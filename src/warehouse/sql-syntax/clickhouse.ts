@@ -41,6 +41,9 @@ function quantile(expression: string, q: number): string {
 
 export const clickhouseSyntax: SqlSyntax = {
   dialect: 'clickhouse',
+  operandFor: (expression, values) =>
+    values.some((value) => typeof value === 'number' && !Number.isInteger(value)) ? double(expression) : expression,
+  isNotTrue: (condition) => `NOT coalesce((${condition}), 0)`,
   // 18.16 refuses a second JOIN in a SELECT; the nested form runs on current ClickHouse as well
   oneJoinPerSelect: true,
   identifier: backtickEscaped,

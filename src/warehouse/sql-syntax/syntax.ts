@@ -75,6 +75,18 @@ export interface SqlSyntax {
    */
   wordRows(expression: string): string | undefined;
   /**
+   * `expression` as the left side of a comparison with these literals, where the engine needs it cast:
+   * ClickHouse compares no Decimal with a Float64 literal ("No operation equals between Decimal(12, 2)
+   * and Float64"), so against a fractional number it compares as double. Absent: compared as it is
+   * (see `comparedOperand` in index.ts).
+   */
+  operandFor?(expression: string, values: ReadonlyArray<string | number | boolean>): string;
+  /**
+   * True when `condition` is false or NULL, where the engine has no `IS NOT TRUE` (ClickHouse).
+   * Absent: `(condition) IS NOT TRUE` (see `notTrue` in index.ts).
+   */
+  isNotTrue?(condition: string): string;
+  /**
    * The engine runs one JOIN per SELECT (ClickHouse 18.16: "Support for more than one JOIN in query is
    * not implemented"): a table's related values are joined one per nested SELECT (claims/relation.ts).
    */
