@@ -281,6 +281,7 @@ export const ENV_BINDINGS: ReadonlyArray<{
   { env: 'ASSAY_MINING_FDR', path: ['mining', 'fdr'], kind: 'number' },
   { env: 'ASSAY_MINING_MIN_SUPPORT', path: ['mining', 'minSupport'], kind: 'int' },
   { env: 'ASSAY_MINING_MAX_QUERIES', path: ['mining', 'maxQueries'], kind: 'int' },
+  { env: 'ASSAY_MINING_MAX_DURATION_MS', path: ['mining', 'maxDurationMs'], kind: 'int' },
   { env: 'ASSAY_MINING_MAX_TABLES', path: ['mining', 'maxTables'], kind: 'int' },
   { env: 'ASSAY_INSIGHTS_PER_AREA', path: ['mining', 'insightsPerArea'], kind: 'int' },
   { env: 'ASSAY_MAX_EXPANSIONS', path: ['compaction', 'maxExpansions'], kind: 'int' },

@@ -126,14 +126,30 @@ export function buildRelation(
   baseFrom?: string,
 ): Relation {
   const table = resolveTable(tableName, tables);
-  const joins: Array<{ sql: string; name: string; raw: string }> = [];
+  const joins: Array<{ sql: string; values: Array<{ name: string; raw: string }> }> = [];
   const expressions = new Map<string, { sql: string; type: string }>();
-  // one JOIN per SELECT: each related value is joined in its own SELECT around the previous one and
-  // read back by its derived name from the outermost `t`
+  // one join per distinct (source, condition): several values read from one parent (a customer's tier and
+  // region), or one child aggregate named twice (orders per session as a count and as "has an order"),
+  // share it — written once per value, an engine that materialises each derived table (MariaDB) counted
+  // the same child table four times in every statement
+  const aliases = new Map<string, { alias: string; values: Array<{ name: string; raw: string }> }>();
+  const joined = (source: string, on: (alias: string) => string): { alias: string; values: Array<{ name: string; raw: string }> } => {
+    const known = aliases.get(`${source}\n${on('·')}`);
+    if (known) return known;
+    const join = { alias: `d${aliases.size}`, values: [] as Array<{ name: string; raw: string }> };
+    aliases.set(`${source}\n${on('·')}`, join);
+    joins.push({ sql: `LEFT JOIN ${source} AS ${join.alias} ON ${on(join.alias)}`, values: join.values });
+    return join;
+  };
+  // one JOIN per SELECT: each join is made in its own SELECT around the previous one, which passes its
+  // values on by their derived names; they are read from the outermost `t`
   const nested = syntax.oneJoinPerSelect === true;
-  const joined = (name: string, raw: string) => (nested ? `${BASE_ALIAS}.${syntax.identifier(name)}` : raw);
-  derived.forEach((item, index) => {
-    const alias = `d${index}`;
+  const read = (join: { values: Array<{ name: string; raw: string }> }, name: string, raw: string): string => {
+    if (!nested) return raw;
+    join.values.push({ name, raw });
+    return `${BASE_ALIAS}.${syntax.identifier(name)}`;
+  };
+  for (const item of derived) {
     if (table.columns.some((column) => column.name === item.name))
       throw new RelationShapeError(`derived name "${item.name}" is also a column of ${table.qualified}`);
     if (item.from === 'parent') {
@@ -141,24 +157,22 @@ export function buildRelation(
       const link = syntax.identifier(findColumn(table, item.link, 'parent link').name);
       const key = syntax.identifier(findColumn(parent, item.key, 'parent key').name);
       const column = findColumn(parent, item.column, 'parent column');
-      const raw = `${alias}.${syntax.identifier(column.name)}`;
-      joins.push({ sql: `LEFT JOIN ${syntax.table(parent)} AS ${alias} ON ${alias}.${key} = ${BASE_ALIAS}.${link}`, name: item.name, raw });
-      expressions.set(item.name, { sql: joined(item.name, raw), type: column.type });
+      const join = joined(syntax.table(parent), (alias) => `${alias}.${key} = ${BASE_ALIAS}.${link}`);
+      expressions.set(item.name, { sql: read(join, item.name, `${join.alias}.${syntax.identifier(column.name)}`), type: column.type });
     } else {
       const key = syntax.identifier(findColumn(table, item.key, 'key').name);
       const compiled = childSql(syntax, table, item, tables);
-      const raw = `${alias}.v`;
-      joins.push({ sql: `LEFT JOIN ${compiled.join} AS ${alias} ON ${alias}.k = ${BASE_ALIAS}.${key}`, name: item.name, raw });
-      expressions.set(item.name, { sql: compiled.value(joined(item.name, raw)), type: compiled.type });
+      const join = joined(compiled.join, (alias) => `${alias}.k = ${BASE_ALIAS}.${key}`);
+      expressions.set(item.name, { sql: compiled.value(read(join, item.name, `${join.alias}.v`)), type: compiled.type });
     }
-  });
+  }
   return {
     table,
     syntax,
     from: nested
       ? joins.reduce(
           (inner, join) =>
-            `(SELECT ${BASE_ALIAS}.*, ${join.raw} AS ${syntax.identifier(join.name)} FROM ${inner}\n${join.sql}) AS ${BASE_ALIAS}`,
+            `(SELECT ${[`${BASE_ALIAS}.*`, ...join.values.map((value) => `${value.raw} AS ${syntax.identifier(value.name)}`)].join(', ')} FROM ${inner}\n${join.sql}) AS ${BASE_ALIAS}`,
           `${baseFrom ?? syntax.table(table)} AS ${BASE_ALIAS}`,
         )
       : [`${baseFrom ?? syntax.table(table)} AS ${BASE_ALIAS}`, ...joins.map((join) => join.sql)].join('\n'),

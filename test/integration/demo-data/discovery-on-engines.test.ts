@@ -1,14 +1,14 @@
 /**
- * Discovery's exploration on MariaDB as on DuckDB: the e-commerce demo loaded into a throwaway MariaDB
- * (`loadDemoInto`, what `assay demo-data --into` runs) and explored by the offline analyst plans the
- * same measures of the same tables, written in MariaDB's dialect, and every statement planned alike
- * reads back the same rows as the same run on the DuckDB demo; no statement fails or times out.
+ * Discovery on MariaDB as on DuckDB: the e-commerce demo loaded into a throwaway MariaDB
+ * (`loadDemoInto`, what `assay demo-data --into` runs) and discovered by the offline analyst, against
+ * the same run on the DuckDB demo:
+ * - exploration plans the same measures of the same tables, written in MariaDB's dialect, and every
+ *   statement planned alike reads back the same rows; no statement fails or times out;
+ * - mining runs every statement within its budget, none failing, and the run finds every planted pattern
+ *   DuckDB's run finds, each with the same verdict (found, and its claim recounted and held).
  *
- * What this does not assert yet: the same planted patterns after mining. Mining on MariaDB runs out of
- * its 180 s budget on the demo (each table's profile statement counts every column's distinct values,
- * 8.5 s for `sessions` on the loaded shared machine), so its findings differ; both runs here get a
- * one-statement mining budget, and `npm run bench -- engines` measures the whole pipeline
- * (docs/warehouses.md, "The same answers on every engine").
+ * Mining is the engine's own SQL — what a user with a real model gets — and the slowest part on MariaDB
+ * (about 70 s of the run on the idle 2-core machine, 10 s on DuckDB), so the test reads its whole record.
  *
  * The database is named `main`, as DuckDB's schema: the analyst profiles the looked-up tables in one
  * statement that must fit one model reply, so how many tables it covers depends on how long the
@@ -29,8 +29,11 @@ import { tempDir } from '../../support/temp-dir.js';
 
 /** Lookups, the profile and five planned statements: enough for the plan's retention pair, whose order the row estimates may swap. */
 const MAX_STEPS = 7;
-/** One mining statement: the comparison is of exploration (see above). */
-const ENV = { ASSAY_MINING_MAX_QUERIES: '1' };
+/**
+ * Mining's wall-time budget, raised from 180 s: this compares the engines' answers, not the machine's
+ * speed, and the suite's other files share the 2 cores (`npm run bench -- engines` measures the default).
+ */
+const ENV = { ASSAY_MINING_MAX_DURATION_MS: '900000' };
 /** MariaDB divides DECIMALs to 4 more digits (`div_precision_increment`): an average of 1.0/0.0 reads 0.32497, DuckDB 0.3249686… */
 const RELATIVE_TOLERANCE = 1e-4;
 
@@ -49,7 +52,7 @@ beforeAll(async () => {
     discoverOn(`duckdb:${demo.path}`, 'ecommerce', demo.truths, MAX_STEPS, 'offline:analyst', ENV),
     discoverOn(mariadb.server.readerUrl, 'ecommerce', demo.truths, MAX_STEPS, 'offline:analyst', ENV),
   ]);
-}, 300_000);
+}, 900_000);
 
 afterAll(async () => {
   if (mariadb.available) await mariadb.server.stop();
@@ -91,7 +94,7 @@ function differences(duck: ExplorationStep, maria: ExplorationStep): string[] {
 /** A statement's purpose without the segment it splits by: which measure of which table. */
 const withoutSegment = (purpose: string) => purpose.replace(/ by [^(]+ \(/, ' (');
 
-describe.skipIf(!mariadb.available)('the e-commerce demo explored on MariaDB', () => {
+describe.skipIf(!mariadb.available)('the e-commerce demo discovered on MariaDB', () => {
   it('runs every exploration statement without an error or a timeout', () => {
     expect(failedQueries(onMariadb.steps)).toEqual([]);
     expect(queries(onMariadb).length).toBe(MAX_STEPS - 1);
@@ -112,5 +115,18 @@ describe.skipIf(!mariadb.available)('the e-commerce demo explored on MariaDB', (
     const purposes = alike.map(([purpose]) => purpose);
     expect(purposes.some((purpose) => purpose.startsWith('profile:'))).toBe(true);
     expect(purposes.some((purpose) => /abandonment after .* by device type/.test(purpose))).toBe(true);
+  });
+
+  it('mines with every statement run, none failed or skipped for budget', () => {
+    const mining = onMariadb.run.mining;
+    expect(mining).toMatchObject({ status: 'completed', failed_queries: 0, skipped_queries: 0, timed_out_queries: 0 });
+    expect(mining?.queries).toBe(duckdb.run.mining?.queries);
+  });
+
+  it('finds every planted pattern DuckDB finds, each with the same verdict', () => {
+    const verdicts = (run: EngineDiscovery) =>
+      run.score.patterns.map((match) => ({ pattern: match.pattern, found: match.found, claim_held: match.claim_checked }));
+    expect(verdicts(duckdb).filter((verdict) => verdict.found).length).toBeGreaterThanOrEqual(4);
+    expect(verdicts(onMariadb)).toEqual(verdicts(duckdb));
   });
 });

@@ -59,24 +59,26 @@ describe("when a table's related values are joined on an engine with one JOIN pe
   });
   const tables = [
     table('orders', [column('order_id'), column('customer_id'), column('amount', 'Decimal(12, 2)')]),
-    table('customers', [column('customer_id'), column('region', 'String')]),
+    table('customers', [column('customer_id'), column('region', 'String'), column('tier', 'String')]),
     table('refunds', [column('refund_id'), column('order_id')]),
   ];
   const derived: ClaimDerived[] = [
     { from: 'parent', name: 'customers.region', table: 'shop.customers', link: 'customer_id', key: 'customer_id', column: 'region' },
+    { from: 'parent', name: 'customers.tier', table: 'shop.customers', link: 'customer_id', key: 'customer_id', column: 'tier' },
     { from: 'child', name: 'refunds.exists', table: 'shop.refunds', link: 'order_id', key: 'order_id', aggregate: 'exists' },
   ];
 
-  it('nests one SELECT per join on ClickHouse and reads each value by its derived name', () => {
+  it('nests one SELECT per join on ClickHouse, passes on every value a join reads, and reads each by its derived name', () => {
     const relation = buildRelation(sqlSyntaxFor('clickhouse'), 'shop.orders', derived, tables);
     expect(relation.from).toBe(
       [
-        '(SELECT t.*, d1.v AS `refunds.exists` FROM (SELECT t.*, d0.`region` AS `customers.region` FROM `shop`.`orders` AS t',
+        '(SELECT t.*, d1.v AS `refunds.exists` FROM (SELECT t.*, d0.`region` AS `customers.region`, d0.`tier` AS `customers.tier` FROM `shop`.`orders` AS t',
         'LEFT JOIN `shop`.`customers` AS d0 ON d0.`customer_id` = t.`customer_id`) AS t',
         'LEFT JOIN (SELECT c.`order_id` AS k, count(*) AS v FROM `shop`.`refunds` AS c GROUP BY c.`order_id`) AS d1 ON d1.k = t.`order_id`) AS t',
       ].join('\n'),
     );
     expect(relation.column('customers.region', 'segment')).toBe('t.`customers.region`');
+    expect(relation.column('customers.tier', 'segment')).toBe('t.`customers.tier`');
     expect(relation.column('refunds.exists', 'segment')).toBe('(CASE WHEN t.`refunds.exists` > 0 THEN 1 ELSE 0 END)');
     expect(relation.column('amount', 'metric')).toBe('t.`amount`');
   });
@@ -90,6 +92,7 @@ describe("when a table's related values are joined on an engine with one JOIN pe
         'LEFT JOIN (SELECT c."order_id" AS k, count(*) AS v FROM "shop"."refunds" AS c GROUP BY c."order_id") AS d1 ON d1.k = t."order_id"',
       ].join('\n'),
     );
+    expect(relation.column('customers.tier', 'segment')).toBe('d0."tier"');
     expect(relation.column('refunds.exists', 'segment')).toBe('(CASE WHEN d1.v > 0 THEN TRUE ELSE FALSE END)');
   });
 });

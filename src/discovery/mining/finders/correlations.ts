@@ -90,12 +90,21 @@ export async function mineCorrelations(context: CorrelationContext, measures: re
       pairs.push([a, b]);
     }
   if (pairs.length === 0) return output;
+  // each measure is computed once, in a derived table, and the pairs read it by name: written out per
+  // pair, a dialect without corr() (MySQL) spelled every duration's epoch arithmetic ~50 times and one
+  // table's statement passed the guard's 100,000-character limit
+  const paired = [...new Set(pairs.flat())];
+  const name = (measure: MeasureSpec) => `m${paired.indexOf(measure)}`;
+  const measured = paired.map((measure) => `${valueExpression(syntax, table, measure)} AS ${name(measure)}`);
   const select = pairs.flatMap(([a, b], index) => {
-    const x = valueExpression(syntax, table, a);
-    const y = valueExpression(syntax, table, b);
+    const x = name(a);
+    const y = name(b);
     return [`${syntax.correlation(x, y)} AS r${index}`, `count(CASE WHEN ${x} IS NOT NULL AND ${y} IS NOT NULL THEN 1 END) AS n${index}`];
   });
-  const rows = await runner.run(`correlations ${table.qualified}`, `SELECT ${select.join(', ')} FROM ${table.from}`);
+  const rows = await runner.run(
+    `correlations ${table.qualified}`,
+    `SELECT ${select.join(', ')} FROM (SELECT ${measured.join(', ')} FROM ${table.from}) AS measures`,
+  );
   const row = rows?.[0];
   if (!row) return output;
   pairs.forEach(([a, b], index) => {
