@@ -65,6 +65,16 @@ describe('when a statement with CTEs is written out for a server without CTE sub
       expected: 'SELECT x\nFROM (SELECT x FROM (\n  SELECT x\n  FROM db.t\n) AS `a`) AS `b`\nORDER BY x',
     },
     {
+      name: 'an inner WITH whose CTE reads an outer CTE gets the outer one inlined inside it',
+      sql: 'WITH a AS (SELECT x FROM db.t) SELECT y FROM (WITH b AS (SELECT x AS y FROM a) SELECT y FROM b) AS s',
+      expected: 'SELECT y FROM (SELECT y FROM (SELECT x AS y FROM (SELECT x FROM db.t) AS `a`) AS `b`) AS s',
+    },
+    {
+      name: 'text inside a CTE that looks like SQL stays text',
+      sql: "WITH a AS (SELECT '(x) AS (' AS s, 'WITH b AS (SELECT 1)' AS w) SELECT s, w FROM a",
+      expected: "SELECT s, w FROM (SELECT '(x) AS (' AS s, 'WITH b AS (SELECT 1)' AS w) AS `a`",
+    },
+    {
       name: 'a quoted CTE name is quoted as the alias',
       sql: 'WITH `my cte` AS (SELECT 1 AS x) SELECT x FROM `my cte`',
       expected: 'SELECT x FROM (SELECT 1 AS x) AS `my cte`',
