@@ -109,7 +109,7 @@ export const mysqlSyntax: SqlSyntax = {
   slope: (y, x) => slopeFromSums(y, x, double),
   daysBetween: (from, to) => `DATEDIFF(${datetime(to)}, ${datetime(from)})`,
   monthText: (expression) => `DATE_FORMAT(${datetime(expression)}, '%Y-%m')`,
-  // no set-returning splitter: the queries that need one are not written for MySQL/MariaDB
   topRowsPerGroup: rankedTopRows,
+  // no set-returning splitter: the queries that need one are not written for MySQL/MariaDB
   wordRows: () => undefined,
 };

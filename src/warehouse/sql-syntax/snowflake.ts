@@ -49,7 +49,7 @@ export const snowflakeSyntax: SqlSyntax = {
   slope: (y, x) => double(`REGR_SLOPE(${y}, ${x})`),
   daysBetween: (from, to) => `DATEDIFF(day, ${timestamp(from)}, ${timestamp(to)})`,
   monthText: (expression) => `TO_CHAR(${timestamp(expression)}, 'YYYY-MM')`,
-  // FLATTEN is a FROM item in Snowflake, not a SELECT-list function
   topRowsPerGroup: rankedTopRows,
+  // FLATTEN is a FROM item in Snowflake, not a SELECT-list function
   wordRows: () => undefined,
 };
