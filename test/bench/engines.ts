@@ -8,8 +8,13 @@
  *
  * A bench, not a test: one run per engine takes minutes (327 s for the three runs on the shared 2-core
  * machine; MariaDB's mining alone may use its whole 180 s budget). test/integration/demo-data/
- * discovery-on-engines.test.ts checks the exploration in CI. An engine whose server binary is missing is skipped
- * with the reason printed.
+ * discovery-on-engines.test.ts checks the exploration on MariaDB in CI, discovery-on-clickhouse.test.ts
+ * mining and recounts on ClickHouse. An engine whose server binary is missing is skipped with the
+ * reason printed.
+ *
+ * On ClickHouse 18.16 the engine's own SQL runs (CTEs inlined by the adapter, `LIMIT n BY` for top
+ * values, one JOIN per nested SELECT); what still fails there is the offline analyst's exploration
+ * SQL, counted below by gap.
  */
 import { join } from 'node:path';
 import { renderTable } from '../../src/cli/context.js';
@@ -25,11 +30,14 @@ const MAX_STEPS = 12;
 
 /**
  * Why an engine refused a statement: a gap of the dialect or of the server's version. ClickHouse 18.16
- * (Debian's) has no CTEs, no window functions and no positional GROUP BY; current ClickHouse has all three.
+ * (Debian's) has no window functions, no positional GROUP BY and one JOIN per SELECT; current ClickHouse
+ * has all three. Its missing CTE subqueries no longer show: the adapter inlines CTEs there, so a
+ * statement with a CTE fails for what else it holds (a window function first).
  */
 const KNOWN_GAPS: Array<{ gap: string; sql: RegExp; error: RegExp }> = [
-  { gap: 'CTE (ClickHouse 18.16)', sql: /^WITH \w+ AS \(/, error: /Syntax error/ },
   { gap: 'window function (ClickHouse 18.16)', sql: /\bOVER \(/, error: /Syntax error/ },
+  { gap: 'more than one JOIN (ClickHouse 18.16)', sql: /./, error: /more than one JOIN/ },
+  { gap: 'CTE (ClickHouse 18.16)', sql: /^WITH \w+ AS \(/, error: /Syntax error/ },
   { gap: 'positional GROUP BY (ClickHouse 18.16)', sql: /GROUP BY 1\b/, error: /is not under aggregate function and not in GROUP BY/ },
   { gap: 'statement timeout', sql: /./, error: /timed out/i },
   { gap: 'SQL the dialect does not have', sql: /./, error: /refused:|SQL syntax|does not exist|Unknown (column|function)|allow-list/i },

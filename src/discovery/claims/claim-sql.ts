@@ -15,7 +15,7 @@
  */
 import type { Claim, ClaimCondition, ClaimGroup, ClaimMetric, ClaimScalar } from '../../domain/index.js';
 import type { TableSchema } from '../../warehouse/port.js';
-import type { SqlSyntax } from '../../warehouse/sql-syntax/index.js';
+import { comparedOperand, notTrue, type SqlSyntax } from '../../warehouse/sql-syntax/index.js';
 import { isPeriodGrain } from '../statistics/periods.js';
 import { type Relation, RelationShapeError, buildRelation } from './relation.js';
 
@@ -52,10 +52,10 @@ export function conditionSql(context: Resolved, item: ClaimCondition): string {
       return context.syntax.containsWord(target, String(item.value));
     case 'in':
       if (!item.values || item.values.length === 0) throw new RelationShapeError(`"in" on "${item.column}" needs values`);
-      return `${target} IN (${item.values.map((value) => literal(context, value)).join(', ')})`;
+      return `${comparedOperand(context.syntax, target, item.values)} IN (${item.values.map((value) => literal(context, value)).join(', ')})`;
     default:
       if (item.value === undefined) throw new RelationShapeError(`condition on "${item.column}" with ${item.op} needs a value`);
-      return `${target} ${item.op === '!=' ? '<>' : item.op} ${literal(context, item.value)}`;
+      return `${comparedOperand(context.syntax, target, [item.value])} ${item.op === '!=' ? '<>' : item.op} ${literal(context, item.value)}`;
   }
 }
 
@@ -75,7 +75,12 @@ export function groupValue(context: Resolved, value: ClaimScalar, temporal: bool
 
 export function groupSql(context: Resolved, group: ClaimGroup): string {
   if (group.missing) return `${column(context, group.column, 'group column')} IS NULL`;
-  const { expression, temporal } = groupExpression(context, group);
+  const grouped = groupExpression(context, group);
+  const { temporal } = grouped;
+  const compared = [group.value, group.from, group.to, ...(group.values ?? [])].filter(
+    (value): value is ClaimScalar => value !== undefined,
+  );
+  const expression = temporal ? grouped.expression : comparedOperand(context.syntax, grouped.expression, compared);
   if (group.values) return `${expression} IN (${group.values.map((value) => groupValue(context, value, temporal)).join(', ')})`;
   if (group.value !== undefined) return `${expression} = ${groupValue(context, group.value, temporal)}`;
   const parts: string[] = [];
@@ -149,14 +154,14 @@ export function whereClause(conditions: readonly string[]): string {
 }
 
 function sidesSql(context: Resolved, claim: Claim): string {
-  const segment = claim.segment ? groupSql(context, claim.segment) : 'TRUE';
+  const segment = claim.segment ? groupSql(context, claim.segment) : context.syntax.boolean(true);
   const comparison = claim.comparison;
   // "the rest" is every other row: rows with no value in the segment's column included (NOT would drop them)
   const other =
     !comparison || comparison.kind === 'rest' || comparison.kind === 'even'
-      ? `(${segment}) IS NOT TRUE`
+      ? notTrue(context.syntax, segment)
       : comparison.kind === 'all'
-        ? 'TRUE'
+        ? context.syntax.boolean(true)
         : groupSql(context, comparison.group);
   const median = claim.metric.kind === 'median' || claim.metric.kind === 'duration_median';
   const from = context.from;
@@ -273,7 +278,7 @@ function outlierSql(context: Resolved, claim: Claim): string {
   if (!claim.segment) throw new RelationShapeError('an outlier claim needs the threshold its rows pass');
   const value = rowValue(context, claim.metric) as string;
   const segment = groupSql(context, claim.segment);
-  const other = `(${segment}) IS NOT TRUE`;
+  const other = notTrue(syntax, segment);
   return [
     `SELECT ${syntax.quantile(value, 0.25)} AS q1, ${syntax.median(value)} AS q2, ${syntax.quantile(value, 0.75)} AS q3,`,
     `       ${syntax.toDouble(`min(${value})`)} AS lo, count(${value}) AS vn, ${syntax.toDouble(`sum(${value})`)} AS vs,`,

@@ -6,7 +6,7 @@
  */
 import type { ClaimDerived } from '../../domain/index.js';
 import type { ColumnInfo, TableDescription } from '../../warehouse/port.js';
-import type { SqlSyntax } from '../../warehouse/sql-syntax/index.js';
+import { comparedOperand, type SqlSyntax } from '../../warehouse/sql-syntax/index.js';
 
 export class RelationShapeError extends Error {}
 
@@ -53,7 +53,7 @@ function childSql(
   base: TableDescription,
   child: Extract<ClaimDerived, { from: 'child' }>,
   tables: readonly TableDescription[],
-): { join: string; value: (alias: string) => string; type: string } {
+): { join: string; value: (raw: string) => string; type: string } {
   const table = resolveTable(child.table, tables);
   const id = (owner: TableDescription, name: string, role: string) => syntax.identifier(findColumn(owner, name, role).name);
   const link = `c.${id(table, child.link, 'child link')}`;
@@ -74,7 +74,9 @@ function childSql(
     else if (condition.op === 'not_null') conditions.push(`${target} IS NOT NULL`);
     else {
       if (condition.value === undefined) throw new RelationShapeError(`child condition on "${condition.column}" needs a value`);
-      conditions.push(`${target} ${condition.op === '!=' ? '<>' : condition.op} ${literalOf(syntax, condition.value)}`);
+      conditions.push(
+        `${comparedOperand(syntax, target, [condition.value])} ${condition.op === '!=' ? '<>' : condition.op} ${literalOf(syntax, condition.value)}`,
+      );
     }
   }
   let aggregate: string;
@@ -99,15 +101,16 @@ function childSql(
   }
   const where = conditions.length > 0 ? ` WHERE ${conditions.join(' AND ')}` : '';
   const join = `(SELECT ${link} AS k, ${aggregate} AS v FROM ${syntax.table(table)} AS c${joinBase}${where} GROUP BY ${link})`;
-  const value = (alias: string) => {
+  /** The derived value from the child's aggregate as joined (`raw`: NULL where the row has no child). */
+  const value = (raw: string) => {
     switch (child.aggregate) {
       case 'exists':
-        return `(CASE WHEN ${alias}.v > 0 THEN TRUE ELSE FALSE END)`;
+        return `(CASE WHEN ${raw} > 0 THEN ${syntax.boolean(true)} ELSE ${syntax.boolean(false)} END)`;
       case 'count':
       case 'sum':
-        return `coalesce(${alias}.v, 0)`;
+        return `coalesce(${raw}, 0)`;
       case 'first':
-        return `${alias}.v`;
+        return raw;
     }
   };
   return { join, value, type: child.aggregate === 'exists' ? 'BOOLEAN' : type };
@@ -123,20 +126,28 @@ export function buildRelation(
   baseFrom?: string,
 ): Relation {
   const table = resolveTable(tableName, tables);
-  const joins: string[] = [];
+  const joins: Array<{ sql: string; values: Array<{ name: string; raw: string }> }> = [];
   const expressions = new Map<string, { sql: string; type: string }>();
   // one join per distinct (source, condition): several values read from one parent (a customer's tier and
   // region), or one child aggregate named twice (orders per session as a count and as "has an order"),
   // share it — written once per value, an engine that materialises each derived table (MariaDB) counted
   // the same child table four times in every statement
-  const aliases = new Map<string, string>();
-  const joined = (source: string, on: (alias: string) => string): string => {
+  const aliases = new Map<string, { alias: string; values: Array<{ name: string; raw: string }> }>();
+  const joined = (source: string, on: (alias: string) => string): { alias: string; values: Array<{ name: string; raw: string }> } => {
     const known = aliases.get(`${source}\n${on('·')}`);
     if (known) return known;
-    const alias = `d${aliases.size}`;
-    aliases.set(`${source}\n${on('·')}`, alias);
-    joins.push(`LEFT JOIN ${source} AS ${alias} ON ${on(alias)}`);
-    return alias;
+    const join = { alias: `d${aliases.size}`, values: [] as Array<{ name: string; raw: string }> };
+    aliases.set(`${source}\n${on('·')}`, join);
+    joins.push({ sql: `LEFT JOIN ${source} AS ${join.alias} ON ${on(join.alias)}`, values: join.values });
+    return join;
+  };
+  // one JOIN per SELECT: each join is made in its own SELECT around the previous one, which passes its
+  // values on by their derived names; they are read from the outermost `t`
+  const nested = syntax.oneJoinPerSelect === true;
+  const read = (join: { values: Array<{ name: string; raw: string }> }, name: string, raw: string): string => {
+    if (!nested) return raw;
+    join.values.push({ name, raw });
+    return `${BASE_ALIAS}.${syntax.identifier(name)}`;
   };
   for (const item of derived) {
     if (table.columns.some((column) => column.name === item.name))
@@ -146,19 +157,25 @@ export function buildRelation(
       const link = syntax.identifier(findColumn(table, item.link, 'parent link').name);
       const key = syntax.identifier(findColumn(parent, item.key, 'parent key').name);
       const column = findColumn(parent, item.column, 'parent column');
-      const alias = joined(syntax.table(parent), (alias) => `${alias}.${key} = ${BASE_ALIAS}.${link}`);
-      expressions.set(item.name, { sql: `${alias}.${syntax.identifier(column.name)}`, type: column.type });
+      const join = joined(syntax.table(parent), (alias) => `${alias}.${key} = ${BASE_ALIAS}.${link}`);
+      expressions.set(item.name, { sql: read(join, item.name, `${join.alias}.${syntax.identifier(column.name)}`), type: column.type });
     } else {
       const key = syntax.identifier(findColumn(table, item.key, 'key').name);
       const compiled = childSql(syntax, table, item, tables);
-      const alias = joined(compiled.join, (alias) => `${alias}.k = ${BASE_ALIAS}.${key}`);
-      expressions.set(item.name, { sql: compiled.value(alias), type: compiled.type });
+      const join = joined(compiled.join, (alias) => `${alias}.k = ${BASE_ALIAS}.${key}`);
+      expressions.set(item.name, { sql: compiled.value(read(join, item.name, `${join.alias}.v`)), type: compiled.type });
     }
   }
   return {
     table,
     syntax,
-    from: [`${baseFrom ?? syntax.table(table)} AS ${BASE_ALIAS}`, ...joins].join('\n'),
+    from: nested
+      ? joins.reduce(
+          (inner, join) =>
+            `(SELECT ${[`${BASE_ALIAS}.*`, ...join.values.map((value) => `${value.raw} AS ${syntax.identifier(value.name)}`)].join(', ')} FROM ${inner}\n${join.sql}) AS ${BASE_ALIAS}`,
+          `${baseFrom ?? syntax.table(table)} AS ${BASE_ALIAS}`,
+        )
+      : [`${baseFrom ?? syntax.table(table)} AS ${BASE_ALIAS}`, ...joins.map((join) => join.sql)].join('\n'),
     column(name, role) {
       if (name === undefined) throw new RelationShapeError(`the claim needs a ${role}`);
       const own = expressions.get(name);

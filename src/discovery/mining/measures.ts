@@ -5,7 +5,7 @@
  */
 import type { ClaimCondition, ClaimMetric } from '../../domain/index.js';
 import type { Row } from '../../warehouse/port.js';
-import type { SqlSyntax } from '../../warehouse/sql-syntax/index.js';
+import { comparedOperand, type SqlSyntax } from '../../warehouse/sql-syntax/index.js';
 import type { Moments } from '../statistics/index.js';
 import { type MeasureSpec, type MiningTable, columnsWithRole } from './mining-table.js';
 
@@ -35,11 +35,11 @@ export function valueExpression(syntax: SqlSyntax, table: Pick<MiningTable, 'exp
           ? `${column} IS NOT NULL`
           : measure.op === 'contains'
             ? syntax.containsWord(column, String(measure.value))
-            : `${column} ${measure.op} ${syntax.literal(measure.value as string | number | boolean)}`;
+            : `${comparedOperand(syntax, column, [measure.value as string | number | boolean])} ${measure.op} ${syntax.literal(measure.value as string | number | boolean)}`;
       const among = (measure.among ?? []).map((condition) => conditionExpression(syntax, table, condition));
       const scope = among.length > 0 ? `${among.join(' AND ')} AND ` : '';
       // not_null rates count every row; other rates leave rows with no value out of the denominator
-      const known = measure.op === 'not_null' ? 'TRUE' : `${column} IS NOT NULL`;
+      const known = measure.op === 'not_null' ? syntax.boolean(true) : `${column} IS NOT NULL`;
       return `CASE WHEN ${scope}${meets} THEN 1 WHEN ${scope}${known} THEN 0 END`;
     }
     case 'mean':
@@ -177,9 +177,9 @@ export function conditionExpression(syntax: SqlSyntax, table: Pick<MiningTable, 
     case 'contains':
       return syntax.containsWord(column, String(condition.value));
     case 'in':
-      return `${column} IN (${(condition.values ?? []).map((value) => syntax.literal(value)).join(', ')})`;
+      return `${comparedOperand(syntax, column, condition.values ?? [])} IN (${(condition.values ?? []).map((value) => syntax.literal(value)).join(', ')})`;
     default:
-      return `${column} ${condition.op === '!=' ? '<>' : condition.op} ${syntax.literal(condition.value as string | number | boolean)}`;
+      return `${comparedOperand(syntax, column, [condition.value as string | number | boolean])} ${condition.op === '!=' ? '<>' : condition.op} ${syntax.literal(condition.value as string | number | boolean)}`;
   }
 }
 

@@ -35,9 +35,10 @@ export const ORDINAL_MAX_VALUES = 12;
 const TEMPORAL_TYPE = /^(date|timestamp|datetime)/i;
 /** BOOLEAN, and how MySQL/MariaDB (`tinyint(1)`) and ClickHouse (`Bool`, `Nullable(Bool)`) store it. */
 const BOOLEAN_TYPE = /^(bool|boolean|tinyint\(1\)|nullable\(bool\))$/i;
+/** … and ClickHouse's `Int8`–`Int256`, `UInt8`–`UInt256` (catalog types come without `Nullable(…)`). */
 const INTEGER_TYPE =
-  /^(tinyint|smallint|integer|int|int2|int4|int8|bigint|hugeint|utinyint|usmallint|uinteger|ubigint|uhugeint|long|short)\b/i;
-const NUMERIC_TYPE = /^(decimal|numeric|real|float|float4|float8|double|money)\b/i;
+  /^(tinyint|smallint|integer|int|int2|int4|int8|bigint|hugeint|utinyint|usmallint|uinteger|ubigint|uhugeint|long|short|uint8|u?int(16|32|64|128|256))\b/i;
+const NUMERIC_TYPE = /^(decimal|numeric|real|float|float4|float8|float32|float64|double|money)\b/i;
 const IDENTIFIER_NAME = /(^id$|_id$|[a-z]Id$|_key$|^uuid$|_uuid$|^guid$|_guid$|_no$|_nbr$|^number$|_number$)/;
 /** Values read as the positive side of a two-valued outcome. */
 const POSITIVE_VALUES = /^(yes|y|true|t|1|on|positive|pos)$/i;
@@ -347,7 +348,7 @@ export async function profileTable(runner: MiningQueryRunner, syntax: SqlSyntax,
       ({ column, index }) =>
         `SELECT ${index} AS col, ${syntax.toText(relation.expr(column.name))} AS v, count(*) AS n FROM ${from} WHERE ${relation.expr(column.name)} IS NOT NULL GROUP BY ${relation.expr(column.name)}`,
     );
-    const sql = `SELECT col, v, n FROM (SELECT col, v, n, row_number() OVER (PARTITION BY col ORDER BY n DESC, v) AS rk FROM (\n${branches.join('\nUNION ALL\n')}\n) AS counted) AS ranked WHERE rk <= ${TOP_VALUES_KEPT} ORDER BY col, n DESC, v`;
+    const sql = syntax.topRowsPerGroup(`(\n${branches.join('\nUNION ALL\n')}\n)`, 'col, v, n', 'col', 'n DESC, v', TOP_VALUES_KEPT);
     const counted = await runner.run(`top values ${table.schema}.${table.name}`, sql);
     for (const item of counted ?? []) {
       const index = num(item.col);

@@ -31,7 +31,7 @@ export const DIALECT_HINTS: Readonly<Record<SqlDialect, readonly string[]>> = {
     "Dates: toStartOfMonth(ts), toStartOfWeek(ts, 1), toDate(ts), dateDiff('day', a, b), addDays(ts, 7), formatDateTime(ts, '%Y-%m').",
     "Aggregates: quantile(0.5)(x) or median(x), corr(y, x), countIf(cond), avgIf(x, cond), sumIf(x, cond), uniqExact(x); arrayStringConcat(arraySort(groupArray(x)), ',') joins text.",
     'Every selected column that is not aggregated must be in GROUP BY, by expression or alias; two columns may not share an alias.',
-    'Old servers (18.x, as Debian ships) have no WITH name AS (subquery), no window functions (OVER) and no GROUP BY 1: write a subquery in FROM and group by the expressions.',
+    'Old servers (18.x, as Debian ships) have no window functions (OVER), no GROUP BY 1 and one JOIN per SELECT: group by the expressions, nest a SELECT in FROM for each further join. WITH name AS (subquery) is fine: it is inlined for them.',
     'Casts: toFloat64(x), toString(x), toDateTime(x). Division of integers returns a float; intDiv(a, b) is integer division.',
   ],
   bigquery: [

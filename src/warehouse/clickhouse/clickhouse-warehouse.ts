@@ -11,13 +11,26 @@
  * notices once and keeps to the profile's read-only mode. A profile with `readonly=1` would refuse
  * the limits themselves, so it is refused at open with what to change.
  *
+ * Servers before 20.11 read `WITH name AS (subquery)` as a syntax error (CTE subqueries came in 20.10,
+ * ClickHouse PR #14771; a CTE reading an earlier one in 20.11, PR #16575): there every statement's
+ * CTEs are written out as derived tables before it is sent (../sql-tree/tree-cte-inline.ts). Newer
+ * servers get the statement as written.
+ *
  * A statement stopped by the caller or by the adapter's own timer is killed on the server
  * (`KILL QUERY WHERE query_id = …`): an old server keeps running a query whose HTTP client left.
  */
 import { randomUUID } from 'node:crypto';
 import { ClickHouseLogLevel, createClient, type ClickHouseClient, type ClickHouseSettings } from '@clickhouse/client';
 import type { Row } from '../../domain/index.js';
-import { CancelledError, ConfigError, NotFoundError, QueryTimeoutError, WarehouseError, describeError } from '../../errors/index.js';
+import {
+  CancelledError,
+  ConfigError,
+  NotFoundError,
+  QueryTimeoutError,
+  UnsafeSqlError,
+  WarehouseError,
+  describeError,
+} from '../../errors/index.js';
 import { deduplicateColumnNames } from '../cells.js';
 import { openingError } from '../login-refusal.js';
 import { inferColumnCategory } from '../column-category.js';
@@ -34,7 +47,8 @@ import type {
 } from '../port.js';
 import { assertSafeSql } from '../sql-guard.js';
 import { clickhouseSyntax } from '../sql-syntax/clickhouse.js';
-import type { TreeAllowedSql } from '../sql-tree/tree-guard.js';
+import { inlineCtes } from '../sql-tree/tree-cte-inline.js';
+import { guardTreeSql, type TreeAllowedSql } from '../sql-tree/tree-guard.js';
 import { applyTreeTenantFilter, filteredRelationFor, type TreeTenantContext } from '../sql-tree/tree-tenant-rewrite.js';
 import { relationKey, type TenantFilter } from '../tenant-filter.js';
 import type { WarehouseTarget } from '../warehouse-url.js';
@@ -57,6 +71,16 @@ const SAMPLE_CONCURRENCY = 4;
 const TIMEOUT_EXCEEDED = '159';
 const QUERY_WAS_CANCELLED = '394';
 const READONLY = '164';
+/** The first ClickHouse release that runs CTE subqueries that read earlier CTEs (see the header). */
+const CTE_SUBQUERIES_SINCE: readonly [number, number] = [20, 11];
+
+/** Whether a `version()` answer (`18.16.1`, `24.3.2.23`) is older than `[major, minor]`; an unreadable version counts as current. */
+export function clickhouseOlderThan(version: string, [major, minor]: readonly [number, number]): boolean {
+  const match = /^(\d+)\.(\d+)/.exec(version.trim());
+  if (match === null) return false;
+  const [serverMajor, serverMinor] = [Number(match[1]), Number(match[2])];
+  return serverMajor < major || (serverMajor === major && serverMinor < minor);
+}
 
 type Limits = Pick<WarehouseLimits, 'maxRows' | 'timeoutMs'>;
 
@@ -82,6 +106,8 @@ class ClickhouseWarehouse implements Warehouse {
   private sendReadonly = true;
   /** `system.tables.total_rows` exists (ClickHouse 20.x and later); else row counts come from `system.parts`. */
   private hasTotalRows = false;
+  /** The server reads no CTE subqueries (before 20.11): statements are sent with their CTEs inlined. */
+  private inlinesCtes = false;
   private readonly database: string;
 
   constructor(
@@ -101,6 +127,8 @@ class ClickhouseWarehouse implements Warehouse {
         `the ClickHouse user ${this.options.target.user || 'default'} has readonly=1, which forbids the per-query limits Assay sets (max_execution_time, max_result_rows); give it a profile with readonly=2, or on ClickHouse 20.x and later a user with only SELECT grants (docs/warehouses.md)`,
       );
     }
+    const [version] = await this.internalRows('SELECT version()');
+    this.inlinesCtes = clickhouseOlderThan(String(version?.[0] ?? ''), CTE_SUBQUERIES_SINCE);
     const columns = await this.internalRows(
       `SELECT name FROM system.columns WHERE database = 'system' AND table = 'tables' AND name = 'total_rows'`,
     );
@@ -245,9 +273,25 @@ class ClickhouseWarehouse implements Warehouse {
 
   async query(sql: string, options: QueryOptions = {}): Promise<QueryResult> {
     const allowed = (await assertSafeSql(sql, 'clickhouse')) as TreeAllowedSql;
-    const statement = this.tenant === undefined ? allowed.statement : await applyTreeTenantFilter(allowed, this.tenant);
+    // the tenant filter first: it reads CTE names as written (and refuses one that shadows a filtered table)
+    const filtered = this.tenant === undefined ? allowed.statement : await applyTreeTenantFilter(allowed, this.tenant);
+    const statement = this.inlinesCtes ? await this.withCtesInlined(filtered) : filtered;
     const limits = { maxRows: options.maxRows ?? this.limits.maxRows, timeoutMs: options.timeoutMs ?? this.limits.timeoutMs };
     return (await this.execute(statement, limits, options.signal)).result;
+  }
+
+  /**
+   * The statement with its CTEs as derived tables. The rewrite only moves text the guard has passed
+   * (each CTE's subquery to where it is read); it is still guarded again, so what runs is always a
+   * statement the guard allowed as it stands. One that cannot be inlined (a recursive CTE) goes as it
+   * is, and the server's error stands.
+   */
+  private async withCtesInlined(statement: string): Promise<string> {
+    const inlined = await inlineCtes(statement, CLICKHOUSE_GUARD_RULES.parser, clickhouseSyntax.identifier);
+    if (!inlined.inlined) return statement;
+    const verdict = await guardTreeSql(inlined.statement, CLICKHOUSE_GUARD_RULES);
+    if (!verdict.allowed) throw new UnsafeSqlError(`the statement's CTEs could not be inlined for this server: ${verdict.reason}`);
+    return verdict.statement;
   }
 
   private async kill(queryId: string): Promise<void> {

@@ -11,6 +11,7 @@ import {
   plainTimestampText,
   regexLiteral,
   slopeFromSums,
+  rankedTopRows,
 } from './common.js';
 import type { CalendarPart, SqlSyntax, TimeGrain } from './syntax.js';
 
@@ -72,6 +73,7 @@ export const bigquerySyntax: SqlSyntax = {
   slope: (y, x) => slopeFromSums(y, x, double),
   daysBetween: (from, to) => `DATE_DIFF(DATE(${timestamp(to)}), DATE(${timestamp(from)}), DAY)`,
   monthText: (expression) => `FORMAT_TIMESTAMP('%Y-%m', ${timestamp(expression)})`,
+  topRowsPerGroup: rankedTopRows,
   // UNNEST is a FROM item in GoogleSQL, not a SELECT-list function
   wordRows: () => undefined,
 };

@@ -41,6 +41,11 @@ function quantile(expression: string, q: number): string {
 
 export const clickhouseSyntax: SqlSyntax = {
   dialect: 'clickhouse',
+  operandFor: (expression, values) =>
+    values.some((value) => typeof value === 'number' && !Number.isInteger(value)) ? double(expression) : expression,
+  isNotTrue: (condition) => `NOT coalesce((${condition}), 0)`,
+  // 18.16 refuses a second JOIN in a SELECT; the nested form runs on current ClickHouse as well
+  oneJoinPerSelect: true,
   identifier: backtickEscaped,
   table: (ref) => qualifiedTable(ref, backtickEscaped),
   string,
@@ -78,6 +83,8 @@ export const clickhouseSyntax: SqlSyntax = {
   slope: (y, x) => finiteOrNull(slopeFromSums(y, x, double)),
   daysBetween: (from, to) => `dateDiff('day', toDate(${from}), toDate(${to}))`,
   monthText: (expression) => `formatDateTime(${datetime(expression)}, '%Y-%m')`,
+  topRowsPerGroup: (source, columns, group, order, count) =>
+    `SELECT ${columns} FROM ${source} AS counted ORDER BY ${group}, ${order} LIMIT ${finiteNumber(count)} BY ${group}`,
   // splitByRegexp is ClickHouse 21.x and later
   wordRows: (expression) => `arrayJoin(splitByRegexp(${string(WORD_SEPARATOR)}, lowerUTF8(toString(${expression}))))`,
 };

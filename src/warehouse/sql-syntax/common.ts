@@ -78,3 +78,8 @@ export function interpolatedQuantile(count: string, element: (position: string) 
   const high = `CEIL(${rank})`;
   return `CASE WHEN ${count} = 0 THEN NULL ELSE ${element(low)} + (${rank} - ${low}) * (${element(high)} - ${element(low)}) END`;
 }
+
+/** `topRowsPerGroup` (see syntax.ts) for engines with window functions: rank in the group, keep the first `count`. */
+export function rankedTopRows(source: string, columns: string, group: string, order: string, count: number): string {
+  return `SELECT ${columns} FROM (SELECT ${columns}, row_number() OVER (PARTITION BY ${group} ORDER BY ${order}) AS rk FROM ${source} AS counted) AS ranked WHERE rk <= ${finiteNumber(count)} ORDER BY ${group}, ${order}`;
+}

@@ -1,5 +1,5 @@
 /** DuckDB's spelling of the engine's SQL (see syntax.ts). */
-import { doubleQuoted, finiteNumber, qualifiedTable, regexLiteral, singleQuoted, WORD_SEPARATOR } from './common.js';
+import { doubleQuoted, finiteNumber, qualifiedTable, regexLiteral, singleQuoted, WORD_SEPARATOR, rankedTopRows } from './common.js';
 import type { CalendarPart, SqlSyntax } from './syntax.js';
 
 const CALENDAR: Record<CalendarPart, string> = { hour_of_day: 'hour', day_of_week: 'isodow', month_of_year: 'month' };
@@ -42,6 +42,7 @@ export const duckdbSyntax: SqlSyntax = {
   slope: (y, x) => `CAST(regr_slope(${y}, ${x}) AS DOUBLE)`,
   daysBetween: (from, to) => `date_diff('day', CAST(${from} AS DATE), CAST(${to} AS DATE))`,
   monthText: (expression) => `strftime(CAST(${expression} AS TIMESTAMP), '%Y-%m')`,
+  topRowsPerGroup: rankedTopRows,
   wordRows: (expression) => `UNNEST(regexp_split_to_array(lower(CAST(${expression} AS VARCHAR)), ${singleQuoted(WORD_SEPARATOR)}))`,
   blockSampledTable: (ref, tableRows, rows) =>
     tableRows <= rows

@@ -20,6 +20,16 @@ import type { SqlSyntax } from './syntax.js';
 export type { CalendarPart, SqlSyntax, TimeGrain } from './syntax.js';
 export { CALENDAR_PARTS, TIME_GRAINS } from './syntax.js';
 
+/** The left side of a comparison with `values` (see `SqlSyntax.operandFor`). */
+export function comparedOperand(syntax: SqlSyntax, expression: string, values: ReadonlyArray<string | number | boolean>): string {
+  return syntax.operandFor?.(expression, values) ?? expression;
+}
+
+/** True when `condition` is false or NULL (see `SqlSyntax.isNotTrue`). */
+export function notTrue(syntax: SqlSyntax, condition: string): string {
+  return syntax.isNotTrue?.(condition) ?? `(${condition}) IS NOT TRUE`;
+}
+
 export function sqlSyntaxFor(dialect: SqlDialect): SqlSyntax {
   switch (dialect) {
     case 'duckdb':

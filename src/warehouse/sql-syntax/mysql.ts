@@ -13,6 +13,7 @@ import {
   qualifiedTable,
   regexLiteral,
   slopeFromSums,
+  rankedTopRows,
 } from './common.js';
 import type { CalendarPart, SqlSyntax, TimeGrain } from './syntax.js';
 
@@ -108,6 +109,7 @@ export const mysqlSyntax: SqlSyntax = {
   slope: (y, x) => slopeFromSums(y, x, double),
   daysBetween: (from, to) => `DATEDIFF(${datetime(to)}, ${datetime(from)})`,
   monthText: (expression) => `DATE_FORMAT(${datetime(expression)}, '%Y-%m')`,
+  topRowsPerGroup: rankedTopRows,
   // no set-returning splitter: the queries that need one are not written for MySQL/MariaDB
   wordRows: () => undefined,
 };

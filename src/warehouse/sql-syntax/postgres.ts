@@ -1,5 +1,5 @@
 /** PostgreSQL's spelling of the engine's SQL (see syntax.ts). */
-import { doubleQuoted, finiteNumber, qualifiedTable, regexLiteral, singleQuoted, WORD_SEPARATOR } from './common.js';
+import { doubleQuoted, finiteNumber, qualifiedTable, regexLiteral, singleQuoted, WORD_SEPARATOR, rankedTopRows } from './common.js';
 import type { CalendarPart, SqlSyntax } from './syntax.js';
 
 const CALENDAR: Record<CalendarPart, string> = { hour_of_day: 'hour', day_of_week: 'isodow', month_of_year: 'month' };
@@ -42,6 +42,7 @@ export const postgresSyntax: SqlSyntax = {
   slope: (y, x) => `CAST(regr_slope(${y}, ${x}) AS DOUBLE PRECISION)`,
   daysBetween: (from, to) => `(CAST(${to} AS DATE) - CAST(${from} AS DATE))`,
   monthText: (expression) => `to_char(CAST(${expression} AS TIMESTAMP), 'YYYY-MM')`,
+  topRowsPerGroup: rankedTopRows,
   wordRows: (expression) => `regexp_split_to_table(lower(CAST(${expression} AS TEXT)), ${singleQuoted(WORD_SEPARATOR)})`,
   blockSampledTable: (ref, tableRows, rows) =>
     tableRows <= rows

@@ -3,7 +3,7 @@
  * keep the case the catalog reports (unquoted names are stored upper-case). Timestamps are
  * TIMESTAMP_NTZ, as DuckDB's TIMESTAMP; regular expressions match the whole text, hence `.*` around a word.
  */
-import { backslashQuoted, doubleQuoted, finiteNumber, plainTimestampText, qualifiedTable, regexLiteral } from './common.js';
+import { backslashQuoted, doubleQuoted, finiteNumber, plainTimestampText, qualifiedTable, regexLiteral, rankedTopRows } from './common.js';
 import type { CalendarPart, SqlSyntax } from './syntax.js';
 
 const string = (value: string) => backslashQuoted(value);
@@ -49,6 +49,7 @@ export const snowflakeSyntax: SqlSyntax = {
   slope: (y, x) => double(`REGR_SLOPE(${y}, ${x})`),
   daysBetween: (from, to) => `DATEDIFF(day, ${timestamp(from)}, ${timestamp(to)})`,
   monthText: (expression) => `TO_CHAR(${timestamp(expression)}, 'YYYY-MM')`,
+  topRowsPerGroup: rankedTopRows,
   // FLATTEN is a FROM item in Snowflake, not a SELECT-list function
   wordRows: () => undefined,
 };

@@ -75,6 +75,30 @@ export interface SqlSyntax {
    */
   wordRows(expression: string): string | undefined;
   /**
+   * `expression` as the left side of a comparison with these literals, where the engine needs it cast:
+   * ClickHouse compares no Decimal with a Float64 literal ("No operation equals between Decimal(12, 2)
+   * and Float64"), so against a fractional number it compares as double. Absent: compared as it is
+   * (see `comparedOperand` in index.ts).
+   */
+  operandFor?(expression: string, values: ReadonlyArray<string | number | boolean>): string;
+  /**
+   * True when `condition` is false or NULL, where the engine has no `IS NOT TRUE` (ClickHouse).
+   * Absent: `(condition) IS NOT TRUE` (see `notTrue` in index.ts).
+   */
+  isNotTrue?(condition: string): string;
+  /**
+   * The engine runs one JOIN per SELECT (ClickHouse 18.16: "Support for more than one JOIN in query is
+   * not implemented"): a table's related values are joined one per nested SELECT (claims/relation.ts).
+   */
+  readonly oneJoinPerSelect?: boolean;
+  /**
+   * A SELECT of `columns` from the derived table `source` (parenthesised) that keeps the first `count`
+   * rows of each `group` value in `order` (a comma-separated ORDER BY list without the group), ordered
+   * by the group and then `order`. Window engines rank with `row_number()`; ClickHouse has `LIMIT n BY`
+   * on every version (its window functions are 21.x and later).
+   */
+  topRowsPerGroup(source: string, columns: string, group: string, order: string, count: number): string;
+  /**
    * A sample of roughly `rows` rows read block by block (a FROM item), or the table itself when it is
    * smaller: the engine reads only the sampled blocks, so the cost follows `rows`, not the table (a row
    * sample filters every row). Rows of a block come together, so it suits tables far past the sample

@@ -34,7 +34,8 @@ describe('the sql_fix prompt advises in the dialect of the warehouse', () => {
   it('tells ClickHouse fixes its own date functions and what old servers lack', () => {
     const section = hintsSection(promptFor('clickhouse'));
     expect(section).toContain('toStartOfMonth(ts)');
-    expect(section).toMatch(/no WITH name AS \(subquery\), no window functions/);
+    expect(section).toMatch(/no window functions \(OVER\), no GROUP BY 1 and one JOIN per SELECT/);
+    expect(section).toMatch(/WITH name AS \(subquery\) is fine/);
     expect(section).not.toContain('DATE_FORMAT');
   });
 
