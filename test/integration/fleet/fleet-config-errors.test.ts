@@ -88,6 +88,8 @@ describe.skipIf(redisServerMissing || !postgres.available)("when a project's war
         expect(finished.error).not.toContain(postgres.available ? postgres.server.readerPassword : '');
         const coordinator = await fleet.producer.queue('coordinator').getJob(run.id);
         expect(coordinator?.attemptsMade ?? 0).toBeLessThanOrEqual(1);
+        // the run's document is written before its coordinator job returns
+        await fleet.waitForJobEnd('coordinator', run.id);
         expect(await fleet.producer.queue('coordinator').getJobState(run.id)).toBe('completed');
         // the project is free again at once: a new run may start
         await expect(createRun(fleet.harness.deps.store, project, SETTINGS, new Date())).resolves.toMatchObject({ status: 'pending' });

@@ -53,6 +53,7 @@ describe.skipIf(redisServerMissing)('when an area job fails after all its retrie
     const areaJob = await fleet.producer.queue('analyze-area').getJob(`${run.id}-area-revenue`);
     expect(await areaJob?.getState()).toBe('failed');
     expect(areaJob?.attemptsMade).toBe(3);
+    await fleet.waitForJobEnd('coordinator', run.id);
     expect(await fleet.producer.queue('coordinator').getJobState(run.id)).toBe('completed');
   });
 

@@ -4,7 +4,7 @@
  * the engine harness around a scripted model.
  */
 import { randomBytes } from 'node:crypto';
-import type { DefaultJobOptions } from 'bullmq';
+import { type DefaultJobOptions, QueueEvents } from 'bullmq';
 import type { Redis } from 'ioredis';
 import { QUEUE_NAMES, type QueueName, type WorkerDefaults } from '../../../src/fleet/bullmq/queues/index.js';
 import type { Run } from '../../../src/domain/index.js';
@@ -38,6 +38,11 @@ export interface Fleet {
   connection: Redis;
   startWorkers(options?: FleetWorkersOptions): Promise<WorkerRegistry>;
   waitForRunEnd(runId: string, timeoutMs?: number): Promise<Run>;
+  /**
+   * Resolves once the job has left `active` (completed or failed), on BullMQ's own events: a run's
+   * document is written before its job returns, so the run's end does not mean the job's.
+   */
+  waitForJobEnd(queue: QueueName, jobId: string, timeoutMs?: number): Promise<void>;
   close(): Promise<void>;
 }
 
@@ -94,6 +99,23 @@ export async function createFleet(
             `run ${runId} did not finish within ${timeoutMs} ms (status ${run?.status}, phase ${run?.phase}, ${run?.phase_detail})`,
           );
         await new Promise((resolve) => setTimeout(resolve, 25));
+      }
+    },
+    async waitForJobEnd(queue, jobId, timeoutMs = 10_000) {
+      const job = await producer.queue(queue).getJob(jobId);
+      if (!job) throw new Error(`no ${queue} job ${jobId}`);
+      const subscriber = openSubscriberConnection(redisUrl);
+      const events = new QueueEvents(producer.queue(queue).name, { connection: subscriber, prefix });
+      try {
+        await events.waitUntilReady();
+        // checks the job's state after subscribing, so a job that already finished resolves at once
+        await job.waitUntilFinished(events, timeoutMs).catch((error: unknown) => {
+          // a failed job also ended; only the timeout is an error here
+          if (String(error).includes('timed out')) throw error;
+        });
+      } finally {
+        await events.close();
+        subscriber.disconnect();
       }
     },
     async close() {

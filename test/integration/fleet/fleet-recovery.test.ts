@@ -155,6 +155,7 @@ describe.skipIf(redisServerMissing)('when a run is cancelled before any worker p
 
     expect([finished.status, finished.run_type]).toEqual(['cancelled', 'cancelled']);
     expect(Object.values(calls).reduce((sum, count) => sum + count, 0)).toBe(0);
+    await fleet.waitForJobEnd('coordinator', run.id);
     expect(await fleet.producer.queue('coordinator').getJobState(run.id)).toBe('completed');
   });
 });

@@ -53,6 +53,7 @@ describe.skipIf(redisServerMissing)('a run through the BullMQ fleet (real redis-
       status: 'adjusted',
       verified_count: 0.8,
     });
+    await fleet.waitForJobEnd('coordinator', run.id);
     expect(await fleet.producer.queue('coordinator').getJobState(run.id)).toBe('completed');
   });
 
@@ -66,6 +67,7 @@ describe.skipIf(redisServerMissing)('a run through the BullMQ fleet (real redis-
       await fleet.producer.queue('explore').add('step', { runId: run.id, step: 1 }, { jobId: `${run.id}-explore-1` });
       await fleet.startWorkers();
       await fleet.waitForRunEnd(run.id);
+      await fleet.waitForJobEnd('coordinator', run.id);
       const before = await fleet.harness.deps.store.getRun(run.id);
 
       const coordinator = fleet.producer.queue('coordinator');
