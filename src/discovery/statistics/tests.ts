@@ -64,18 +64,26 @@ export interface Moments {
 
 /** Means of two independent groups with unequal variances (Welch–Satterthwaite degrees of freedom). */
 export function welchT(a: Moments, b: Moments): TestResult | undefined {
-  if (a.n < 2 || b.n < 2) return undefined;
+  const t = welchStatistic(a, b);
+  if (t === undefined) return undefined;
   const va = Math.max(0, a.variance) / a.n;
   const vb = Math.max(0, b.variance) / b.n;
-  const se = Math.sqrt(va + vb);
-  if (!(se > 0)) {
-    // no spread on either side: equal means say nothing, different ones differ for certain
-    if (a.mean === b.mean) return undefined;
-    return { test: 'welch_t', statistic: Math.sign(a.mean - b.mean) * CERTAIN_STATISTIC, p_value: MIN_P, df: a.n + b.n - 2 };
-  }
-  const t = (a.mean - b.mean) / se;
+  // no spread on either side: different means differ for certain
+  if (!(Math.sqrt(va + vb) > 0)) return { test: 'welch_t', statistic: t, p_value: MIN_P, df: a.n + b.n - 2 };
   const df = (va + vb) ** 2 / ((va * va) / (a.n - 1) + (vb * vb) / (b.n - 1));
   return { test: 'welch_t', statistic: t, p_value: studentTwoSided(t, df), df };
+}
+
+/** Welch's t statistic alone (no p-value: cheap enough to rank many candidates); undefined where welchT is. */
+export function welchStatistic(a: Moments, b: Moments): number | undefined {
+  if (a.n < 2 || b.n < 2) return undefined;
+  const se = Math.sqrt(Math.max(0, a.variance) / a.n + Math.max(0, b.variance) / b.n);
+  if (!(se > 0)) {
+    // no spread on either side: equal means say nothing
+    if (a.mean === b.mean) return undefined;
+    return Math.sign(a.mean - b.mean) * CERTAIN_STATISTIC;
+  }
+  return (a.mean - b.mean) / se;
 }
 
 /**
@@ -266,11 +274,27 @@ export function linearFit(xs: readonly number[], ys: readonly number[]): LinearF
 
 /** Sample mean and variance of a list. */
 export function momentsOf(values: readonly number[]): Moments {
-  const n = values.length;
+  return momentsOfRanges(values, [[0, values.length]]);
+}
+
+/**
+ * Moments of the values in the index ranges `[from, to)`, taken in order: the same numbers, to the last
+ * bit, as momentsOf over those values copied into one array, without the copy.
+ */
+export function momentsOfRanges(values: readonly number[], ranges: ReadonlyArray<readonly [number, number]>): Moments {
+  let n = 0;
+  let sum = 0;
+  for (const [from, to] of ranges)
+    for (let i = from; i < to; i++) {
+      sum += values[i] as number;
+      n++;
+    }
   if (n === 0) return { n: 0, mean: Number.NaN, variance: Number.NaN };
-  const mean = values.reduce((sum, value) => sum + value, 0) / n;
-  const variance = n < 2 ? 0 : values.reduce((sum, value) => sum + (value - mean) ** 2, 0) / (n - 1);
-  return { n, mean, variance };
+  const mean = sum / n;
+  if (n < 2) return { n, mean, variance: 0 };
+  let squares = 0;
+  for (const [from, to] of ranges) for (let i = from; i < to; i++) squares += ((values[i] as number) - mean) ** 2;
+  return { n, mean, variance: squares / (n - 1) };
 }
 
 /** Pooled moments of the groups not in `exclude`, from each group's own n, mean and variance. */
