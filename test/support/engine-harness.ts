@@ -147,22 +147,25 @@ export async function createHarness(brain: OfflineBrain, options: HarnessOptions
 }
 
 /**
- * Makes the harness's run updates fail as the run enters `phase`: `fault` is asked at each such
- * update and its error thrown (no error: the update goes through). The fault schedules of the fleet
- * and pipeline-driver tests break a stage's entry this way.
+ * Makes the harness's run updates fail where `fault` says so: it sees each update's run before and
+ * after, and the error it returns is thrown (none: the update goes through). The fault schedules of
+ * the fleet and pipeline-driver tests break the store this way.
  */
-export function failRunUpdatesEntering(harness: Harness, phase: Run['phase'], fault: () => Error | undefined): void {
+export function failRunUpdates(harness: Harness, fault: (before: Run, after: Run) => Error | undefined): void {
   const store = harness.deps.store;
   harness.deps.store = {
     ...store,
     updateRun: (id: string, mutate: (run: Run) => Run) =>
       store.updateRun(id, (run) => {
         const next = mutate(run);
-        if (next.phase === phase && run.phase !== phase) {
-          const error = fault();
-          if (error) throw error;
-        }
+        const error = fault(run, next);
+        if (error) throw error;
         return next;
       }),
   };
+}
+
+/** Makes the harness's run updates fail as the run enters `phase`, whenever `fault` returns an error. */
+export function failRunUpdatesEntering(harness: Harness, phase: Run['phase'], fault: () => Error | undefined): void {
+  failRunUpdates(harness, (before, after) => (after.phase === phase && before.phase !== phase ? fault() : undefined));
 }

@@ -1,11 +1,10 @@
 import { describe, expect, it } from 'vitest';
 import { MAX_RATE_LIMIT_WAITS } from '../../../src/discovery/pipeline/index.js';
-import type { Run } from '../../../src/domain/index.js';
 import { LlmRateLimitError } from '../../../src/errors/index.js';
 import { lookupModel } from '../../../src/llm/catalog.js';
 import { createAnthropicProvider } from '../../../src/llm/providers/anthropic.js';
 import { startLlmSimulator, type SimulatorBrain } from '../../../src/llm/simulator/index.js';
-import { failRunUpdatesEntering, type Harness } from '../../support/engine-harness.js';
+import { failRunUpdates, failRunUpdatesEntering, type Harness } from '../../support/engine-harness.js';
 import { QUERY_DEVICE, QUERY_REVENUE, scriptedBrain } from '../discovery/scripted-brain.js';
 import { RATE_LIMIT_WAITS_KEY } from '../../../src/fleet/bullmq/workers/job-errors.js';
 import { createFleet } from './fleet-harness.js';
@@ -17,18 +16,10 @@ const redis = useRedisServer();
 
 /** A store whose writes fail whenever they would start analysing one of `areas`: the area job throws before it records anything. */
 function breakAreas(areas: readonly string[]) {
-  return (harness: Harness) => {
-    const store = harness.deps.store;
-    harness.deps.store = {
-      ...store,
-      updateRun: (id: string, mutate: (run: Run) => Run) =>
-        store.updateRun(id, (run) => {
-          const next = mutate(run);
-          if (next.areas.some((area) => areas.includes(area.area_id) && area.status === 'running')) throw new Error('disk full');
-          return next;
-        }),
-    };
-  };
+  return (harness: Harness) =>
+    failRunUpdates(harness, (_before, after) =>
+      after.areas.some((area) => areas.includes(area.area_id) && area.status === 'running') ? new Error('disk full') : undefined,
+    );
 }
 
 describe.skipIf(redisServerMissing)('when an area job fails after all its retries', () => {

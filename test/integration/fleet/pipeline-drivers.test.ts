@@ -14,7 +14,7 @@ import { LlmAuthError, LlmRateLimitError, WarehouseError } from '../../../src/er
 import { runDiscoveryLocally } from '../../../src/fleet/local/runner.js';
 import type { LlmRequest } from '../../../src/llm/port.js';
 import type { OfflineBrain } from '../../../src/llm/providers/offline.js';
-import { createHarness, failRunUpdatesEntering, type Harness } from '../../support/engine-harness.js';
+import { createHarness, failRunUpdates, failRunUpdatesEntering, type Harness } from '../../support/engine-harness.js';
 import { QUERY_DEVICE, QUERY_REVENUE, nextStep, phaseOf, scriptedBrain } from '../discovery/scripted-brain.js';
 import { createFleet, type Fleet } from './fleet-harness.js';
 import { useRedisServer } from './redis-lifecycle.js';
@@ -72,30 +72,24 @@ function absorbedFaults(): Schedule {
     return scripted(request) as string;
   };
   const breakPorts = (harness: Harness) => {
-    const store = harness.deps.store;
-    harness.deps.store = {
-      ...store,
-      updateRun: (id: string, mutate: (run: Run) => Run) =>
-        store.updateRun(id, (run) => {
-          const next = mutate(run);
-          const starting = next.areas.some(
-            (area) =>
-              area.area_id === 'conversion' &&
-              area.status === 'running' &&
-              run.areas.find((before) => before.area_id === 'conversion')?.status !== 'running',
-          );
-          if (starting && once('store-area-start')) throw new Error('disk full (area start)');
-          const validating = next.areas.some((area) =>
-            area.insights.some(
-              (insight) =>
-                insight.validation &&
-                !run.areas.find((before) => before.area_id === area.area_id)?.insights.find((old) => old.id === insight.id)?.validation,
-            ),
-          );
-          if (validating && once('store-validation')) throw new Error('disk full (validation)');
-          return next;
-        }),
-    };
+    failRunUpdates(harness, (run, next) => {
+      const starting = next.areas.some(
+        (area) =>
+          area.area_id === 'conversion' &&
+          area.status === 'running' &&
+          run.areas.find((before) => before.area_id === 'conversion')?.status !== 'running',
+      );
+      if (starting && once('store-area-start')) return new Error('disk full (area start)');
+      const validating = next.areas.some((area) =>
+        area.insights.some(
+          (insight) =>
+            insight.validation &&
+            !run.areas.find((before) => before.area_id === area.area_id)?.insights.find((old) => old.id === insight.id)?.validation,
+        ),
+      );
+      if (validating && once('store-validation')) return new Error('disk full (validation)');
+      return undefined;
+    });
   };
   return { brain, breakPorts };
 }
